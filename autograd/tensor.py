@@ -1,0 +1,475 @@
+"""The Tensor: an np.ndarray that remembers how it was made, and the backward pass over that record."""
+
+import threading
+
+import numpy as np
+
+_FLOAT_KINDS = "f"
+
+
+class _GradMode(threading.local):
+    # Thread-local so one Streamlit session's no_grad() cannot switch off another's graph.
+    def __init__(self):
+        self.enabled = True
+
+
+_grad_mode = _GradMode()
+
+
+class no_grad:
+    """Context manager (and decorator): inside it no graph is recorded."""
+
+    def __enter__(self):
+        self._previous = _grad_mode.enabled
+        _grad_mode.enabled = False
+        return self
+
+    def __exit__(self, *exc):
+        _grad_mode.enabled = self._previous
+        return False
+
+    def __call__(self, fn):
+        def wrapper(*args, **kwargs):
+            with no_grad():
+                return fn(*args, **kwargs)
+
+        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper
+
+
+def is_grad_enabled():
+    return _grad_mode.enabled
+
+
+class Primitive:
+    """One differentiable operation: its name, its VJP and the VJP written as a formula.
+
+    The VJP contract, the same for every primitive:
+        vjp(g, out, *inputs, need, **meta) -> one gradient (or None) per input
+    `g` is the gradient of the final output with respect to `out`; `inputs` are the parents'
+    arrays in argument order; `need[i]` says whether input i wants a gradient (a VJP may skip
+    work for the others and return None); `meta` holds the op's keyword metadata (axis, shape).
+    A returned gradient may still have `out`'s broadcast shape: the engine undoes broadcasting.
+    """
+
+    __slots__ = ("name", "vjp", "formula")
+
+    def __init__(self, name, vjp, formula):
+        self.name = name
+        self.vjp = vjp
+        self.formula = formula
+
+    def __repr__(self):
+        return f"Primitive({self.name!r})"
+
+
+def _as_array(data, dtype=None):
+    """Converts user data to an ndarray: floats stay as they are, everything else becomes float64."""
+    if isinstance(data, Tensor):
+        data = data.data
+    if dtype is not None:
+        return np.array(data, dtype=np.dtype(dtype))
+    arr = np.array(data)
+    if arr.dtype.kind not in _FLOAT_KINDS:
+        if arr.dtype == object:
+            raise TypeError(f"Tensor data must be numeric, got {type(data).__name__}")
+        arr = arr.astype(np.float64)
+    return arr
+
+
+class Tensor:
+    """An n-dimensional array with reverse-mode automatic differentiation.
+
+    `data` is an np.ndarray; `grad` is None until a backward pass reaches the tensor. A tensor made
+    by an op records `parents` (argument order) and `op`; `backward()` walks that record in reverse.
+    """
+
+    __slots__ = ("data", "grad", "requires_grad", "name", "_parents", "_prim", "_meta", "__weakref__")
+    # NOTE: NumPy defers to our reflected operators (ndarray * Tensor -> Tensor.__rmul__).
+    __array_ufunc__ = None
+
+    def __init__(self, data, requires_grad=False, dtype=None, name=None):
+        self.data = _as_array(data, dtype)
+        if requires_grad and self.data.dtype.kind not in _FLOAT_KINDS:
+            raise TypeError(
+                f"only floating-point tensors can require gradients, got dtype {self.data.dtype}"
+            )
+        self.grad = None
+        self.requires_grad = bool(requires_grad)
+        self.name = name
+        self._parents = ()
+        self._prim = None
+        self._meta = None
+
+    @classmethod
+    def _result(cls, data, parents, prim, meta=None):
+        """A tensor made by `prim` from `parents`; records the graph only if a parent needs grad."""
+        out = object.__new__(cls)
+        out.data = data
+        out.grad = None
+        out.name = None
+        for parent in parents:
+            if parent.requires_grad and _grad_mode.enabled:
+                break
+        else:
+            parents = None
+        if parents is not None:
+            out.requires_grad = True
+            out._parents = parents
+            out._prim = prim
+            out._meta = meta
+        else:
+            out.requires_grad = False
+            out._parents = ()
+            out._prim = None
+            out._meta = None
+        return out
+
+    @classmethod
+    def _constant(cls, data):
+        out = object.__new__(cls)
+        out.data = data
+        out.grad = None
+        out.name = None
+        out.requires_grad = False
+        out._parents = ()
+        out._prim = None
+        out._meta = None
+        return out
+
+    # ---- graph metadata -------------------------------------------------------------------
+    @property
+    def op(self):
+        return self._prim.name if self._prim is not None else ""
+
+    @property
+    def parents(self):
+        return self._parents
+
+    @property
+    def is_leaf(self):
+        return self._prim is None
+
+    # ---- array facts ----------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self.data.shape
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    @property
+    def size(self):
+        return self.data.size
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def item(self):
+        if self.data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, this one has shape {self.shape}")
+        return self.data.item()
+
+    def numpy(self):
+        return self.data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None and dtype != self.data.dtype:
+            return self.data.astype(dtype)
+        return self.data.copy() if copy else self.data
+
+    def __len__(self):
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self.data)
+
+    def __bool__(self):
+        if self.data.size != 1:
+            raise ValueError(
+                f"the truth value of a tensor with shape {self.shape} is ambiguous; use .any() or .all()"
+            )
+        return bool(self.data)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __format__(self, spec):
+        if self.data.size == 1 and spec:
+            return format(self.item(), spec)
+        return repr(self) if not spec else format(str(self), spec)
+
+    def __repr__(self):
+        body = np.array2string(self.data, precision=4, separator=", ", prefix="Tensor(")
+        extras = []
+        if self.data.dtype != np.float64:
+            extras.append(f"dtype={self.data.dtype}")
+        if self._prim is not None:
+            extras.append(f"op={self.op!r}")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        if self.name:
+            extras.append(f"name={self.name!r}")
+        return "Tensor(" + ", ".join([body, *extras]) + ")"
+
+    __hash__ = object.__hash__
+
+    # ---- gradients ------------------------------------------------------------------------
+    def zero_grad(self):
+        self.grad = None
+
+    def detach(self):
+        """A new leaf sharing this tensor's data, cut off from the graph."""
+        return Tensor._constant(self.data)
+
+    def backward(self, grad=None):
+        """Accumulates d(self)/d(node), seeded with `grad` (ones if None), into every node's .grad."""
+        run_backward(self, grad)
+
+    # ---- operators (each forwards to the primitive in ops.py) -------------------------------
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(other, self)
+
+    def __sub__(self, other):
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.sub(other, self)
+
+    def __mul__(self, other):
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.mul(other, self)
+
+    def __truediv__(self, other):
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.div(other, self)
+
+    def __pow__(self, other):
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops.pow(other, self)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    def __neg__(self):
+        return _ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __getitem__(self, idx):
+        return _ops.getitem(self, idx)
+
+    # Comparisons give boolean tensors without grad (usable as masks).
+    def __lt__(self, other):
+        return _ops.compare(np.less, self, other)
+
+    def __le__(self, other):
+        return _ops.compare(np.less_equal, self, other)
+
+    def __gt__(self, other):
+        return _ops.compare(np.greater, self, other)
+
+    def __ge__(self, other):
+        return _ops.compare(np.greater_equal, self, other)
+
+    def __eq__(self, other):
+        return _ops.compare(np.equal, self, other)
+
+    def __ne__(self, other):
+        return _ops.compare(np.not_equal, self, other)
+
+    # ---- methods --------------------------------------------------------------------------
+    def sum(self, axis=None, keepdims=False):
+        return _ops.sum(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis=None, keepdims=False):
+        return _ops.mean(self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return _ops.max(self, axis=axis, keepdims=keepdims)
+
+    def exp(self):
+        return _ops.exp(self)
+
+    def log(self):
+        return _ops.log(self)
+
+    def sqrt(self):
+        return _ops.sqrt(self)
+
+    def abs(self):
+        return _ops.abs(self)
+
+    def relu(self):
+        return _ops.relu(self)
+
+    def tanh(self):
+        return _ops.tanh(self)
+
+    def sigmoid(self):
+        return _ops.sigmoid(self)
+
+    def gelu(self):
+        return _ops.gelu(self)
+
+    def silu(self):
+        return _ops.silu(self)
+
+    def softmax(self, axis=-1):
+        return _ops.softmax(self, axis=axis)
+
+    def log_softmax(self, axis=-1):
+        return _ops.log_softmax(self, axis=axis)
+
+    def reshape(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return _ops.reshape(self, shape)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return _ops.transpose(self, axes or None)
+
+    def masked_fill(self, mask, value):
+        return _ops.masked_fill(self, mask, value)
+
+    def clip(self, lo=None, hi=None):
+        return _ops.clip(self, lo, hi)
+
+
+class Parameter(Tensor):
+    """A leaf tensor that a Module trains (requires_grad=True)."""
+
+    __slots__ = ()
+
+    def __init__(self, data, requires_grad=True, dtype=None, name=None):
+        super().__init__(data, requires_grad=requires_grad, dtype=dtype, name=name)
+
+
+# ---- the backward pass -----------------------------------------------------------------------
+def broadcast_axes(grad_shape, shape):
+    """The axes of an array of `grad_shape` to sum so that it takes `shape` (undoing broadcasting)."""
+    lead = len(grad_shape) - len(shape)
+    if lead < 0:
+        raise ValueError(f"cannot reduce a gradient of shape {grad_shape} to shape {shape}")
+    return tuple(range(lead)) + tuple(
+        lead + i for i, size in enumerate(shape) if size == 1 and grad_shape[lead + i] != 1
+    )
+
+
+def unbroadcast(grad, shape):
+    """Sums `grad` over the axes that broadcasting added or stretched, giving it `shape`."""
+    if grad.shape == shape:
+        return grad
+    axes = broadcast_axes(grad.shape, shape)
+    return grad.sum(axis=axes).reshape(shape)
+
+
+def toposort(root, only_grad=True):
+    """Nodes reachable from `root`, parents before children, deterministic (argument order).
+
+    Iterative depth-first search, so graphs of any depth work. With `only_grad`, only nodes that
+    require grad are visited (the ones backward() runs through).
+    """
+    order = []
+    seen = {root}  # NOTE: Tensors hash by identity, so sets and dicts of them are cheap and exact
+    stack = [(root, iter(root._parents))]
+    while stack:
+        node, parents = stack[-1]
+        for parent in parents:
+            if parent not in seen and (parent.requires_grad or not only_grad):
+                seen.add(parent)
+                stack.append((parent, iter(parent._parents)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def run_backward(root, grad=None, observer=None):
+    """Reverse-mode sweep from `root`: every node requiring grad gets d(root)/d(node) added to .grad.
+
+    `observer(node, g, raw, pending)`, if given, is called after each op node is processed (the
+    stepper uses it): `g` is the node's complete gradient, `raw` what its VJP returned per parent,
+    `pending` the gradients accumulated so far for the nodes not yet processed.
+    """
+    if not root.requires_grad:
+        raise RuntimeError(
+            "backward() called on a tensor that does not require grad: none of the tensors it was "
+            "computed from has requires_grad=True (or it was computed under no_grad())"
+        )
+    if grad is None:
+        seed = np.ones_like(root.data)
+    else:
+        seed = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=root.data.dtype)
+        if seed.shape != root.data.shape:
+            raise ValueError(f"backward(): grad has shape {seed.shape} but the tensor has shape {root.shape}")
+    pending = {root: seed}
+    for node in reversed(toposort(root)):
+        g = pending.pop(node)
+        node.grad = g if node.grad is None else node.grad + g
+        prim = node._prim
+        if prim is None:
+            continue
+        parents = node._parents
+        if len(parents) == 1:  # NOTE: fast path; a one-parent op node exists only if its parent needs grad
+            need = _NEED_ONE
+            args = (g, node.data, parents[0].data)
+        else:
+            need = tuple([p.requires_grad for p in parents])
+            args = (g, node.data, *[p.data for p in parents])
+        meta = node._meta
+        raw = prim.vjp(*args, need=need) if meta is None else prim.vjp(*args, need=need, **meta)
+        for parent, contribution in zip(parents, raw):
+            if parent.requires_grad:
+                data = parent.data
+                if contribution.shape != data.shape or contribution.dtype != data.dtype:
+                    contribution = fit_gradient(contribution, data, prim.name)
+                previous = pending.get(parent)
+                pending[parent] = contribution if previous is None else previous + contribution
+        if observer is not None:
+            observer(node, g, raw, pending)
+
+
+_NEED_ONE = (True,)
+
+
+def fit_gradient(contribution, data, op):
+    """A VJP's output for an input `data`, summed over broadcast axes and cast to data's dtype."""
+    try:
+        fitted = unbroadcast(np.asarray(contribution), data.shape)
+    except (ValueError, AttributeError):
+        fitted = None
+    if fitted is None or fitted.shape != data.shape:
+        raise RuntimeError(
+            f"bug in the VJP of '{op}': it returned a gradient of shape {np.shape(contribution)} "
+            f"for an input of shape {data.shape}"
+        )
+    return fitted.astype(data.dtype, copy=False)
+
+
+from autograd import ops as _ops  # noqa: E402  (ops builds on Tensor; the methods above call into it)
