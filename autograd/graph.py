@@ -1,0 +1,160 @@
+"""What the pictures need: a traced graph as plain data, and the backward pass one step at a time."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from autograd.tensor import Parameter, Tensor, broadcast_axes, fit_gradient, run_backward, toposort
+
+
+@dataclass(frozen=True)
+class Node:
+    id: int  # index in topological order (parents before children)
+    name: str  # the user's label, '' if none
+    op: str  # '' for leaves
+    kind: str  # 'input', 'param', 'const', 'op' or 'output'
+    shape: tuple
+    dtype: str
+    data: np.ndarray
+    grad: np.ndarray | None
+    parents: tuple  # parent ids in argument order (x * x lists x twice)
+    formula: str  # the op's VJP as a formula, '' for leaves
+    requires_grad: bool
+
+    @property
+    def label(self):
+        """The name if there is one, else the op, else 'const'."""
+        return self.name or self.op or ("const" if self.kind == "const" else "leaf")
+
+
+@dataclass(frozen=True)
+class Graph:
+    nodes: tuple  # of Node, in topological order, output last
+    edges: tuple  # of (parent id, child id), one per argument slot
+    output: int
+
+    def __len__(self):
+        return len(self.nodes)
+
+
+def _kind(t, root):
+    if t is root:
+        return "output"
+    if t._prim is not None:
+        return "op"
+    if isinstance(t, Parameter):
+        return "param"
+    return "input" if t.requires_grad else "const"
+
+
+def _order(output):
+    order = toposort(output, only_grad=False)
+    return order, {t: i for i, t in enumerate(order)}
+
+
+def _build(order, ids, output):
+    nodes = tuple(
+        Node(
+            id=i,
+            name=t.name or "",
+            op=t.op,
+            kind=_kind(t, output),
+            shape=tuple(t.shape),
+            dtype=str(t.dtype),
+            data=t.data,
+            grad=t.grad,
+            parents=tuple(ids[p] for p in t._parents),
+            formula=t._prim.formula if t._prim is not None else "",
+            requires_grad=t.requires_grad,
+        )
+        for i, t in enumerate(order)
+    )
+    edges = tuple((p, node.id) for node in nodes for p in node.parents)
+    return Graph(nodes=nodes, edges=edges, output=ids[output])
+
+
+def trace(output):
+    """The graph that made `output`: every tensor (constants too), its data, grad and parents."""
+    if not isinstance(output, Tensor):
+        raise TypeError(f"trace() needs a Tensor, got {type(output).__name__}")
+    order, ids = _order(output)
+    return _build(order, ids, output)
+
+
+@dataclass(frozen=True)
+class Contribution:
+    parent: int  # id of the node receiving gradient
+    raw: np.ndarray  # what the VJP returned
+    grad: np.ndarray  # what is added to the parent, after undoing broadcasting
+    summed_axes: tuple  # axes of `raw` summed to undo broadcasting, () if none
+    accumulated: np.ndarray  # the parent's gradient after this contribution (running sum)
+    fan_out_index: int  # 1 for the first contribution this parent receives, 2 for the second...
+    fan_out_total: int  # how many contributions the parent receives in the whole pass
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int
+    node: int  # id of the node being processed
+    op: str
+    formula: str
+    upstream: np.ndarray  # the node's complete gradient G when it is processed
+    contributions: tuple  # of Contribution, in argument order (only parents that need grad)
+
+
+def backward_steps(output, seed=None):
+    """Runs `output.backward(seed)` recording every step; returns (graph with final grads, steps).
+
+    The steps are the engine's own backward pass observed (same order, same sums), so the grads
+    they end in are exactly those backward() gives.
+    """
+    order, ids = _order(output)
+    running = {}
+    received = {}
+    records = []
+
+    def observe(node, g, raw, pending):
+        contributions = []
+        for parent, r in zip(node._parents, raw):
+            if not parent.requires_grad:
+                continue
+            sent = fit_gradient(r, parent.data, node.op)
+            previous = running.get(parent)
+            running[parent] = sent if previous is None else previous + sent
+            received[parent] = received.get(parent, 0) + 1
+            summed = broadcast_axes(np.shape(r), parent.shape) if np.shape(r) != parent.shape else ()
+            contributions.append((ids[parent], r, sent, summed, running[parent], received[parent]))
+        records.append((ids[node], node.op, node._prim.formula, g, contributions))
+
+    run_backward(output, seed, observer=observe)
+    totals = {ids[t]: n for t, n in received.items()}
+    steps = tuple(
+        Step(
+            index=k,
+            node=node_id,
+            op=op,
+            formula=formula,
+            upstream=g,
+            contributions=tuple(
+                Contribution(pid, r, sent, summed, acc, index, totals[pid])
+                for pid, r, sent, summed, acc, index in contributions
+            ),
+        )
+        for k, (node_id, op, formula, g, contributions) in enumerate(records)
+    )
+    return _build(order, ids, output), steps
+
+
+def grads_at(graph, steps, k):
+    """The gradient known for each node once steps[0..k-1] have run (k = 0: just the output's seed)."""
+    if not 0 <= k <= len(steps):
+        raise IndexError(f"step {k} is outside 0..{len(steps)}")
+    grads = {}
+    if steps:
+        grads[graph.output] = steps[0].upstream
+    elif graph.nodes[graph.output].grad is not None:
+        grads[graph.output] = graph.nodes[graph.output].grad
+    for step in steps[:k]:
+        for c in step.contributions:
+            grads[c.parent] = c.accumulated
+    return grads
