@@ -436,18 +436,21 @@ def run_backward(root, grad=None, observer=None):
         if prim is None:
             continue
         parents = node._parents
-        if len(parents) == 1:  # NOTE: fast path; a one-parent op node exists only if its parent needs grad
-            need = _NEED_ONE
-            args = (g, node.data, parents[0].data)
+        meta = node._meta or _NO_META
+        # NOTE: the one- and two-input cases avoid building argument tuples (a hot path).
+        if len(parents) == 1:  # a one-input op node exists only if its input needs grad
+            raw = prim.vjp(g, node.data, parents[0].data, need=_NEED_ONE, **meta)
+        elif len(parents) == 2:
+            a, b = parents
+            need = (a.requires_grad, b.requires_grad)
+            raw = prim.vjp(g, node.data, a.data, b.data, need=need, **meta)
         else:
             need = tuple([p.requires_grad for p in parents])
-            args = (g, node.data, *[p.data for p in parents])
-        meta = node._meta
-        raw = prim.vjp(*args, need=need) if meta is None else prim.vjp(*args, need=need, **meta)
+            raw = prim.vjp(g, node.data, *[p.data for p in parents], need=need, **meta)
         for parent, contribution in zip(parents, raw):
             if parent.requires_grad:
                 data = parent.data
-                if contribution.shape != data.shape or contribution.dtype != data.dtype:
+                if contribution.shape != data.shape or contribution.dtype is not data.dtype:
                     contribution = fit_gradient(contribution, data, prim.name)
                 previous = pending.get(parent)
                 pending[parent] = contribution if previous is None else previous + contribution
@@ -456,6 +459,7 @@ def run_backward(root, grad=None, observer=None):
 
 
 _NEED_ONE = (True,)
+_NO_META = {}
 
 
 def fit_gradient(contribution, data, op):

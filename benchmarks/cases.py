@@ -1,0 +1,226 @@
+"""The benchmark cases: the same computation written with the engine, by hand in NumPy, and in PyTorch."""
+
+import time
+
+import numpy as np
+
+from autograd import Tensor, nn, optim
+from autograd import functional as F
+
+try:  # optional oracle column; only torch==2.13.0 (CPU) is ever installed here
+    import torch
+except ImportError:  # pragma: no cover - depends on the machine
+    torch = None
+
+
+def torch_version():
+    return torch.__version__ if torch is not None else None
+
+
+# ---- per-op overhead ---------------------------------------------------------------------------
+CHAIN_BLOCKS = 333  # mul, add, relu per block: 999 ops
+
+
+def chain_impls():
+    rng = np.random.default_rng(0)
+    x0, w = rng.standard_normal(4), rng.standard_normal(4)
+
+    def engine():
+        x = Tensor(x0, requires_grad=True)
+        wt = Tensor(w)
+        h = x
+        for _ in range(CHAIN_BLOCKS):
+            h = (h * wt + wt).relu()
+        h.sum().backward()
+        return x.grad
+
+    def numpy():
+        saved = []
+        h = x0
+        for _ in range(CHAIN_BLOCKS):
+            z = h * w + w
+            saved.append(z)
+            h = np.maximum(z, 0)
+        g = np.ones_like(h)
+        for z in reversed(saved):
+            g = g * (z > 0) * w
+        return g
+
+    impls = {"engine": engine, "numpy": numpy}
+    np.testing.assert_allclose(engine(), numpy())
+    if torch is not None:
+        xt0, wt0 = torch.tensor(x0), torch.tensor(w)
+
+        def torch_eager():
+            x = xt0.clone().requires_grad_(True)
+            h = x
+            for _ in range(CHAIN_BLOCKS):
+                h = torch.relu(h * wt0 + wt0)
+            h.sum().backward()
+            return x.grad
+
+        impls["torch"] = torch_eager
+    return impls
+
+
+# ---- MLP training steps ------------------------------------------------------------------------
+def _moons(n, rng):
+    t = rng.uniform(0, np.pi, n)
+    upper = rng.random(n) < 0.5
+    x = np.where(upper, np.cos(t), 1 - np.cos(t))
+    y = np.where(upper, np.sin(t), 0.5 - np.sin(t))
+    return np.stack([x, y], axis=1) + 0.1 * rng.standard_normal((n, 2)), upper.astype(np.float64)
+
+
+def _mlp_impls(sizes, x, y, loss, lr):
+    """Engine, hand-written NumPy and PyTorch versions of one SGD step of a ReLU MLP."""
+    rng = np.random.default_rng(1)
+    model = nn.MLP(sizes, rng=rng)
+    opt = optim.SGD(model.parameters(), lr=lr)
+    xt = Tensor(x)
+    labels = y.astype(np.int64) if loss == "ce" else None
+    yt = Tensor(y)
+
+    def engine():
+        opt.zero_grad()
+        out = model(xt)
+        if loss == "ce":
+            value = F.cross_entropy(out, labels)
+        else:
+            value = F.binary_cross_entropy_with_logits(out, yt)
+        value.backward()
+        opt.step()
+        return value
+
+    params = [p.data.copy() for p in model.parameters()]  # W1, b1, W2, b2, ...
+    n = len(x)
+    onehot = np.eye(sizes[-1])[labels] if loss == "ce" else None
+
+    def numpy():
+        acts, pre = [x], []
+        h = x
+        for i in range(0, len(params), 2):
+            z = h @ params[i].T + params[i + 1]
+            pre.append(z)
+            h = np.maximum(z, 0) if i + 2 < len(params) else z
+            acts.append(h)
+        if loss == "ce":
+            shifted = h - h.max(axis=1, keepdims=True)
+            e = np.exp(shifted)
+            probs = e / e.sum(axis=1, keepdims=True)
+            value = -np.mean(np.log(probs[np.arange(n), labels]))
+            g = (probs - onehot) / n
+        else:
+            value = np.mean(np.maximum(h, 0) - h * y + np.log1p(np.exp(-np.abs(h))))
+            g = (1 / (1 + np.exp(-h)) - y) / n
+        for i in range(len(params) - 2, -1, -2):
+            dw = g.T @ acts[i // 2]
+            db = g.sum(axis=0)
+            if i > 0:
+                g = (g @ params[i]) * (pre[i // 2 - 1] > 0)
+            params[i] -= lr * dw
+            params[i + 1] -= lr * db
+        return value
+
+    v_engine, v_numpy = engine(), numpy()
+    np.testing.assert_allclose(v_engine.item(), v_numpy, rtol=1e-10)
+    for p, q in zip(model.parameters(), params):
+        np.testing.assert_allclose(p.data, q, rtol=1e-9, atol=1e-12)
+    impls = {"engine": engine, "numpy": numpy}
+    if torch is not None:
+        tparams = [torch.tensor(p.data, requires_grad=True) for p in model.parameters()]
+        tx, ty = torch.tensor(x), torch.tensor(y)
+        tlabels = torch.tensor(labels) if loss == "ce" else None
+        topt = torch.optim.SGD(tparams, lr=lr)
+
+        def torch_eager():
+            topt.zero_grad()
+            h = tx
+            for i in range(0, len(tparams), 2):
+                h = torch.nn.functional.linear(h, tparams[i], tparams[i + 1])
+                if i + 2 < len(tparams):
+                    h = torch.relu(h)
+            if loss == "ce":
+                value = torch.nn.functional.cross_entropy(h, tlabels)
+            else:
+                value = torch.nn.functional.binary_cross_entropy_with_logits(h, ty)
+            value.backward()
+            topt.step()
+            return value
+
+        impls["torch"] = torch_eager
+    return impls
+
+
+def playground_impls():
+    x, y = _moons(200, np.random.default_rng(0))
+    return _mlp_impls([2, 16, 16, 1], x, y[:, None], "bce", lr=0.1)
+
+
+def playground_engine():
+    return playground_impls()["engine"]
+
+
+def large_impls():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((256, 784))
+    y = rng.integers(0, 10, 256).astype(np.float64)
+    return _mlp_impls([784, 512, 256, 10], x, y, "ce", lr=0.01)
+
+
+# ---- deep graphs -------------------------------------------------------------------------------
+def deep_chain_seconds(n):
+    x = Tensor(np.ones(1), requires_grad=True)
+    start = time.perf_counter()
+    h = x
+    for _ in range(n):
+        h = h * 1.0
+    h.backward()
+    elapsed = time.perf_counter() - start
+    assert x.grad[0] == 1.0
+    return elapsed
+
+
+# ---- presentation ------------------------------------------------------------------------------
+def presentation_lines(quick=False):
+    """DOT generation, the stepwise backward's cost and the live redraw rate, where available."""
+    lines = []
+    from autograd.graph import backward_steps
+
+    def program():
+        a = Tensor(np.random.default_rng(0).standard_normal((8, 8)), requires_grad=True)
+        h = a
+        for _ in range(100):
+            h = (h * 0.9 + a).tanh()
+        return h.sum()
+
+    rounds = 3 if quick else 10
+    plain = min(_timed(lambda: program().backward()) for _ in range(rounds))
+    stepped = min(_timed(lambda: backward_steps(program())) for _ in range(rounds))
+    lines.append(
+        f"stepwise backward (301-node graph, forward included): {stepped * 1e3:.2f} ms vs backward() "
+        f"{plain * 1e3:.2f} ms ({stepped / plain:.2f}x)"
+    )
+    try:
+        from explorer import dot
+    except ImportError:
+        lines.append("DOT generation: explorer.dot not available")
+    else:
+        timing = dot.bench_dot(2000, repeat=3 if quick else 10)
+        lines.append(
+            f"DOT for a 2,000-node graph: {timing['full_ms']:.1f} ms in full, {timing['summarised_ms']:.1f} ms "
+            "summarised to 200 nodes (target < 50 ms)"
+        )
+    try:
+        from benchmarks import live_redraw
+    except ImportError:
+        lines.append("live redraw: benchmarks/live_redraw.py not available")
+    else:
+        lines.extend(live_redraw.summary_lines(quick=quick))
+    return lines
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
