@@ -1,0 +1,45 @@
+"""README.md's promises: its commands are the ones CI runs, and its engine example runs as written."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+INSTALL_AND_RUN = "pip install -r requirements.txt && streamlit run app.py"
+TEST_COMMAND = "python -m pytest"
+
+
+def test_readme_states_the_two_commands():
+    assert INSTALL_AND_RUN in README
+    assert f"pip install -r requirements-dev.txt && {TEST_COMMAND}" in README
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert TEST_COMMAND in [line.strip() for line in ci], ".ci/run must run exactly the README's test command"
+
+
+def test_requirements_are_pinned():
+    for name in ("requirements.txt", "requirements-dev.txt"):
+        for line in (ROOT / name).read_text().splitlines():
+            line = line.strip()
+            if line and not line.startswith(("#", "-r")):
+                assert "==" in line, f"{name}: {line!r} is not pinned"
+
+
+def test_engine_example_runs_as_written(tmp_path):
+    snippet = re.findall(r"```python\n(.*?)```", README, re.S)[0]
+    script = tmp_path / "readme_example.py"
+    script.write_text(snippet)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "4.0 -4.0 -4.0"
+    final_loss = float(lines[1].split()[-1])
+    assert final_loss < 0.1, f"the sine fit should converge, got loss {final_loss}"
