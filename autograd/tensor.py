@@ -1,5 +1,6 @@
 """The Tensor: an np.ndarray that remembers how it was made, and the backward pass over that record."""
 
+import functools
 import threading
 
 import numpy as np
@@ -7,39 +8,38 @@ import numpy as np
 _FLOAT_KINDS = "f"
 
 
-class _GradMode(threading.local):
-    # Thread-local so one Streamlit session's no_grad() cannot switch off another's graph.
-    def __init__(self):
-        self.enabled = True
-
-
-_grad_mode = _GradMode()
+# Threads inside a no_grad() block, with their nesting depth. Per thread, so one Streamlit
+# session's no_grad() cannot switch off another's graph; a dict, so the common case (nobody is
+# in no_grad) costs one truth test per op.
+_no_grad_depth = {}
 
 
 class no_grad:
     """Context manager (and decorator): inside it no graph is recorded."""
 
     def __enter__(self):
-        self._previous = _grad_mode.enabled
-        _grad_mode.enabled = False
+        thread = threading.get_ident()
+        _no_grad_depth[thread] = _no_grad_depth.get(thread, 0) + 1
         return self
 
     def __exit__(self, *exc):
-        _grad_mode.enabled = self._previous
+        thread = threading.get_ident()
+        depth = _no_grad_depth.pop(thread) - 1
+        if depth:
+            _no_grad_depth[thread] = depth
         return False
 
     def __call__(self, fn):
+        @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with no_grad():
                 return fn(*args, **kwargs)
 
-        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
-        wrapper.__doc__ = getattr(fn, "__doc__", None)
         return wrapper
 
 
 def is_grad_enabled():
-    return _grad_mode.enabled
+    return not (_no_grad_depth and threading.get_ident() in _no_grad_depth)
 
 
 class Primitive:
@@ -110,20 +110,18 @@ class Tensor:
         out.grad = None
         out.name = None
         for parent in parents:
-            if parent.requires_grad and _grad_mode.enabled:
-                break
-        else:
-            parents = None
-        if parents is not None:
-            out.requires_grad = True
-            out._parents = parents
-            out._prim = prim
-            out._meta = meta
-        else:
-            out.requires_grad = False
-            out._parents = ()
-            out._prim = None
-            out._meta = None
+            if parent.requires_grad:
+                if _no_grad_depth and not is_grad_enabled():
+                    break
+                out.requires_grad = True
+                out._parents = parents
+                out._prim = prim
+                out._meta = meta
+                return out
+        out.requires_grad = False
+        out._parents = ()
+        out._prim = None
+        out._meta = None
         return out
 
     @classmethod
