@@ -175,10 +175,10 @@ def _matmul_vjp(g, out, a, b, need):
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     g2 = g
+    if b.ndim == 1:  # first, so that a 0-d G (vector · vector) becomes (1, 1)
+        g2 = np.expand_dims(g2, -1)
     if a.ndim == 1:
         g2 = np.expand_dims(g2, -2)
-    if b.ndim == 1:
-        g2 = np.expand_dims(g2, -1)
     da = db = None
     if need[0]:
         da = np.matmul(g2, np.swapaxes(b2, -1, -2))
@@ -492,8 +492,10 @@ RESHAPE = Primitive("reshape", _reshape_vjp, "dA = reshape(G, A.shape)")
 
 
 def transpose(a, axes=None):
-    if axes is not None and sorted(ax % builtins.max(a.ndim, 1) for ax in axes) != list(range(a.ndim)):
-        raise ValueError(f"transpose: axes {tuple(axes)} are not a permutation of a {a.ndim}-d tensor's axes")
+    if axes is not None:
+        if len(axes) != a.ndim or sorted(ax % builtins.max(a.ndim, 1) for ax in axes) != list(range(a.ndim)):
+            raise ValueError(f"transpose: axes {tuple(axes)} are not a permutation of a {a.ndim}-d tensor's axes")
+        axes = tuple(ax % a.ndim for ax in axes)
     return _result(np.transpose(a.data, axes), (a,), TRANSPOSE, {"axes": axes})
 
 

@@ -106,7 +106,8 @@ class Tensor:
     def _result(cls, data, parents, prim, meta=None):
         """A tensor made by `prim` from `parents`; records the graph only if a parent needs grad."""
         out = object.__new__(cls)
-        out.data = data
+        # NOTE: NumPy returns scalars, not 0-d arrays, from elementwise ops on 0-d arrays.
+        out.data = data if type(data) is np.ndarray else np.asarray(data)
         out.grad = None
         out.name = None
         for parent in parents:
@@ -369,10 +370,13 @@ class Parameter(Tensor):
 
 # ---- the backward pass -----------------------------------------------------------------------
 def broadcast_axes(grad_shape, shape):
-    """The axes of an array of `grad_shape` to sum so that it takes `shape` (undoing broadcasting)."""
+    """The axes of an array of `grad_shape` to sum so that it takes `shape` (undoing broadcasting).
+
+    Raises ValueError if `shape` does not broadcast to `grad_shape`.
+    """
     lead = len(grad_shape) - len(shape)
-    if lead < 0:
-        raise ValueError(f"cannot reduce a gradient of shape {grad_shape} to shape {shape}")
+    if lead < 0 or any(s != 1 and s != g for s, g in zip(shape, grad_shape[lead:])):
+        raise ValueError(f"a gradient of shape {tuple(grad_shape)} cannot be reduced to shape {tuple(shape)}")
     return tuple(range(lead)) + tuple(
         lead + i for i, size in enumerate(shape) if size == 1 and grad_shape[lead + i] != 1
     )
@@ -423,13 +427,22 @@ def run_backward(root, grad=None, observer=None):
     if grad is None:
         seed = np.ones_like(root.data)
     else:
-        seed = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=root.data.dtype)
+        seed = np.array(grad.data if isinstance(grad, Tensor) else grad, dtype=root.data.dtype)
         if seed.shape != root.data.shape:
             raise ValueError(f"backward(): grad has shape {seed.shape} but the tensor has shape {root.shape}")
     pending = {root: seed}
+    stored = set()  # ids of the arrays this pass has put in a .grad
     for node in reversed(toposort(root)):
         g = pending.pop(node)
-        node.grad = g if node.grad is None else node.grad + g
+        if node.grad is None:
+            # NOTE: VJPs may pass G on unchanged (add) or as a view (reshape); each .grad gets an
+            # array of its own, so writing into one node's grad never changes another's.
+            if type(g) is not np.ndarray or g.base is not None or id(g) in stored:
+                g = np.array(g)
+            stored.add(id(g))
+            node.grad = g
+        else:
+            node.grad = node.grad + g
         prim = node._prim
         if prim is None:
             continue
