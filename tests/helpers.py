@@ -1,0 +1,69 @@
+"""Shared test helpers: a float64 central-difference gradient checker with a precise failure message."""
+
+import numpy as np
+
+from autograd import Tensor
+
+
+def leaves(*arrays, dtype=np.float64):
+    """Fresh leaf Tensors (requires_grad=True) holding copies of `arrays`."""
+    return [Tensor(np.array(a, dtype=dtype), requires_grad=True) for a in arrays]
+
+
+def numerical_grads(fn, arrays, cotangent, eps=1e-6):
+    """Central differences of L(x) = <fn(x), cotangent> with respect to every array, in float64."""
+    arrays = [np.array(a, dtype=np.float64) for a in arrays]
+    grads = []
+    for k, x in enumerate(arrays):
+        grad = np.zeros(x.shape)
+        for i in np.ndindex(x.shape):
+            saved = x[i]
+            values = []
+            for step in (eps, -eps):
+                x[i] = saved + step
+                out = fn(*[Tensor(a) for a in arrays])
+                values.append(float(np.sum(np.asarray(out.data, dtype=np.float64) * cotangent)))
+            x[i] = saved
+            grad[i] = (values[0] - values[1]) / (2 * eps)
+        arrays[k] = x
+        grads.append(grad)
+    return grads
+
+
+def check_grads(op, fn, arrays, *, seed=0, eps=1e-6, atol=1e-6, rtol=1e-5):
+    """Asserts that backward() through `fn(*tensors)` matches central differences for every input.
+
+    `op` names the thing being checked in the failure message, which also names the input, the index
+    and both values. The backward pass is seeded with a random cotangent, so the whole
+    vector-Jacobian product is exercised, not only its sum. Returns the analytic gradients.
+    """
+    tensors = leaves(*arrays)
+    out = fn(*tensors)
+    cotangent = np.random.default_rng(seed).standard_normal(out.shape)
+    out.backward(cotangent)
+    numeric = numerical_grads(fn, arrays, cotangent, eps)
+    analytic = []
+    for k, (t, num) in enumerate(zip(tensors, numeric)):
+        assert t.grad is not None, f"{op}: input {k} got no gradient (grad is None)"
+        # NOTE: 0-d grads are checked for being np.ndarray (not NumPy scalars) in test_engine.py.
+        grad = np.asarray(t.grad)
+        assert grad.shape == t.shape, f"{op}: input {k} grad has shape {grad.shape}, data has {t.shape}"
+        assert grad.dtype == t.dtype, f"{op}: input {k} grad has dtype {grad.dtype}, data has {t.dtype}"
+        excess = np.abs(grad - num) - (atol + rtol * np.abs(num))
+        if excess.size and excess.max() > 0:
+            i = np.unravel_index(int(np.argmax(excess)), excess.shape)
+            index = tuple(int(j) for j in i)
+            raise AssertionError(
+                f"{op}: gradient of input {k} (shape {t.shape}) at index {index}: "
+                f"analytic {float(grad[i])!r} vs numerical {float(num[i])!r}"
+            )
+        analytic.append(grad)
+    return analytic
+
+
+def assert_exact(actual, expected, what=""):
+    """Same shape and exactly the same values (NaNs in the same places)."""
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    assert np.array_equal(actual, expected, equal_nan=True), f"{what}: {actual!r} != {expected!r}"
