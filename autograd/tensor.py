@@ -435,10 +435,17 @@ def run_backward(root, grad=None, observer=None):
     for node in reversed(toposort(root)):
         g = pending.pop(node)
         if node.grad is None:
-            # NOTE: VJPs may pass G on unchanged (add) or as a view (reshape); each .grad gets an
-            # array of its own, so writing into one node's grad never changes another's.
-            if type(g) is not np.ndarray or g.base is not None or id(g) in stored:
-                g = np.array(g)
+            if type(g) is not np.ndarray:  # a NumPy scalar from a 0-d VJP
+                g = np.asarray(g)
+            elif g.base is not None or id(g) in stored:
+                # NOTE: VJPs pass G on unchanged (add) or as a view (reshape), so this array is also
+                # another node's grad. A leaf gets a copy of its own (users write into leaf grads:
+                # clipping, scaling); an intermediate shares it read-only, so an in-place write
+                # fails loudly instead of changing another node's grad, and the hot path stays copy-free.
+                if node._prim is None:
+                    g = g.copy()
+                else:
+                    g.flags.writeable = False
             stored.add(id(g))
             node.grad = g
         else:

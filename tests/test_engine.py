@@ -148,6 +148,20 @@ def test_grads_are_independent_arrays():
     assert np.array_equal(c.grad, [1.0, 1.0]), "c.grad is the caller's seed array"
 
 
+def test_intermediate_grads_shared_with_another_node_are_read_only():
+    # add passes G on unchanged, so mid.grad is out.grad's array: it is shared read-only, and
+    # writing into it fails loudly instead of silently changing out.grad.
+    a = Tensor(np.ones(2), requires_grad=True)
+    mid = a * 2.0
+    out = mid + 1.0
+    out.backward()
+    with pytest.raises(ValueError, match="read-only"):
+        mid.grad += 1.0
+    assert np.array_equal(out.grad, [1.0, 1.0])
+    a.grad += 1.0  # leaves always own their grad
+    assert np.array_equal(a.grad, [3.0, 3.0])
+
+
 def test_backward_with_explicit_seed_and_non_scalar_root():
     x = Tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
     y = x * x
