@@ -58,6 +58,7 @@ class Result:
     output: Tensor
     variables: dict[str, Tensor]
     text: str
+    inputs: dict[str, Tensor]  # name -> the leaf that requires grad made by the name's first literal assignment
 
 
 # ---- what the language offers ----------------------------------------------------------------
@@ -585,9 +586,11 @@ def _index_size(shape: tuple, index: Any) -> int:
 class _Run:
     """Evaluates a checked tree, statement by statement, and writes the equivalent Python script."""
 
-    def __init__(self, source: _Source, tree: ast.Module, seed: int):
+    def __init__(self, source: _Source, tree: ast.Module, seed: int, inputs: dict | None = None):
         self.source = source
         self.seed = seed
+        self.inputs = dict(inputs or {})  # name -> array replacing that input's value (first assignment)
+        self.leaves: dict[str, Tensor] = {}  # name -> the input leaf made by its first assignment
         self.rng = np.random.default_rng(seed)
         self.uses_rng = False
         self.env: dict[str, Tensor] = {}
@@ -638,6 +641,13 @@ class _Run:
 
     def assign(self, name: str, val: _Val, node: ast.AST) -> Tensor:
         tensor, code = self.stored(val, node)
+        if name not in self.leaves and tensor.is_leaf and tensor.requires_grad and tensor.name is None:
+            self.leaves[name] = tensor
+            if name in self.inputs:
+                value = np.asarray(self.inputs[name], dtype=tensor.dtype)
+                if value.shape != tensor.shape:
+                    raise self.fail(node, f"the value given for '{name}' has shape {value.shape}, not {tensor.shape}")
+                tensor.data = value.copy()
         script_name = self.script_names[name]
         self.lines.append(f"{script_name} = {code}")
         if tensor.name is None:
@@ -979,18 +989,23 @@ def check(text: str) -> None:
     _parse_checked(text)
 
 
-def _run(text: str, seed: int) -> tuple[_Run, Tensor]:
+def _run(text: str, seed: int, inputs: dict | None = None) -> tuple[_Run, Tensor]:
     source, tree = _parse_checked(text)
-    run = _Run(source, tree, seed)
+    run = _Run(source, tree, seed, inputs)
     with np.errstate(all="ignore"):  # overflow gives inf and 0/0 gives nan, as in NumPy; both are shown
         output = run.program(tree)
     return run, output
 
 
-def evaluate(text: str, seed: int = 0) -> Result:
-    """Runs a program; constructors draw from np.random.default_rng(seed), so the same text gives the same numbers."""
-    run, output = _run(text, seed)
-    return Result(output=output, variables=dict(run.env), text=text)
+def evaluate(text: str, seed: int = 0, inputs: dict | None = None) -> Result:
+    """Runs a program; constructors draw from np.random.default_rng(seed), so the same text gives the same numbers.
+
+    `inputs` (name -> array) replaces the value of those named inputs (`Result.inputs`: the leaves that require
+    grad made by a name's first assignment) and leaves everything else, random draws included, as it was: this
+    is how gradients are checked by finite differences.
+    """
+    run, output = _run(text, seed, inputs)
+    return Result(output=output, variables=dict(run.env), text=text, inputs=dict(run.leaves))
 
 
 def to_python(text: str, seed: int = 0) -> str:

@@ -1,0 +1,1 @@
+"""Presentation without Streamlit: datasets, training runner, figures, DOT."""

@@ -1,0 +1,422 @@
+"""Words and tables for the explorer and stepper pages: node names, error carets, the finite-difference
+check and what each backward step did. Plain Python (no Streamlit): the pages only display these."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.dot import fmt_number, format_array, slot_names, summarise
+
+# ----------------------------------------------------------------------------- the shared program
+
+
+def sync_program(state: MutableMapping, query: MutableMapping, default: str) -> str:
+    """Keeps ``state['program']`` and the URL's ``?program=`` in step; returns the program.
+
+    A link (a query param this session did not write) wins over the session's program, so a
+    shared URL reproduces its program; otherwise the session's program is written to the URL.
+    """
+    from_url = query.get("program")
+    if from_url is not None and from_url != state.get("_program_in_url"):
+        state["program"] = from_url
+    if not isinstance(state.get("program"), str):
+        state["program"] = default
+    text = state["program"]
+    if query.get("program") != text:
+        query["program"] = text
+    state["_program_in_url"] = text
+    return text
+
+
+# ----------------------------------------------------------------------------- node names
+
+
+def node_label(node) -> str:
+    """How the pages name a node: its variable name, else its op and id (``mul #5``)."""
+    if node.name:
+        return node.name
+    if node.op:
+        return f"{node.op} #{node.id}"
+    return f"{node.kind} #{node.id}"
+
+
+def node_choice(node) -> str:
+    """A selectbox line for a node: ``d = mul  (3, 4)``."""
+    shape = "scalar" if node.shape == () else str(tuple(node.shape))
+    if node.name and node.op:
+        head = f"{node.name} = {node.op}"
+    else:
+        head = node_label(node)
+    return f"{head}  ·  {node.kind}, {shape}"
+
+
+# ----------------------------------------------------------------------------- values as text
+
+
+def array_text(array: np.ndarray | None, limit: int = 64) -> str:
+    """An array as text: in full up to ``limit`` elements, else shape and summary statistics."""
+    if array is None:
+        return "—"
+    array = np.asarray(array)
+    if array.size <= limit:
+        if array.ndim == 0:
+            return fmt_number(array.item())
+        return np.array2string(
+            array,
+            precision=4,
+            separator=", ",
+            suppress_small=True,
+            max_line_width=72,
+            formatter={"float_kind": fmt_number},
+        )
+    s = summarise(array)
+    return (
+        f"shape {tuple(array.shape)}: mean {fmt_number(s['mean'])}, min {fmt_number(s['min'])}, "
+        f"max {fmt_number(s['max'])}, norm {fmt_number(s['norm'])}"
+    )
+
+
+def compact(array: np.ndarray | None) -> str:
+    """One-line text for table cells: small arrays in full, large ones summarised."""
+    if array is None:
+        return "—"
+    array = np.asarray(array)
+    if array.size <= 12:
+        return " ".join(line.strip() for line in format_array(array))
+    s = summarise(array)
+    return f"{tuple(array.shape)} mean {fmt_number(s['mean'])}, norm {fmt_number(s['norm'])}"
+
+
+def as_table(array: np.ndarray) -> np.ndarray:
+    """An array as a 2-D table for display (scalar -> 1x1, vector -> one row, nd -> rows of the last axis)."""
+    array = np.asarray(array)
+    if array.ndim == 0:
+        return array.reshape(1, 1)
+    if array.ndim == 1:
+        return array.reshape(1, -1)
+    return array.reshape(-1, array.shape[-1])
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+def caret_block(text: str, line: int | None, col: int | None) -> str:
+    """The offending line of a program with a ``^`` under the column (both 1-based)."""
+    lines = text.splitlines() or [""]
+    if not line or line < 1 or line > len(lines):
+        return ""
+    source = lines[line - 1].expandtabs(4)
+    col = max(1, min(col or 1, len(source) + 1))
+    gutter = f"{line} | "
+    return f"{gutter}{source}\n{' ' * (len(gutter) + col - 1)}^"
+
+
+# ----------------------------------------------------------------------------- finite differences
+
+
+@dataclass(frozen=True)
+class GradCheckRow:
+    name: str
+    shape: tuple[int, ...]
+    grad: np.ndarray | None  # what backward() gave
+    numeric: np.ndarray | None  # central differences (nan where an element was not checked)
+    max_abs_error: float | None
+    checked: int  # elements checked
+    total: int  # elements in the tensor
+    ok: bool | None  # None: not checked (see note)
+    note: str = ""  # why a variable was not checked
+
+
+def finite_difference_check(
+    run: Callable[[dict[str, np.ndarray]], np.ndarray],
+    inputs: Mapping[str, np.ndarray],
+    analytic: Mapping[str, np.ndarray | None],
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-4,
+    max_elements: int = 64,
+    time_budget: float | None = None,
+) -> list[GradCheckRow]:
+    """Central differences in float64 of ``sum(run(values))`` for each element of each input.
+
+    ``run(values)`` evaluates the program with the inputs set to ``values`` (name -> float64
+    array) and returns the output's data; backward seeds with ones, so the scalar checked is
+    the output's sum. Tensors with more than ``max_elements`` elements are checked on an
+    evenly spread sample of elements, and checking stops once ``time_budget`` seconds have
+    passed (rows then say how many elements were checked). An element passes when
+    ``|grad - numeric| <= atol + rtol * |numeric|``.
+    """
+    deadline = None if time_budget is None else time.monotonic() + time_budget
+    base = {name: np.array(value, dtype=np.float64) for name, value in inputs.items()}
+    rows = []
+    for name, value in base.items():
+        grad = analytic.get(name)
+        numeric = np.full(value.shape, np.nan)
+        flat = value.reshape(-1)
+        picked = np.unique(np.linspace(0, flat.size - 1, min(flat.size, max_elements)).astype(int))
+        done = []
+        for i in picked:
+            if deadline is not None and time.monotonic() > deadline and done:
+                break
+            done.append(i)
+            saved = flat[i]
+            flat[i] = saved + eps
+            plus = float(np.sum(run(base)))
+            flat[i] = saved - eps
+            minus = float(np.sum(run(base)))
+            flat[i] = saved
+            numeric.reshape(-1)[i] = (plus - minus) / (2 * eps)
+        picked = np.array(done, dtype=int)
+        g = np.zeros(value.shape) if grad is None else np.asarray(grad, dtype=np.float64)
+        got = g.reshape(-1)[picked]
+        want = numeric.reshape(-1)[picked]
+        err = np.abs(got - want)
+        ok = bool(np.all(err <= atol + rtol * np.abs(want))) if picked.size else True
+        rows.append(
+            GradCheckRow(
+                name=name,
+                shape=tuple(value.shape),
+                grad=grad,
+                numeric=numeric,
+                max_abs_error=float(err.max()) if err.size else 0.0,
+                checked=int(picked.size),
+                total=int(flat.size),
+                ok=ok,
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything the explorer shows about one program."""
+
+    graph: object  # autograd.graph.Graph, grads filled in by backward()
+    checks: tuple[GradCheckRow, ...]
+    python: str  # the program as plain Python with autograd
+    note: str = ""  # said above the graph when backward() could not run
+
+
+def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0) -> Analysis:
+    """Evaluates a program, runs backward, traces the graph and checks each grad numerically.
+
+    Each named input (a leaf that requires grad) is checked by re-evaluating the program with its
+    elements nudged one at a time (``evaluate(text, inputs=...)``). Other variables are listed with
+    their grad. Raises ``autograd.expr.ExpressionError`` for a bad program.
+    """
+    from autograd.expr import evaluate, to_python
+    from autograd.graph import trace
+
+    result = evaluate(text)
+    python = to_python(text)
+    if not result.output.requires_grad:
+        note = "Nothing here requires grad (the output is made of constants only), so backward() has nothing to do."
+        rows = tuple(_unchecked(name, t, "no grad") for name, t in result.variables.items())
+        return Analysis(graph=trace(result.output), checks=rows, python=python, note=note)
+    result.output.backward()
+    graph = trace(result.output)
+    # The inputs: leaves that require grad made by a name's first assignment, if the graph uses them.
+    in_graph = {id(node.data) for node in graph.nodes if node.kind == "input"}
+    leaves = {name: t for name, t in result.inputs.items() if id(t.data) in in_graph}
+    shadowed = [n for n in graph.nodes if n.kind == "input" and n.name and leaves.get(n.name) is None]
+    base = {name: t.data for name, t in leaves.items()}
+
+    def run(values: Mapping[str, np.ndarray]) -> np.ndarray:
+        return evaluate(text, inputs=values).output.data
+
+    note = ""
+    checked = []
+    try:
+        grads = {name: node.grad for name, node in leaves.items()}
+        checked = finite_difference_check(run, base, grads, max_elements=max_elements, time_budget=time_budget)
+    except ValueError as exc:  # ExpressionError: a nudged input made the program invalid
+        note = f"not checked: {getattr(exc, 'message', exc)}"
+    rows = checked or [
+        GradCheckRow(
+            name=name, shape=tuple(node.shape), grad=node.grad, numeric=None, max_abs_error=None,
+            checked=0, total=int(node.data.size), ok=None, note=note,
+        )
+        for name, node in leaves.items()
+    ]
+    for node in shadowed:
+        note = "not checked: assigned more than once (give each input a name of its own)"
+        rows.append(_unchecked(node.name, node, note))
+    for name, t in result.variables.items():
+        if name not in leaves and not any(node.name == name for node in shadowed):
+            rows.append(_unchecked(name, t, "not an input"))
+    return Analysis(graph=graph, checks=tuple(rows), python=python)
+
+
+def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
+    return GradCheckRow(
+        name=name, shape=tuple(tensor.shape), grad=tensor.grad, numeric=None, max_abs_error=None,
+        checked=0, total=int(tensor.data.size), ok=None, note=note,
+    )
+
+
+def step_program(text: str):
+    """(graph, steps) of a program's backward pass, one step per processed node (none if nothing needs grad)."""
+    from autograd.expr import evaluate
+    from autograd.graph import backward_steps, trace
+
+    output = evaluate(text).output
+    if not output.requires_grad:
+        return trace(output), ()
+    return backward_steps(output)
+
+
+def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:
+    """Rows for st.dataframe: variable, shape, grad, numerical grad, max |error|, verdict."""
+    table = []
+    for row in rows:
+        if row.ok is None:
+            verdict = row.note or "not checked"
+        else:
+            verdict = "pass" if row.ok else "FAIL"
+        sample = "" if row.checked == row.total else f" ({row.checked} of {row.total} checked)"
+        table.append(
+            {
+                "variable": row.name,
+                "shape": "scalar" if row.shape == () else str(row.shape),
+                "grad": compact(row.grad),
+                "numerical grad": _numeric_text(row, sample),
+                "max |error|": "—" if row.max_abs_error is None else f"{row.max_abs_error:.2g}",
+                "check": verdict,
+            }
+        )
+    return table
+
+
+def _numeric_text(row: GradCheckRow, sample: str) -> str:
+    if row.numeric is None:
+        return "—"
+    if row.checked < row.total and row.total > 12:
+        return f"{row.checked} of {row.total} elements checked"
+    return compact(row.numeric) + sample
+
+
+# ----------------------------------------------------------------------------- the backward stepper
+
+
+def step_states(graph, steps, position: int) -> dict[int, str]:
+    """'active' | 'done' | 'waiting' for each node after ``position`` steps (0 = only the seed).
+
+    The node of step ``position - 1`` is active, earlier steps' nodes are done. Nodes that are
+    never processed (leaves) are done once every contribution they receive has arrived. Nodes
+    that do not require grad (constants) take no part and get no state.
+    """
+    state = {node.id: "waiting" for node in graph.nodes if node.requires_grad}
+    received: dict[int, int] = {}
+    for step in steps[:position]:
+        state[step.node] = "done"
+        for c in step.contributions:
+            received[c.parent] = received.get(c.parent, 0) + 1
+    processed = {step.node for step in steps}
+    for step in steps:
+        for c in step.contributions:
+            if c.parent not in processed and received.get(c.parent, 0) >= c.fan_out_total:
+                state[c.parent] = "done"
+    if 0 < position <= len(steps):
+        state[steps[position - 1].node] = "active"
+    return state
+
+
+@dataclass(frozen=True)
+class ContributionView:
+    parent: str  # the parent's label
+    slot: str  # the argument slot ('A', 'W', ...)
+    value: str  # the gradient added to the parent
+    broadcast: str  # '' or "summed over axis 0 to undo broadcasting (3, 4) → (4,)"
+    fan_out: str  # '' or "contribution 2 of 3 to b"
+    accumulated: str  # the parent's grad so far
+
+
+@dataclass(frozen=True)
+class StepView:
+    title: str
+    node: str
+    op: str
+    formula: str
+    upstream: str
+    contributions: tuple[ContributionView, ...]
+
+
+def describe_step(graph, step, total: int) -> StepView:
+    """What one backward step did, in words and numbers."""
+    node = graph.nodes[step.node]
+    label = node_label(node)
+    slots = slot_names(node)
+    views = []
+    seen: dict[int, int] = {}
+    for c in step.contributions:
+        parent = graph.nodes[c.parent]
+        plabel = node_label(parent)
+        # NOTE: x * x lists x in two slots; contributions come in argument order, so the k-th
+        # contribution to a parent belongs to its k-th slot.
+        positions = [i for i, p in enumerate(node.parents) if p == c.parent]
+        k = seen.get(c.parent, 0)
+        seen[c.parent] = k + 1
+        slot = slots[positions[k]] if k < len(positions) and len(node.parents) > 1 else ""
+        broadcast = ""
+        if c.summed_axes:
+            axes = ", ".join(str(a) for a in c.summed_axes)
+            word = "axis" if len(c.summed_axes) == 1 else "axes"
+            broadcast = (
+                f"summed over {word} {axes} to undo broadcasting {_shape(np.shape(c.raw))} → {_shape(parent.shape)}"
+            )
+        fan_out = ""
+        if c.fan_out_total > 1:
+            fan_out = f"contribution {c.fan_out_index} of {c.fan_out_total} to {plabel}"
+        views.append(
+            ContributionView(
+                parent=plabel,
+                slot=slot,
+                value=array_text(c.grad),
+                broadcast=broadcast,
+                fan_out=fan_out,
+                accumulated=array_text(c.accumulated),
+            )
+        )
+    return StepView(
+        title=f"Step {step.index + 1} of {total}: {label}" + (f" = {node.op}" if node.name and node.op else ""),
+        node=label,
+        op=step.op or node.op,
+        formula=step.formula or node.formula,
+        upstream=array_text(step.upstream),
+        contributions=tuple(views),
+    )
+
+
+def _shape(shape) -> str:
+    shape = tuple(int(s) for s in shape)
+    if len(shape) == 1:
+        return f"({shape[0]},)"
+    return "(" + ", ".join(str(s) for s in shape) + ")"
+
+
+BACKWARD_EXPLAINED = (
+    (
+        "Seed the output's grad with ones: it is the derivative of the output with respect to itself.",
+        r"\bar{y} = \frac{\partial y}{\partial y} = \mathbf{1}",
+    ),
+    (
+        "Order the nodes topologically (every node after its parents), then walk that order in reverse, "
+        "so a node is processed only when every node that uses it has sent its contribution.",
+        r"v_1, v_2, \dots, v_n = y \quad\Rightarrow\quad \text{process } v_n, v_{n-1}, \dots, v_1",
+    ),
+    (
+        "At each node, its op's vector-Jacobian product (VJP) turns the upstream grad G into one "
+        "contribution per parent: for matmul Y = X·W, dX = G·Wᵀ and dW = Xᵀ·G.",
+        r"\bar{x}_i \mathrel{+}= \bar{v}^{\top} \frac{\partial v}{\partial x_i}",
+    ),
+    (
+        "Accumulate: a tensor used by several ops (fan-out) gets the sum of their contributions; "
+        "a parent that was broadcast gets the contribution summed over the broadcast axes.",
+        r"\bar{x} = \sum_{k \,\in\, \text{uses of } x} \bar{x}^{(k)}",
+    ),
+)

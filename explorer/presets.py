@@ -1,0 +1,100 @@
+"""Example programs for the explorer: name -> (one-line description, program text)."""
+
+from __future__ import annotations
+
+MICROGRAD = """\
+# micrograd's test: g = 24.7041, dg/da = 138.8338, dg/db = 645.5773
+a = -4.0
+b = 2.0
+c = a + b
+d = a * b + b ** 3
+c += c + 1
+c += 1 + c + (-a)
+d += d * 2 + (b + a).relu()
+d += 3 * d + (b - a).relu()
+e = c - d
+f = e ** 2
+g = f / 2.0
+g += 10.0 / f
+"""
+
+SEED = """\
+a = -4.0
+b = 2.0
+g = ((a + b) ** 2 + (a * b + b ** 3).relu()).sum()
+"""
+
+LINEAR_RELU = """\
+# a linear layer, ReLU, and the mean: y = mean(relu(x @ W.T + b))
+x = [[1.0, -2.0, 0.5], [0.3, 0.8, -1.2]]
+W = [[0.2, -0.5, 1.0], [-0.3, 0.4, 0.1], [0.6, 0.1, -0.7], [0.05, -0.2, 0.3]]
+b = [0.1, -0.1, 0.0, 0.2]
+h = x @ W.T + b
+y = relu(h).mean()
+"""
+
+CROSS_ENTROPY = """\
+# softmax cross-entropy for 2 samples of 3 classes, labels 0 and 2
+# (the fused op gives the same number: cross_entropy(logits, [0, 2]))
+logits = [[2.0, 1.0, 0.1], [0.5, 2.5, -1.0]]
+logp = log_softmax(logits, axis=-1)
+onehot = eye(3)[[0, 2]]
+loss = -(logp * onehot).sum(axis=1).mean()
+"""
+
+ATTENTION = """\
+# attention: softmax(Q @ K.T / sqrt(d)) @ V for 3 tokens of width d = 4
+Q = randn(3, 4)
+K = randn(3, 4)
+V = randn(3, 4)
+scores = softmax(Q @ K.T / sqrt(4.0), axis=-1)
+out = (scores @ V).sum()
+"""
+
+LAYER_NORM = """\
+# layer norm over the last axis, then a scale and shift
+x = [[1.0, 2.0, 4.0, 7.0], [-1.0, 0.0, 0.5, 3.0]]
+gamma = [1.0, 0.5, 2.0, 1.0]
+beta = [0.0, 0.1, -0.1, 0.0]
+mu = x.mean(axis=-1, keepdims=True)
+xc = x - mu
+var = (xc * xc).mean(axis=-1, keepdims=True)
+y = xc / (var + 1e-5).sqrt() * gamma + beta
+loss = (y * y).sum()
+"""
+
+BROADCAST = """\
+# a bias of shape (4,) added to a (3, 4) matrix: its grad sums over axis 0
+X = [[1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 0.0], [-2.0, 1.0, 0.0, 3.0]]
+bias = [0.1, 0.2, 0.3, 0.4]
+y = (X + bias) ** 2
+loss = y.mean()
+"""
+
+#: name -> (one-line description, program text). The first one is the default.
+PRESETS: dict[str, tuple[str, str]] = {
+    "micrograd": ("micrograd's full example: scalars, fan-out, relu, division", MICROGRAD),
+    "seed example": ("The README's first example: two scalars, one output", SEED),
+    "linear + ReLU": ("A linear layer x @ W.T + b, ReLU, then the mean", LINEAR_RELU),
+    "softmax cross-entropy": ("log_softmax of two rows of logits against one-hot labels", CROSS_ENTROPY),
+    "attention scores": ("softmax(Q @ K.T / sqrt(d)) @ V for 3 tokens of width 4", ATTENTION),
+    "layer norm": ("Normalise each row to mean 0, variance 1, then scale and shift", LAYER_NORM),
+    "broadcasting bias": ("A (4,) bias added to a (3, 4) matrix: grad sums over axis 0", BROADCAST),
+}
+
+DEFAULT = "micrograd"
+
+
+def names() -> list[str]:
+    """Preset names in display order."""
+    return list(PRESETS)
+
+
+def program(name: str) -> str:
+    """The program text of a preset."""
+    return PRESETS[name][1]
+
+
+def description(name: str) -> str:
+    """The one-line description of a preset."""
+    return PRESETS[name][0]

@@ -1,0 +1,187 @@
+"""Expression Explorer: type a program of tensors, see its graph with every data and grad, check the grads."""
+
+import streamlit as st
+
+from explorer import explain, presets
+from explorer.dot import to_dot, to_svg
+from explorer.formatting import heatmap_figure, kinds_in, legend_html
+
+analyse = st.cache_data(max_entries=64, show_spinner=False)(explain.analyse_program)
+svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
+MAX_DRAWN = 200  # boxes; the browser lays out more only slowly and unreadably
+
+st.title("Expression Explorer")
+st.caption(
+    "Write a small program of tensors and see its graph: every node's data and grad, "
+    "each variable's grad checked by finite differences. The URL keeps the program, so a link reproduces it."
+)
+
+program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
+# NOTE: a fresh editor gets the program as its default value (so the browser shows it at once);
+# an existing one is updated through session state when the program changed elsewhere.
+editor_default = {}
+if "explorer_editor" not in st.session_state:
+    editor_default["value"] = program
+elif st.session_state["explorer_editor"] != program:
+    st.session_state["explorer_editor"] = program
+
+
+def load_preset():
+    name = st.session_state.get("explorer_preset")
+    if name:
+        st.session_state["program"] = presets.program(name)
+        st.session_state["explorer_editor"] = presets.program(name)
+
+
+def edited():
+    st.session_state["program"] = st.session_state["explorer_editor"]
+    st.session_state["explorer_preset"] = None  # the editor no longer holds the preset as loaded
+
+
+# NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up.
+st.html(
+    "<style>.st-key-explorer_editor textarea {font-family: 'Source Code Pro', monospace; font-size: 0.85rem}</style>"
+)
+
+left, right = st.columns([1, 2], gap="medium")
+
+with left:
+    st.selectbox(
+        "Load a preset",
+        presets.names(),
+        index=None,
+        placeholder="Choose an example program…",
+        key="explorer_preset",
+        on_change=load_preset,
+        format_func=lambda name: f"{name} — {presets.description(name)}",
+    )
+    st.text_area(
+        "Program",
+        key="explorer_editor",
+        on_change=edited,
+        height=300,
+        help="One `name = expression` per line; the last line is the output. Ctrl+Enter runs it.",
+        **editor_default,
+    )
+
+    error = None
+    try:
+        analysis = analyse(program)
+        st.session_state["explorer_last_good"] = program
+    except Exception as exc:  # noqa: BLE001 - ExpressionError or anything else: a message, never a traceback
+        error = exc
+    if error is not None:
+        line, col = getattr(error, "line", None), getattr(error, "col", None)
+        where = f"Line {line}, column {col}: " if line else ""
+        st.error(f"{where}{getattr(error, 'message', error)}", icon=":material/error:")
+        caret = explain.caret_block(program, line, col)
+        if caret:
+            st.code(caret, language=None)
+        last_good = st.session_state.get("explorer_last_good")
+        analysis = analyse(last_good) if last_good else None
+        if analysis is not None:
+            st.caption("The graph shows the last program that ran.")
+
+    shown = st.segmented_control(
+        "Show in each node",
+        ["data", "grad", "shape"],
+        selection_mode="multi",
+        default=["data", "grad", "shape"],
+        key="explorer_show",
+    )
+    rankdir = st.segmented_control(
+        "Layout",
+        ["TB", "LR"],
+        default="TB",
+        format_func={"TB": "top → bottom", "LR": "left → right"}.get,
+        key="explorer_rankdir",
+        required=True,
+    )
+
+if analysis is None:
+    st.stop()
+graph = analysis.graph
+shown = shown or []
+dot = to_dot(
+    graph,
+    show_data="data" in shown,
+    show_grad="grad" in shown,
+    show_shape="shape" in shown,
+    rankdir=rankdir or "TB",
+    max_nodes=MAX_DRAWN,
+)
+
+with right:
+    st.markdown(legend_html(kinds_in(graph, dot)), unsafe_allow_html=True)
+    if analysis.note:
+        st.info(analysis.note, icon=":material/info:")
+    st.graphviz_chart(dot, width="stretch")
+    caption = f"{len(graph.nodes)} tensors, {len(graph.edges)} edges."
+    if len(graph.nodes) > MAX_DRAWN:
+        caption += (
+            f" Too many to read at once: chains of elementwise ops are collapsed and at most {MAX_DRAWN} boxes"
+            " nearest the output are drawn (the downloads hold the same picture)."
+        )
+    st.caption(caption)
+
+grads_tab, node_tab, export_tab = st.tabs(["Gradients and check", "Inspect a node", "Export"])
+
+with grads_tab:
+    rows = analysis.checks
+    checked = [r for r in rows if r.ok is not None]
+    if checked and all(r.ok for r in checked):
+        st.success(f"All {len(checked)} inputs match central differences (float64, eps = 1e-6).")
+    elif checked:
+        bad = ", ".join(r.name for r in checked if not r.ok)
+        st.warning(
+            f"The numerical check disagrees for: {bad}. Where an input sits on a kink (relu of exactly 0, "
+            "abs of 0, a tie in max) the two one-sided slopes differ: backward() takes relu'(0) = 0, "
+            "central differences average the two sides."
+        )
+    st.dataframe(explain.check_table(list(rows)), hide_index=True, width="stretch")
+    st.caption(
+        "grad: what backward() gave (seeded with ones). numerical grad: (f(x + ε) − f(x − ε)) / 2ε per element "
+        "of each input, ε = 1e-6; pass when |error| ≤ 1e-5 + 1e-4·|numerical|. Variables that are not inputs "
+        "show their grad only."
+    )
+
+with node_tab:
+    ids = [node.id for node in graph.nodes]
+    if st.session_state.get("explorer_node") not in ids:
+        st.session_state["explorer_node"] = graph.output
+    node_id = st.selectbox(
+        "Node", ids, key="explorer_node", format_func=lambda i: explain.node_choice(graph.nodes[i])
+    )
+    node = graph.nodes[node_id]
+    if node.formula:
+        st.markdown(f"**VJP of `{node.op}`** (G is the upstream grad)")
+        st.code(node.formula, language=None)
+    else:
+        st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
+    d_col, g_col = st.columns(2)
+    with d_col:
+        st.markdown("**data**")
+        st.dataframe(explain.as_table(node.data), width="stretch")
+    with g_col:
+        st.markdown("**grad**")
+        if node.grad is None:
+            st.caption("— (this tensor does not require grad)")
+        else:
+            st.dataframe(explain.as_table(node.grad), width="stretch")
+    st.plotly_chart(heatmap_figure(node.data, node.grad, explain.node_label(node)), width="stretch")
+
+with export_tab:
+    st.caption("Take the graph or the program elsewhere.")
+    e1, e2, e3 = st.columns(3)
+    download = ":material/download:"
+    e1.download_button("DOT (Graphviz)", dot, file_name="autograd-graph.dot", mime="text/vnd.graphviz", icon=download)
+    svg = svg_of(dot)
+    if svg is None:
+        e2.caption("SVG export needs Graphviz's `dot` program (apt-get install graphviz).")
+    else:
+        e2.download_button("SVG picture", svg, file_name="autograd-graph.svg", mime="image/svg+xml", icon=download)
+    e3.download_button(
+        "As Python", analysis.python, file_name="program.py", mime="text/x-python", icon=download
+    )
+    with st.expander("The program as Python"):
+        st.code(analysis.python, language="python")
