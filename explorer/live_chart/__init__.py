@@ -1,0 +1,50 @@
+"""A Plotly chart that redraws in place (Plotly.react on one div) for live training pictures.
+
+`st.plotly_chart` remounts the chart for every new figure, which blanks it for a moment
+(TESTING.md, "Live animation"). This `st.components.v2` component keeps one div and calls
+`Plotly.react` on it. plotly.js is served by this Streamlit server from the plotly wheel's own
+`package_data/plotly.min.js` (no CDN): a v1 component declared on that directory exposes it at
+`<base>/component/explorer.live_chart.plotly_js/plotly.min.js`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import plotly
+import plotly.graph_objects as go
+import streamlit as st
+import streamlit.components.v1 as components_v1
+
+_HERE = Path(__file__).parent
+_PLOTLY_DIR = Path(plotly.__file__).parent / "package_data"
+_ASSET_NAME = "plotly_js"
+
+_component = st.components.v2.component(
+    "explorer.live_chart",
+    js=(_HERE / "live_chart.js").read_text(encoding="utf-8"),
+    css=(
+        "div.live-chart { width: 100%; } div.live-caption { font-size: 0.95rem; font-weight: 600; min-height: 1.4em; }"
+    ),
+    isolate_styles=False,
+)
+
+
+def plotly_url() -> str:
+    """URL (absolute path on this server) of plotly.min.js; registers the asset directory."""
+    declared = components_v1.declare_component(_ASSET_NAME, path=str(_PLOTLY_DIR))
+    base = st.get_option("server.baseUrlPath").strip("/")
+    prefix = f"/{base}" if base else ""
+    return f"{prefix}/component/{declared.name}/plotly.min.js"
+
+
+def live_chart(figure: go.Figure | str, *, key: str, height: int | None = None) -> None:
+    """Show `figure`, redrawing the chart mounted under `key` in place if it already exists."""
+    if isinstance(figure, go.Figure):
+        height = height or figure.layout.height or 400
+        figure = figure.to_json()
+    _component(
+        key=key,
+        data={"figure": figure, "plotly_url": plotly_url(), "height": height or 400, "name": key},
+        height=height or 400,
+    )
