@@ -201,22 +201,21 @@ def presentation_lines(quick=False):
         f"stepwise backward (301-node graph, forward included): {stepped * 1e3:.2f} ms vs backward() "
         f"{plain * 1e3:.2f} ms ({stepped / plain:.2f}x)"
     )
-    try:
-        from explorer import dot
-    except ImportError:
-        lines.append("DOT generation: explorer.dot not available")
-    else:
-        timing = dot.bench_dot(2000, repeat=3 if quick else 10)
-        lines.append(
-            f"DOT for a 2,000-node graph: {timing['full_ms']:.1f} ms in full, {timing['summarised_ms']:.1f} ms "
-            "summarised to 200 nodes (target < 50 ms)"
-        )
-    try:
-        from benchmarks import live_redraw
-    except ImportError:
-        lines.append("live redraw: benchmarks/live_redraw.py not available")
-    else:
-        lines.extend(live_redraw.summary_lines(quick=quick))
+    from explorer import dot
+
+    timing = dot.bench_dot(2000, repeat=3 if quick else 10)
+    lines.append(
+        f"DOT for a 2,000-node graph: {timing['full_ms']:.1f} ms in full, {timing['summarised_ms']:.1f} ms "
+        "summarised to 200 nodes (target < 50 ms)"
+    )
+    from benchmarks import live_redraw
+
+    r = live_redraw.measure(seconds=0.5 if quick else 2.0)
+    lines.append(
+        f"live playground, server side (2-16-16-1, 100x100 grid, 200 points): redraw {r['redraw_ms']:.1f} ms "
+        f"({r['redraws_per_second']:.0f}/s, {r['payload_bytes'] / 1024:.1f} KiB), "
+        f"training {r['train_steps_per_second']:.0f} steps/s between redraws"
+    )
     return lines
 
 
