@@ -425,7 +425,7 @@ def run_backward(root, grad=None, observer=None):
             "computed from has requires_grad=True (or it was computed under no_grad())"
         )
     if grad is None:
-        seed = np.ones_like(root.data)
+        seed = np.ones(root.data.shape, dtype=root.data.dtype)
     else:
         seed = np.array(grad.data if isinstance(grad, Tensor) else grad, dtype=root.data.dtype)
         if seed.shape != root.data.shape:
@@ -454,17 +454,17 @@ def run_backward(root, grad=None, observer=None):
         if prim is None:
             continue
         parents = node._parents
-        meta = node._meta or _NO_META
-        # NOTE: the one- and two-input cases avoid building argument tuples (a hot path).
-        if len(parents) == 1:  # a one-input op node exists only if its input needs grad
-            raw = prim.vjp(g, node.data, parents[0].data, need=_NEED_ONE, **meta)
-        elif len(parents) == 2:
+        meta = node._meta
+        # NOTE: ops without metadata and with one or two inputs (most of them) are called without
+        # building argument tuples or keyword dicts: this is the engine's hot path.
+        if meta is None and len(parents) == 1:  # a one-input op node exists only if its input needs grad
+            raw = prim.vjp(g, node.data, parents[0].data, need=_NEED_ONE)
+        elif meta is None and len(parents) == 2:
             a, b = parents
-            need = (a.requires_grad, b.requires_grad)
-            raw = prim.vjp(g, node.data, a.data, b.data, need=need, **meta)
+            raw = prim.vjp(g, node.data, a.data, b.data, need=(a.requires_grad, b.requires_grad))
         else:
             need = tuple([p.requires_grad for p in parents])
-            raw = prim.vjp(g, node.data, *[p.data for p in parents], need=need, **meta)
+            raw = prim.vjp(g, node.data, *[p.data for p in parents], need=need, **(meta or _NO_META))
         for parent, contribution in zip(parents, raw):
             if parent.requires_grad:
                 data = parent.data
