@@ -400,7 +400,7 @@ TANH = Primitive("tanh", _tanh_vjp, "dA = G ⊙ (1 − tanh²A)")
 def stable_sigmoid(x):
     """1 / (1 + e^-x) without overflow: exact to float64 at x = ±1000."""
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    return np.where(x >= 0, 1.0, e) / (1.0 + e)
 
 
 def sigmoid(a):
