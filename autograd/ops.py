@@ -362,19 +362,20 @@ def _abs_vjp(g, out, a, need):
 ABS = Primitive("abs", _abs_vjp, "dA = G ⊙ sign(A)")
 
 
-_ZEROS = {}
+_SCALARS = {}
 
 
-def _zero(dtype):
-    """A 0-d zero of `dtype`: NumPy compares against it faster than against the Python 0."""
-    zero = _ZEROS.get(dtype)
-    if zero is None:
-        zero = _ZEROS[dtype] = np.zeros((), dtype=dtype)
-    return zero
+def _scalar(value, dtype):
+    """A cached 0-d array of `dtype`: NumPy combines arrays with it faster than with a Python number."""
+    key = (value, dtype)
+    scalar = _SCALARS.get(key)
+    if scalar is None:
+        scalar = _SCALARS[key] = np.full((), value, dtype=dtype)
+    return scalar
 
 
 def relu(a):
-    return _result(np.maximum(a.data, _zero(a.data.dtype)), (a,), RELU)
+    return _result(np.maximum(a.data, _scalar(0, a.data.dtype)), (a,), RELU)
 
 
 def _relu_vjp(g, out, a, need):
@@ -399,8 +400,9 @@ TANH = Primitive("tanh", _tanh_vjp, "dA = G ⊙ (1 − tanh²A)")
 
 def stable_sigmoid(x):
     """1 / (1 + e^-x) without overflow: exact to float64 at x = ±1000."""
+    one = _scalar(1, x.dtype)
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0, e) / (1.0 + e)
+    return np.where(x >= _scalar(0, x.dtype), one, e) / (one + e)
 
 
 def sigmoid(a):
