@@ -1,0 +1,120 @@
+"""Take the README screenshots: docs/screenshots/{explorer,stepper,playground}.png.
+
+Starts the app (the same server code the browser tests use), opens each page in headless
+Chromium at 1280x900, waits for its picture, and saves a screenshot.
+
+    .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--train-seconds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from tests.browser import helpers  # noqa: E402
+from tests.browser.server import (  # noqa: E402
+    browser_unavailable_reason,
+    launch_chromium,
+    start_streamlit,
+)
+
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+def _settle(page, seconds: float = 0.5) -> None:
+    """Let fonts, layout and animations finish before the picture is taken."""
+    page.evaluate("document.fonts.ready")
+    time.sleep(seconds)
+
+
+def shoot_explorer(page, url: str, out: Path) -> None:
+    helpers.open_page(page, url)
+    page.wait_for_selector(helpers.GRAPH_NODES, state="attached", timeout=60_000)
+    _settle(page)
+    page.screenshot(path=str(out / "explorer.png"))
+
+
+def shoot_stepper(page, url: str, out: Path, steps: int = 3) -> None:
+    helpers.open_page(page, f"{url}/stepper")
+    page.wait_for_selector(helpers.GRAPH_NODES, state="attached", timeout=60_000)
+    # A few steps in, so the picture shows active, done and waiting nodes at once.
+    next_button = page.get_by_role("button", name=re.compile(r"(^|\W)Next$"))
+    for _ in range(steps):
+        if next_button.count() == 0 or not next_button.first.is_enabled():
+            break
+        helpers.wait_for_rerun(page, next_button.first.click)
+    _settle(page, 1.0)
+    page.screenshot(path=str(out / "stepper.png"))
+
+
+def shoot_playground(page, url: str, out: Path, train_seconds: float) -> None:
+    helpers.open_page(page, f"{url}/playground")
+    play = page.get_by_role("button", name=re.compile(r"(^|\W)Play$"))
+    play.first.wait_for(timeout=60_000)
+    play.first.click()
+    time.sleep(train_seconds)
+    _settle(page)
+    page.screenshot(path=str(out / "playground.png"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "screenshots")
+    parser.add_argument("--train-seconds", type=float, default=3.0)
+    parser.add_argument("--app", type=Path, default=REPO_ROOT / "app.py",
+                        help="the Streamlit entry file (run from its own directory)")
+    parser.add_argument("--only", choices=("explorer", "stepper", "playground"), action="append",
+                        help="take only this screenshot (repeatable)")
+    args = parser.parse_args(argv)
+
+    reason = browser_unavailable_reason()
+    if reason:
+        print(f"cannot take screenshots: {reason}", file=sys.stderr)
+        return 2
+    from playwright.sync_api import sync_playwright
+
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    wanted = args.only or ["explorer", "stepper", "playground"]
+    app = args.app.resolve()
+    server = start_streamlit(app.name, cwd=app.parent, log_dir=Path(tempfile.gettempdir()))
+    try:
+        with tempfile.TemporaryDirectory(prefix="autograd-chromium-") as profile, \
+                sync_playwright() as playwright:
+            browser = launch_chromium(playwright, profile)
+            try:
+                # NOTE: open `/` first. With a pages/ folder beside app.py, Streamlit serves a deep
+                # link to a fresh server in its old multipage mode (file names in the sidebar).
+                warm_up = browser.new_page(viewport=VIEWPORT)
+                helpers.open_page(warm_up, server.url)
+                warm_up.close()
+                for name in wanted:
+                    context = browser.new_context(viewport=VIEWPORT)
+                    helpers.install_run_tracker(context)
+                    page = context.new_page()
+                    page.set_default_timeout(30_000)
+                    start = time.monotonic()
+                    if name == "explorer":
+                        shoot_explorer(page, server.url, out)
+                    elif name == "stepper":
+                        shoot_stepper(page, server.url, out)
+                    else:
+                        shoot_playground(page, server.url, out, args.train_seconds)
+                    print(f"{out / (name + '.png')}  ({time.monotonic() - start:.1f} s)")
+                    context.close()
+            finally:
+                browser.close()
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

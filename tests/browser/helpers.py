@@ -1,0 +1,218 @@
+"""Small Playwright helpers for driving a Streamlit page: wait for reruns, graphs, widgets."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+GRAPH = '[data-testid="stGraphVizChart"]'
+GRAPH_NODES = f"{GRAPH} svg g.node"
+GRAPH_EDGES = f"{GRAPH} svg g.edge"
+APP = '[data-testid="stApp"]'
+EXCEPTION = '[data-testid="stException"]'
+
+# Counts finished script runs in window.__stRunsFinished by watching the attribute the Streamlit
+# frontend sets on its root (data-test-script-state: initial | running | notRunning | ...), and
+# messages from the server in window.__stWsMessages (a quick rerun can go running -> notRunning
+# inside one React render, so the attribute alone may never show it).
+RUN_TRACKER_JS = """
+(() => {
+  if (window.__stRunTracker) return;
+  window.__stRunTracker = true;
+  window.__stRunsFinished = 0;
+  window.__stWsMessages = 0;
+  window.__stLastWs = 0;
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => {
+        window.__stWsMessages += 1;
+        window.__stLastWs = performance.now();
+      });
+    }
+  };
+  let last = null;
+  const check = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const state = app ? app.getAttribute('data-test-script-state') : null;
+    if (state !== last) {
+      if (state === 'notRunning') window.__stRunsFinished += 1;
+      last = state;
+    }
+  };
+  new MutationObserver(check).observe(document, {
+    subtree: true, childList: true, attributes: true,
+    attributeFilter: ['data-test-script-state'],
+  });
+})();
+"""
+
+
+def install_run_tracker(page_or_context) -> None:
+    """Install the run counter in every document the page (or context) loads from now on."""
+    page_or_context.add_init_script(RUN_TRACKER_JS)
+
+
+def runs_finished(page) -> int:
+    return page.evaluate("window.__stRunsFinished || 0")
+
+
+def _progress(page) -> dict:
+    return page.evaluate("({runs: window.__stRunsFinished || 0, ws: window.__stWsMessages || 0})")
+
+
+def wait_for_idle(page, timeout: float = 30_000) -> None:
+    """Wait until the app is connected and no script run is in progress."""
+    page.wait_for_selector(
+        f'{APP}[data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]',
+        state="attached", timeout=timeout,
+    )
+
+
+def wait_for_rerun(page, action, timeout: float = 30_000, quiet_ms: int = 300) -> None:
+    """Do `action()` (a click, a key press) and wait until the rerun it causes has finished.
+
+    Done when the app is idle after a run finished, or after the server sent something and then
+    stayed quiet for `quiet_ms`; or when two runs finished (a fragment run already in flight,
+    then ours: pages with a timer are rarely idle). Needs `install_run_tracker` on the page.
+    """
+    before = _progress(page)
+    action()
+    page.wait_for_function(
+        """([before, quietMs]) => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const runs = window.__stRunsFinished || 0;
+            const idle = app && app.getAttribute('data-test-script-state') === 'notRunning';
+            const heard = (window.__stWsMessages || 0) > before.ws;
+            const quiet = performance.now() - (window.__stLastWs || 0) >= quietMs;
+            return (runs > before.runs && idle) || runs > before.runs + 1 || (heard && quiet && idle);
+        }""",
+        arg=[before, quiet_ms], timeout=timeout,
+    )
+
+
+def open_page(page, url: str, timeout: float = 30_000) -> None:
+    """Navigate and wait for the first script run to finish."""
+    page.goto(url, wait_until="domcontentloaded")
+    wait_for_idle(page, timeout)
+
+
+def node_count(page, selector: str = GRAPH_NODES) -> int:
+    return page.locator(selector).count()
+
+
+def app_exception(page) -> str | None:
+    """The text of the first uncaught exception Streamlit shows on the page, if any."""
+    shown = page.locator(EXCEPTION)
+    return shown.first.inner_text() if shown.count() else None
+
+
+def wait_for_node_count(page, expected: int, timeout: float = 30_000,
+                        selector: str = GRAPH_NODES) -> float:
+    """Wait until the graph SVG holds exactly `expected` nodes; return the seconds it took.
+
+    Fails with the count it last saw, so a wrong graph reads as a clear assertion error, and
+    at once with the traceback's text if the page shows an uncaught exception instead.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    start = time.monotonic()
+    try:
+        page.wait_for_function(
+            """([sel, n, exc]) => document.querySelectorAll(sel).length === n ||
+                                  document.querySelector(exc) !== null""",
+            arg=[selector, expected, EXCEPTION], timeout=timeout, polling=50,
+        )
+    except PlaywrightTimeoutError as error:
+        seen = node_count(page, selector)
+        raise AssertionError(
+            f"expected {expected} graph nodes ({selector}), saw {seen} after {timeout / 1000:.0f} s"
+        ) from error
+    seconds = time.monotonic() - start
+    exception = app_exception(page)
+    if exception is not None and node_count(page, selector) != expected:
+        raise AssertionError(f"the page shows an exception instead of the graph:\n{exception[:1500]}")
+    return seconds
+
+
+def node_titles(page, selector: str = GRAPH_NODES) -> list[str]:
+    """The <title> of every drawn node (Graphviz puts the DOT node id there)."""
+    return page.locator(selector).evaluate_all(
+        "nodes => nodes.map(n => (n.querySelector('title') || {}).textContent || '')"
+    )
+
+
+def node_styles(page, selector: str = GRAPH_NODES) -> list[dict]:
+    """For every drawn node: its title, text, and the fill/stroke/stroke-width of its shapes."""
+    return page.locator(selector).evaluate_all(
+        """nodes => nodes.map(n => {
+            const shapes = Array.from(n.querySelectorAll('polygon, path, ellipse, rect'));
+            return {
+              title: (n.querySelector('title') || {}).textContent || '',
+              text: Array.from(n.querySelectorAll('text')).map(t => t.textContent).join(' '),
+              fills: shapes.map(s => s.getAttribute('fill')),
+              strokes: shapes.map(s => s.getAttribute('stroke')),
+              widths: shapes.map(s => s.getAttribute('stroke-width')),
+            };
+        })"""
+    )
+
+
+def text_area(page, label: str | None = None):
+    """The text area with this label (or the only one on the page)."""
+    if label is not None:
+        return page.get_by_label(label, exact=True)
+    return page.locator('[data-testid="stTextArea"] textarea').first
+
+
+def set_text_area(page, text: str, label: str | None = None, timeout: float = 30_000) -> None:
+    """Replace a text area's content and commit it (Ctrl+Enter), waiting for the rerun."""
+    box = text_area(page, label)
+    box.fill(text)
+    wait_for_rerun(page, lambda: box.press("Control+Enter"), timeout)
+
+
+def click_button(page, label: str, timeout: float = 30_000, exact: bool = True) -> None:
+    """Click the button with this label and wait for the rerun it causes."""
+    button = page.get_by_role("button", name=label, exact=exact)
+    wait_for_rerun(page, button.first.click, timeout)
+
+
+def main_text(page) -> str:
+    """All visible text of the main block."""
+    return page.locator('[data-testid="stMain"]').inner_text()
+
+
+def horizontal_overflow(page, selector: str = '[data-testid="stMain"]') -> dict:
+    """scrollWidth vs clientWidth of the element and of the document."""
+    return page.evaluate(
+        """(sel) => {
+            const el = document.querySelector(sel);
+            const doc = document.documentElement;
+            return {
+              scrollWidth: el ? el.scrollWidth : null,
+              clientWidth: el ? el.clientWidth : null,
+              docScrollWidth: doc.scrollWidth,
+              docClientWidth: doc.clientWidth,
+            };
+        }""",
+        selector,
+    )
+
+
+def record_metric(artifacts: Path, key: str, value) -> None:
+    """Merge one value into test-artifacts/browser_metrics.json."""
+    path = Path(artifacts) / "browser_metrics.json"
+    try:
+        metrics = json.loads(path.read_text())
+    except (OSError, ValueError):
+        metrics = {}
+    metrics[key] = value
+    path.write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+
+
+def safe_filename(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:120]

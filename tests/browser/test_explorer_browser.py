@@ -1,0 +1,140 @@
+"""The Expression Explorer in a real browser: the default graph, editing, errors, shareable URLs."""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from autograd.expr import evaluate
+from autograd.graph import trace
+from explorer import presets
+from explorer.dot import fmt_number
+
+from .helpers import (
+    GRAPH_EDGES,
+    main_text,
+    node_count,
+    node_styles,
+    open_page,
+    record_metric,
+    set_text_area,
+    text_area,
+    wait_for_node_count,
+)
+
+pytestmark = pytest.mark.browser
+
+DEFAULT_PROGRAM = presets.program(presets.DEFAULT)
+OTHER_PROGRAM = presets.program("seed example")
+BROKEN_PROGRAM = "a = 1.0\nb = a +* 2\n"  # a syntax error at line 2, col 8
+
+
+def traced(program: str):
+    """The graph the engine builds for a program, after backward() (what the page draws)."""
+    result = evaluate(program)
+    result.output.backward()
+    return trace(result.output)
+
+
+def program_in_url(url: str) -> str | None:
+    values = parse_qs(urlsplit(url).query).get("program")
+    return values[0] if values else None
+
+
+def test_default_program_draws_its_graph(page, app_url, artifacts):
+    graph = traced(DEFAULT_PROGRAM)
+    assert len(graph.nodes) != len(traced(OTHER_PROGRAM).nodes), "pick programs whose graphs differ"
+
+    start = time.monotonic()
+    page.goto(app_url, wait_until="commit")
+    wait_for_node_count(page, len(graph.nodes), timeout=60_000)
+    seconds = time.monotonic() - start
+    print(f"\nExpression Explorer: navigation to full graph SVG ({len(graph.nodes)} nodes) in {seconds:.2f} s")
+    record_metric(artifacts, "explorer_first_load_to_graph_s", round(seconds, 3))
+    record_metric(artifacts, "explorer_default_graph_nodes", len(graph.nodes))
+
+    # One SVG edge per argument slot, as traced.
+    assert node_count(page, GRAPH_EDGES) == len(graph.edges)
+    # The output box shows the output's value (micrograd's g = 24.7041) and its grad (the seed, 1).
+    output = graph.nodes[graph.output]
+    assert output.name == "g" and abs(float(output.data) - 24.7041) < 1e-3
+    boxes = {style["title"]: style["text"] for style in node_styles(page)}
+    assert set(boxes) == {f"n{node.id}" for node in graph.nodes}
+    assert fmt_number(output.data) in boxes[f"n{graph.output}"]
+    # Each leaf's box shows its grad as backward() computed it (dg/da = 138.8338, dg/db = 645.5773).
+    for node in graph.nodes:
+        if node.name in ("a", "b") and not node.op:
+            assert fmt_number(node.grad) in boxes[f"n{node.id}"], (node.name, boxes[f"n{node.id}"])
+    # The finite-difference check agrees, and says so.
+    assert "match central differences" in main_text(page)
+    assert text_area(page, "Program").input_value() == DEFAULT_PROGRAM
+    page.screenshot(path=str(artifacts / "explorer-default.png"))
+
+
+def test_reload_draws_graph_quickly(page, app_url, artifacts):
+    expected = len(traced(DEFAULT_PROGRAM).nodes)
+    open_page(page, app_url)
+    wait_for_node_count(page, expected)
+    start = time.monotonic()
+    page.reload(wait_until="commit")
+    wait_for_node_count(page, expected)
+    seconds = time.monotonic() - start
+    print(f"\nExpression Explorer: reload to full graph SVG in {seconds:.2f} s")
+    record_metric(artifacts, "explorer_reload_to_graph_s", round(seconds, 3))
+
+
+def test_typing_a_program_redraws_the_graph_and_updates_url(page, app_url, artifacts):
+    open_page(page, app_url)
+    wait_for_node_count(page, len(traced(DEFAULT_PROGRAM).nodes))
+
+    graph = traced(OTHER_PROGRAM)
+    set_text_area(page, OTHER_PROGRAM, label="Program")
+    wait_for_node_count(page, len(graph.nodes))
+    assert node_count(page, GRAPH_EDGES) == len(graph.edges)
+    assert f"{len(graph.nodes)} tensors, {len(graph.edges)} edges." in main_text(page)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('program') !== null")
+    assert program_in_url(page.url) == OTHER_PROGRAM
+    page.screenshot(path=str(artifacts / "explorer-edited.png"))
+
+
+def test_broken_program_shows_line_and_column_and_keeps_graph(page, app_url, artifacts):
+    graph = traced(DEFAULT_PROGRAM)
+    open_page(page, app_url)
+    wait_for_node_count(page, len(graph.nodes))
+
+    set_text_area(page, BROKEN_PROGRAM, label="Program")
+    alert = page.locator('[data-testid="stAlert"]', has_text="Line 2, column 8")
+    alert.first.wait_for()
+    assert "syntax" in alert.first.inner_text().lower()
+    text = main_text(page)
+    assert "The graph shows the last program that ran." in text
+    assert "2 | b = a +* 2" in text  # the caret block quotes the bad line
+    # The last good graph is still drawn, unchanged.
+    assert node_count(page) == len(graph.nodes)
+    assert node_count(page, GRAPH_EDGES) == len(graph.edges)
+    page.screenshot(path=str(artifacts / "explorer-error.png"))
+
+
+def test_url_with_program_reproduces_graph_in_fresh_page(page, browser, app_url, artifacts):
+    graph = traced(OTHER_PROGRAM)
+    open_page(page, app_url)
+    set_text_area(page, OTHER_PROGRAM, label="Program")
+    wait_for_node_count(page, len(graph.nodes))
+    page.wait_for_function("() => new URLSearchParams(location.search).get('program') !== null")
+    shared = page.url
+    assert program_in_url(shared) == OTHER_PROGRAM
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        fresh = context.new_page()
+        fresh.goto(shared, wait_until="commit")
+        wait_for_node_count(fresh, len(graph.nodes), timeout=60_000)
+        assert node_count(fresh, GRAPH_EDGES) == len(graph.edges)
+        assert text_area(fresh, "Program").input_value() == OTHER_PROGRAM
+        titles = {style["title"] for style in node_styles(fresh)}
+        assert titles == {f"n{node.id}" for node in graph.nodes}
+        fresh.screenshot(path=str(artifacts / "explorer-shared-url.png"))
+    finally:
+        context.close()

@@ -1,0 +1,110 @@
+"""Navigation in a real browser: the sidebar reaches all three pages, titles, console, narrow windows."""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlsplit
+
+import pytest
+
+from autograd.expr import evaluate
+from autograd.graph import trace
+from explorer import presets
+
+from .helpers import (
+    APP,
+    horizontal_overflow,
+    install_run_tracker,
+    main_text,
+    open_page,
+    wait_for_idle,
+    wait_for_node_count,
+)
+
+pytestmark = pytest.mark.browser
+
+TITLES = {"": "Expression Explorer", "stepper": "Backward Stepper", "playground": "Training Playground"}
+DEFAULT_NODES = len(trace(evaluate(presets.program(presets.DEFAULT)).output).nodes)
+
+
+def sidebar_links(page) -> list[str]:
+    """The accessible names of the sidebar's page links."""
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    nav.wait_for()
+    return [link.inner_text().strip() for link in nav.get_by_role("link").all()]
+
+
+def wait_for_page(page, path: str) -> None:
+    """Wait until `path`'s page has drawn what it is for."""
+    page.get_by_role("heading", name=TITLES[path]).first.wait_for()
+    if path in ("", "stepper"):
+        wait_for_node_count(page, DEFAULT_NODES)
+    wait_for_idle(page)
+
+
+def test_sidebar_links_reach_every_page(page, app_url, artifacts):
+    open_page(page, app_url)
+    wait_for_page(page, "")
+    for path in ("stepper", "playground", ""):
+        page.get_by_role("link", name=TITLES[path]).click()
+        page.wait_for_url(lambda url, path=path: urlsplit(url).path.rstrip("/") == f"/{path}".rstrip("/"))
+        wait_for_page(page, path)
+        if path != "playground":  # the explorer and stepper keep the shared program in the URL
+            page.wait_for_function("() => new URLSearchParams(location.search).has('program')", timeout=5_000)
+        assert page.title(), "the tab has a title"
+        page.screenshot(path=str(artifacts / f"nav-{path or 'explorer'}.png"))
+    assert page.console_errors == [], "\n".join(page.console_errors)
+    assert page.external_requests == [], "the app must not fetch from the internet"
+
+
+@pytest.mark.parametrize("path", ["", "stepper", "playground"])
+def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, artifacts):
+    """A link straight to a page, as the first visit to a fresh server, gets the app's navigation.
+
+    (With a `pages/` folder beside app.py, Streamlit runs a deep link in its old multipage mode
+    until someone opens `/`: file names in the sidebar and no st.set_page_config.)
+    """
+    url = streamlit_app("app.py")  # a fresh server: this is its first session
+    open_page(page, f"{url}/{path}")
+    time.sleep(0.5)  # the sidebar is filled by the first run's navigation message
+    links = sidebar_links(page)
+    page.screenshot(path=str(artifacts / f"direct-{path or 'explorer'}.png"))
+    for title in TITLES.values():
+        assert any(title in link for link in links), f"sidebar on /{path}: {links}"
+    assert TITLES[path] in main_text(page)
+
+
+@pytest.mark.parametrize("path", ["", "stepper", "playground"])
+def test_narrow_window_has_no_horizontal_overflow(browser, app_url, path, artifacts):
+    context = browser.new_context(viewport={"width": 420, "height": 900})
+    try:
+        page = context.new_page()
+        install_run_tracker(page)
+        open_page(page, f"{app_url}/{path}")
+        wait_for_page(page, path)
+        time.sleep(0.5)
+        page.screenshot(path=str(artifacts / f"narrow-{path or 'explorer'}.png"), full_page=True)
+        sizes = horizontal_overflow(page)
+        assert sizes["scrollWidth"] <= sizes["clientWidth"] + 1, f"main block overflows: {sizes}"
+        assert sizes["docScrollWidth"] <= sizes["docClientWidth"] + 1, f"page scrolls sideways: {sizes}"
+        # Nothing sticks out past the window's right edge, unless a scrolling box clips it.
+        wide = page.locator(f"{APP} [data-testid='stMain'] *").evaluate_all(
+            """(els) => {
+                const clipped = (e) => {
+                    for (let a = e.parentElement; a; a = a.parentElement) {
+                        if (['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(a).overflowX)) {
+                            return a.getBoundingClientRect().right <= window.innerWidth + 1;
+                        }
+                    }
+                    return false;
+                };
+                return els.filter(e => {
+                    const r = e.getBoundingClientRect();
+                    return r.width > 0 && r.height > 0 && r.right > window.innerWidth + 1 && !clipped(e);
+                }).slice(0, 5).map(e => (e.getAttribute('data-testid') || e.tagName) + ' right=' +
+                                        Math.round(e.getBoundingClientRect().right));
+            }"""
+        )
+        assert wide == [], f"elements past the right edge at 420 px: {wide}"
+    finally:
+        context.close()

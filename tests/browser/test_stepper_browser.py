@@ -1,0 +1,167 @@
+"""The Backward Stepper in a real browser: Next moves the highlighted node in backward order."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from autograd.expr import evaluate
+from autograd.graph import backward_steps
+from explorer import presets
+from explorer.dot import STATE_LEGEND, fmt_number
+
+from .helpers import (
+    main_text,
+    node_styles,
+    open_page,
+    wait_for_idle,
+    wait_for_node_count,
+    wait_for_rerun,
+)
+
+pytestmark = pytest.mark.browser
+
+PROGRAM = presets.program(presets.DEFAULT)
+STATE = {entry.key: entry for entry in STATE_LEGEND}
+ACTIVE_FILL = STATE["active"].fill.lower()     # bright yellow, thick red border
+ACTIVE_BORDER = STATE["active"].border.lower()
+WAITING_FILL = STATE["waiting"].fill.lower()   # greyed out, dashed border
+
+
+def nodes_by_style(page) -> dict[str, dict]:
+    return {style["title"]: style for style in node_styles(page)}
+
+
+def active_titles(styles: dict[str, dict]) -> set[str]:
+    return {
+        title for title, style in styles.items()
+        if ACTIVE_FILL in [f.lower() for f in style["fills"] if f]
+        and ACTIVE_BORDER in [s.lower() for s in style["strokes"] if s]
+    }
+
+
+def waiting_titles(styles: dict[str, dict]) -> set[str]:
+    return {
+        title for title, style in styles.items()
+        if WAITING_FILL in [f.lower() for f in style["fills"] if f]
+    }
+
+
+def button(page, label: str):
+    # Buttons carry an emoji icon before the label, so match the label as the last word.
+    return page.get_by_role("button", name=re.compile(rf"(^|\W){label}$"))
+
+
+def step_heading(position: int, total: int) -> str:
+    return "Seed:" if position == 0 else f"Step {position} of {total}:"
+
+
+def step_label(page, position: int, total: int) -> None:
+    """Wait until the panel shows step `position` (the seed at 0)."""
+    page.locator('[data-testid="stMain"]').get_by_text(step_heading(position, total)).first.wait_for()
+
+
+def panel_text(page, position: int, total: int) -> str:
+    """The text of the column beside the graph that explains step `position`."""
+    column = page.locator('[data-testid="stColumn"]', has_text=step_heading(position, total))
+    return column.last.inner_text()
+
+
+def test_next_moves_the_active_node_in_backward_order(page, app_url, artifacts):
+    graph, steps = backward_steps(evaluate(PROGRAM).output)
+    total = len(steps)
+    assert total >= 4
+    open_page(page, f"{app_url}/stepper")
+    wait_for_node_count(page, len(graph.nodes))
+    step_label(page, 0, total)
+
+    styles = nodes_by_style(page)
+    assert active_titles(styles) == set(), "no node is active before the first step"
+    # Every node that takes part in backward() waits at the seed.
+    assert waiting_titles(styles) == {f"n{node.id}" for node in graph.nodes if node.requires_grad}
+    assert button(page, "Prev").is_disabled()
+
+    seen_waiting = len(waiting_titles(styles))
+    for k in range(1, 5):
+        wait_for_rerun(page, button(page, "Next").click)
+        step_label(page, k, total)
+        styles = nodes_by_style(page)
+        expected = f"n{steps[k - 1].node}"
+        assert active_titles(styles) == {expected}, f"after {k} Next clicks"
+        waiting = waiting_titles(styles)
+        assert expected not in waiting
+        assert all(f"n{step.node}" in waiting for step in steps[k:]), "later steps still wait"
+        assert not any(f"n{step.node}" in waiting for step in steps[:k]), "earlier steps are done"
+        assert len(waiting) < seen_waiting
+        seen_waiting = len(waiting)
+        # The panel names the rule that ran for this node.
+        formula = steps[k - 1].formula or graph.nodes[steps[k - 1].node].formula
+        if formula:
+            assert formula.splitlines()[0] in panel_text(page, k, total)
+    page.screenshot(path=str(artifacts / "stepper-step4.png"))
+
+    wait_for_rerun(page, button(page, "Prev").click)
+    step_label(page, 3, total)
+    assert active_titles(nodes_by_style(page)) == {f"n{steps[2].node}"}
+
+
+def test_stepping_to_the_end_shows_final_grads(page, app_url, artifacts):
+    graph, steps = backward_steps(evaluate(PROGRAM).output)
+    total = len(steps)
+    open_page(page, f"{app_url}/stepper")
+    wait_for_node_count(page, len(graph.nodes))
+
+    # Drag the step slider to its end with the keyboard.
+    thumb = page.get_by_role("slider", name=re.compile("^Step"))
+    thumb.focus()
+    wait_for_rerun(page, lambda: thumb.press("End"))
+    step_label(page, total, total)
+    assert "Done: every grad now equals what backward() gives." in main_text(page)
+    assert button(page, "Next").is_disabled()
+
+    styles = nodes_by_style(page)
+    assert waiting_titles(styles) == set(), "nothing waits after the last step"
+    assert active_titles(styles) == {f"n{steps[-1].node}"}
+    leaves = {node.name: node for node in graph.nodes if node.name in ("a", "b") and not node.op}
+    assert abs(float(leaves["a"].grad) - 138.8338) < 1e-3
+    assert abs(float(leaves["b"].grad) - 645.5773) < 1e-3
+    for node in leaves.values():
+        assert fmt_number(node.grad) in styles[f"n{node.id}"]["text"], styles[f"n{node.id}"]
+    # The panel's last step sends the final grads to the leaves it feeds.
+    last = steps[-1]
+    panel = panel_text(page, total, total)
+    assert "Done: every grad now equals what backward() gives." in panel
+    for contribution in last.contributions:
+        assert fmt_number(contribution.accumulated.ravel()[0]) in panel
+    page.screenshot(path=str(artifacts / "stepper-done.png"))
+
+    wait_for_rerun(page, button(page, "Reset").click)
+    step_label(page, 0, total)
+    assert active_titles(nodes_by_style(page)) == set()
+
+
+def test_play_advances_on_its_own_and_pause_stops_it(page, app_url):
+    """The Play timer (st.fragment run_every) only runs in a real browser: AppTest never fires it."""
+    graph, steps = backward_steps(evaluate(PROGRAM).output)
+    total = len(steps)
+    open_page(page, f"{app_url}/stepper")
+    wait_for_node_count(page, len(graph.nodes))
+    step_label(page, 0, total)
+
+    wait_for_rerun(page, button(page, "Play").click)
+    # At the default 2 steps per second, step 3 arrives within a few seconds without any click.
+    page.locator('[data-testid="stMain"]').get_by_text(step_heading(3, total)).first.wait_for(timeout=20_000)
+    button(page, "Pause").click()
+    button(page, "Play").wait_for()  # the label flips back once the timer has stopped
+    wait_for_idle(page)
+    slider = page.get_by_role("slider", name=re.compile("^Step"))
+    paused_at = int(slider.input_value())
+    assert 3 <= paused_at < total
+    seen = []
+    for _ in range(8):  # two seconds: at 2 steps/s a running timer would move 4 steps
+        page.wait_for_timeout(250)
+        seen.append(int(slider.input_value()))
+    assert set(seen) == {paused_at}, f"Pause showed Play at step {paused_at}, then the slider read {seen}"
+    step_label(page, paused_at, total)
+    assert active_titles(nodes_by_style(page)) == {f"n{steps[paused_at - 1].node}"}
