@@ -90,11 +90,6 @@ def main(argv: list[str] | None = None) -> int:
                 sync_playwright() as playwright:
             browser = launch_chromium(playwright, profile)
             try:
-                # NOTE: open `/` first. With a pages/ folder beside app.py, Streamlit serves a deep
-                # link to a fresh server in its old multipage mode (file names in the sidebar).
-                warm_up = browser.new_page(viewport=VIEWPORT)
-                helpers.open_page(warm_up, server.url)
-                warm_up.close()
                 for name in wanted:
                     context = browser.new_context(viewport=VIEWPORT)
                     helpers.install_run_tracker(context)

@@ -13,8 +13,8 @@ from explorer import presets
 
 TIMEOUT = 60
 ROOT = Path(__file__).resolve().parent.parent
-EXPLORER = "pages/explorer.py"
-STEPPER = "pages/stepper.py"
+EXPLORER = "app_pages/expression_explorer.py"
+STEPPER = "app_pages/backward_stepper.py"
 NODE = re.compile(r"^\s*(n\d+|notice) \[label=(.*)>, fillcolor", re.M)
 
 
@@ -71,7 +71,7 @@ def test_app_opens_on_the_explorer_with_the_default_program():
 
 @pytest.mark.parametrize(
     "page, title",
-    [(EXPLORER, "Expression Explorer"), (STEPPER, "Backward Stepper"), ("pages/playground.py", None)],
+    [(EXPLORER, "Expression Explorer"), (STEPPER, "Backward Stepper"), ("app_pages/training_playground.py", None)],
 )
 def test_each_page_runs_without_exception(page, title):
     at = app().run()

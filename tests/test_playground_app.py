@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/playground.py"
+PAGE = "app_pages/training_playground.py"
 
 
 @pytest.fixture

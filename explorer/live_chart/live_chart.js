@@ -152,10 +152,14 @@ function watchSize(Plotly, host) {
     width = host.clientWidth;
     clearTimeout(timer);
     timer = setTimeout(() => {
-      if (!host.data) return;
+      // Not while the chart is detached or hidden (the user left the page): Plotly throws then.
+      if (!host.data || !host.isConnected || host.clientWidth === 0 || host.offsetParent === null) return;
       const copy = snapshot(host);
       statsFor(host.dataset.name).resizes += 1;
-      Promise.resolve(Plotly.Plots.resize(host)).finally(() => release(copy));
+      Promise.resolve()
+        .then(() => Plotly.Plots.resize(host))
+        .catch(() => {})
+        .finally(() => release(copy));
     }, 60);
   });
   host.__observer.observe(host);

@@ -61,8 +61,9 @@ def test_sidebar_links_reach_every_page(page, app_url, artifacts):
 def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, artifacts):
     """A link straight to a page, as the first visit to a fresh server, gets the app's navigation.
 
-    (With a `pages/` folder beside app.py, Streamlit runs a deep link in its old multipage mode
-    until someone opens `/`: file names in the sidebar and no st.set_page_config.)
+    (With a folder named `pages/` beside app.py, Streamlit would run a deep link in its old
+    multipage mode: file names in the sidebar and no st.set_page_config. So the pages live in
+    `app_pages/`.)
     """
     url = streamlit_app("app.py")  # a fresh server: this is its first session
     open_page(page, f"{url}/{path}")

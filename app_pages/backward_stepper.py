@@ -28,7 +28,11 @@ except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a t
     caret = explain.caret_block(program, line, col)
     if caret:
         st.code(caret, language=None)
-    st.page_link("pages/explorer.py", label="Fix the program in the Expression Explorer", icon=":material/functions:")
+    st.page_link(
+        "app_pages/expression_explorer.py",
+        label="Fix the program in the Expression Explorer",
+        icon=":material/functions:",
+    )
     st.stop()
 
 n = len(steps)

@@ -178,7 +178,7 @@ def _show_graph() -> None:
 
 
 if ss.pop("pg_goto_explorer", False):
-    st.switch_page("pages/explorer.py", query_params={"program": ss.program})
+    st.switch_page("app_pages/expression_explorer.py", query_params={"program": ss.program})
 
 playing = ss.pg_playing and state.diverged is None
 buttons = st.container(horizontal=True)  # wraps on a narrow window
