@@ -13,7 +13,7 @@ BATCH_SIZES = [1, 4, 8, 16, 32, 64, 128, 0]
 SPEEDS = [1, 2, 5, 10, 20, 50, 100]
 REDRAW_SECONDS = 0.1  # the live view reruns at most this often while playing
 TRAIN_SECONDS = 0.05  # time box for training inside one redraw
-SUBFRAMES = 4  # boundary snapshots per redraw, painted one after another by the live chart
+SUBFRAMES = 6  # boundary snapshots per redraw, painted one after another by the live chart
 ss = st.session_state
 
 st.title("Training Playground")
