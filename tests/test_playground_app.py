@@ -136,6 +136,8 @@ def test_diverging_run_is_explained(at):
 
 def test_url_restores_the_config():
     app = AppTest.from_file(APP, default_timeout=60)
+    app.run()  # st.navigation registers the pages on the first run
+    app.query_params.clear()
     app.query_params.update({"dataset": "spiral", "hidden": "12,12", "lr": "0.1", "activation": "relu", "n": "oops"})
     app.switch_page(PAGE).run()
     config = app.session_state.pg_state.config
