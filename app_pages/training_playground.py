@@ -17,6 +17,9 @@ SUBFRAMES = 6  # boundary snapshots per redraw, painted one after another by the
 ss = st.session_state
 
 st.title("Training Playground")
+# NOTE: while playing, the live view reruns every REDRAW_SECONDS, and Streamlit greys out the elements
+# of a running fragment (data-stale): thin lines and labels of the charts would look faded all the time.
+st.html('<style>.st-key-pg_live [data-stale="true"] { opacity: 1 !important; transition: none !important; }</style>')
 st.caption(
     "Train a small neural network (our own autograd engine) on toy data and watch its decision "
     "boundary — or fitted curve — change as it learns. Settings are in the sidebar and in the URL."
@@ -310,7 +313,8 @@ def _loss_json(state: training.TrainState) -> str:
     return text
 
 
-live_view()
+with st.container(key="pg_live"):
+    live_view()
 
 if state.diverged:
     st.warning(f"Training stopped: {state.diverged} Press Reset to start again.", icon=":material/warning:")

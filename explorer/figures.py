@@ -317,7 +317,7 @@ def loss_curves(
         height,
         uirevision="loss",
         xaxis={"title": {"text": "step"}, "range": [0, last]},
-        yaxis={"title": {"text": "loss"}, "type": "log" if log_y else "linear"},
+        yaxis={"title": {"text": "loss"}, "type": "log", "dtick": "D2"} if log_y else {"title": {"text": "loss"}},
     )
     return {"data": data, "layout": layout}
 

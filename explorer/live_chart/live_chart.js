@@ -128,13 +128,23 @@ function signature(figure) {
 function snapshot(host) {
   // A static copy of the current picture laid over the chart while Plotly redraws it in full
   // (a new layout, a resize), so the chart is never seen half-drawn. Removed after the redraw.
+  // NOTE: the copy sits beside the chart, not inside it, so Plotly's own DOM is never touched,
+  // and at most one copy exists at a time.
   const container = host.querySelector(".plot-container .svg-container");
-  if (!container) return null;
+  const parent = host.parentElement;
+  if (!container || !parent) return null;
+  for (const old of parent.querySelectorAll(":scope > .live-snapshot")) old.remove();
   const copy = container.cloneNode(true);
   copy.classList.add("live-snapshot");
-  Object.assign(copy.style, { position: "absolute", left: "0", top: "0", pointerEvents: "none", zIndex: "5" });
-  host.style.position = "relative";
-  host.appendChild(copy);
+  parent.style.position = "relative";
+  Object.assign(copy.style, {
+    position: "absolute",
+    left: host.offsetLeft + "px",
+    top: host.offsetTop + "px",
+    pointerEvents: "none",
+    zIndex: "5",
+  });
+  parent.appendChild(copy);
   return copy;
 }
 
@@ -232,16 +242,24 @@ function draw(Plotly, host, stats) {
   stats.step = meta.step === undefined ? null : meta.step;
   const copy = host.data ? snapshot(host) : null;
   stats.fullDraws += 1;
-  Plotly.react(host, figure.data, figure.layout, { displayModeBar: false }).then(() => {
-    release(copy);
-    watchSize(Plotly, host);
-    const now = performance.now();
-    stats.draws += 1;
-    stats.lastDrawMs = now;
-    stats.drawTimes.push(Math.round((now - t0) * 10) / 10);
-    if (stats.drawTimes.length > 300) stats.drawTimes.shift();
-    host.dataset.draws = String(stats.draws);
-  });
+  Promise.resolve()
+    .then(() => Plotly.react(host, figure.data, figure.layout, { displayModeBar: false }))
+    .then(() => {
+      const now = performance.now();
+      stats.draws += 1;
+      stats.lastDrawMs = now;
+      stats.drawTimes.push(Math.round((now - t0) * 10) / 10);
+      if (stats.drawTimes.length > 300) stats.drawTimes.shift();
+      host.dataset.draws = String(stats.draws);
+    })
+    .catch(() => {
+      stats.failedDraws = (stats.failedDraws || 0) + 1; // the next message redraws in full
+      host.__sig = null;
+    })
+    .finally(() => {
+      release(copy);
+      watchSize(Plotly, host);
+    });
 }
 
 export default function (component) {
