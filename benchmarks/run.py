@@ -55,13 +55,19 @@ def report(title, medians, target=None, note=""):
 
 def deep_chain():
     sizes = (25_000, 50_000, 100_000)
-    secs = [min(cases.deep_chain_seconds(n) for _ in range(2)) for n in sizes]
-    per_op = [s / n * 1e6 for s, n in zip(secs, sizes)]
-    print(
-        "deep chain forward + backward: "
-        + ", ".join(f"{n:,} ops {s:.2f} s ({p:.2f} us/op)" for n, s, p in zip(sizes, secs, per_op))
-        + f"\n    cost per op at 100k / at 25k: {per_op[2] / per_op[0]:.2f} (1.0 = linear)"
-    )
+    for label, collect in (("with the garbage collector", True), ("without it", False)):
+        if not collect:
+            gc.disable()
+        try:
+            secs = [min(cases.deep_chain_seconds(n) for _ in range(2)) for n in sizes]
+        finally:
+            gc.enable()
+        per_op = [s / n * 1e6 for s, n in zip(secs, sizes)]
+        print(
+            f"deep chain forward + backward, {label}: "
+            + ", ".join(f"{n:,} ops {s:.2f} s ({p:.2f} us/op)" for n, s, p in zip(sizes, secs, per_op))
+            + f"\n    cost per op at 100k / at 25k: {per_op[2] / per_op[0]:.2f} (1.0 = linear)"
+        )
 
 
 def memory(steps=1000):
