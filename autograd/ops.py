@@ -210,9 +210,10 @@ def linear(x, weight, bias=None):
 
 
 def _linear_vjp(g, out, x, w, b=None, *, need):
-    g2 = g.reshape(-1, g.shape[-1])
+    # A batch of any shape (..., in) is flattened to rows for dW and db.
+    g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
     dx = g @ w if need[0] else None
-    dw = g2.T @ x.reshape(-1, x.shape[-1]) if need[1] else None
+    dw = g2.T @ (x if x.ndim == 2 else x.reshape(-1, x.shape[-1])) if need[1] else None
     if b is None:
         return dx, dw
     return dx, dw, (g2.sum(axis=0) if need[2] else None)
@@ -400,8 +401,12 @@ TANH = Primitive("tanh", _tanh_vjp, "dA = G ⊙ (1 − tanh²A)")
 
 def stable_sigmoid(x):
     """1 / (1 + e^-x) without overflow: exact to float64 at x = ±1000."""
-    one = _scalar(1, x.dtype)
-    e = np.exp(-np.abs(x))
+    return _sigmoid_from(x, np.exp(-np.abs(x)))
+
+
+def _sigmoid_from(x, e):
+    """σ(x) given e = exp(−|x|): 1/(1 + e) for x ≥ 0, e/(1 + e) below."""
+    one = _scalar(1, e.dtype)
     return np.where(x >= _scalar(0, x.dtype), one, e) / (one + e)
 
 
@@ -672,14 +677,15 @@ def binary_cross_entropy_with_logits(logits, targets, reduction="mean"):
             "must have the same shape"
         )
     x, y = logits.data, targets.data
-    per_item = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
-    meta = {"reduction": reduction}
+    e = np.exp(-np.abs(x))  # NOTE: kept for the VJP, which gets σ(x) from it in two operations
+    per_item = np.maximum(x, 0) - x * y + np.log1p(e)
+    meta = {"reduction": reduction, "e": e}
     return _result(_reduce_loss(per_item, reduction), (logits, targets), BCE_WITH_LOGITS, meta)
 
 
-def _bce_vjp(g, out, x, y, need, reduction):
+def _bce_vjp(g, out, x, y, need, reduction, e):
     scale = _loss_scale(g, reduction, x.size)
-    dx = (stable_sigmoid(x) - y) * scale if need[0] else None
+    dx = (_sigmoid_from(x, e) - y) * scale if need[0] else None
     dy = -x * scale if need[1] else None
     return dx, dy
 

@@ -464,7 +464,11 @@ def run_backward(root, grad=None, observer=None):
             raw = prim.vjp(g, node.data, a.data, b.data, need=(a.requires_grad, b.requires_grad))
         else:
             need = tuple([p.requires_grad for p in parents])
-            raw = prim.vjp(g, node.data, *[p.data for p in parents], need=need, **(meta or _NO_META))
+            inputs = [p.data for p in parents]
+            if meta is None:
+                raw = prim.vjp(g, node.data, *inputs, need=need)
+            else:
+                raw = prim.vjp(g, node.data, *inputs, need=need, **meta)
         for parent, contribution in zip(parents, raw):
             if parent.requires_grad:
                 data = parent.data
@@ -477,7 +481,6 @@ def run_backward(root, grad=None, observer=None):
 
 
 _NEED_ONE = (True,)
-_NO_META = {}
 
 
 def fit_gradient(contribution, data, op):
