@@ -46,6 +46,13 @@ st.session_state.setdefault("stepper_playing", False)
 st.session_state["stepper_pos"] = min(max(int(st.session_state["stepper_pos"]), 0), n)
 
 
+def set_playing(flag: bool):
+    """Starts or stops Play; each switch gives the Play/Pause button a new key (see play())."""
+    if st.session_state["stepper_playing"] != flag:
+        st.session_state["stepper_playing"] = flag
+        st.session_state["stepper_switches"] = st.session_state.get("stepper_switches", 0) + 1
+
+
 def go(position: int):
     """Moves to a step by any control but the slider: the slider is then drawn afresh (see below)."""
     if position != st.session_state["stepper_pos"]:
@@ -55,22 +62,28 @@ def go(position: int):
 
 def move(delta: int):
     go(min(max(st.session_state["stepper_pos"] + delta, 0), n))
-    st.session_state["stepper_playing"] = False
+    set_playing(False)
 
 
 def reset():
     go(0)
-    st.session_state["stepper_playing"] = False
+    set_playing(False)
 
 
-def play_pause():
+# NOTE: Play and Pause are separate, idempotent callbacks, and each switch gives the button a new key:
+# a fragment rerun does not clear a vanished button's click, so a Play button that reappears under
+# its old key could fire its old click again and restart the timer right after Pause.
+def play():
     if st.session_state["stepper_playing"]:
-        st.session_state["stepper_playing"] = False
         return
     if st.session_state["stepper_pos"] >= n:
         go(0)
-    st.session_state["stepper_playing"] = True
+    set_playing(True)
     anchor(st.session_state["stepper_pos"] + 1)  # the first step runs at once
+
+
+def pause():
+    set_playing(False)
 
 
 def anchor(position: int):
@@ -84,7 +97,7 @@ def slide(key: str):
     if key != slider_key():
         return
     st.session_state["stepper_pos"] = st.session_state[key]
-    st.session_state["stepper_playing"] = False
+    set_playing(False)
 
 
 def slider_key() -> str:
@@ -122,7 +135,7 @@ def stepper():
         position = min(max(st.session_state["stepper_pos"], min(due, st.session_state["stepper_pos"] + 1)), n)
         go(position)
         if position >= n:
-            st.session_state["stepper_playing"] = False
+            set_playing(False)
     if bool(st.session_state["stepper_playing"]) != playing or (
         playing and st.session_state.get("stepper_speed", 2.0) != speed
     ):
@@ -139,7 +152,8 @@ def stepper():
     controls.button("Prev", on_click=move, args=(-1,), icon=":material/chevron_left:", disabled=pos == 0)
     controls.button(
         "Pause" if now_playing else "Play",
-        on_click=play_pause,
+        on_click=pause if now_playing else play,
+        key=f"stepper_play_{st.session_state.get('stepper_switches', 0)}",
         icon=":material/pause:" if now_playing else ":material/play_arrow:",
         type="primary",
     )
