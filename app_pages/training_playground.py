@@ -5,6 +5,7 @@ import time
 import streamlit as st
 
 from explorer import datasets, figures, training
+from explorer.formatting import short_number
 from explorer.live_chart import live_chart
 
 LEARNING_RATES = [0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
@@ -245,8 +246,8 @@ def live_view() -> None:
         width=130,
         help="Training steps per second of compute (forward + backward + update).",
     )
-    cells.metric("Train loss", f"{m['train_loss']:.3g}", width=130)
-    cells.metric("Test loss", f"{m['test_loss']:.3g}" if has_test else "—", width=130)
+    cells.metric("Train loss", short_number(m["train_loss"]), width=130)
+    cells.metric("Test loss", short_number(m["test_loss"]) if has_test else "—", width=130)
     if state.task == "classification":
         cells.metric(
             "Test accuracy",

@@ -42,6 +42,7 @@ POSITIVE = "#1f77b4"
 NEGATIVE = "#f28e2b"
 # How many levels the boundary heatmap distinguishes per class (z is an integer).
 LEVELS = 100
+LOG_MINOR_TICK_DECADES = 3  # a log axis spanning more decades than this gets Plotly's own ticks
 
 
 # ------------------------------------------------------------------------ helpers
@@ -317,9 +318,21 @@ def loss_curves(
         height,
         uirevision="loss",
         xaxis={"title": {"text": "step"}, "range": [0, last]},
-        yaxis={"title": {"text": "loss"}, "type": "log", "dtick": "D2"} if log_y else {"title": {"text": "loss"}},
+        yaxis=_log_axis("loss", train_loss, test_loss) if log_y else {"title": {"text": "loss"}},
     )
     return {"data": data, "layout": layout}
+
+
+def _log_axis(title: str, *series: Sequence[float] | None) -> dict:
+    """A log y axis whose ticks stay few: minor "D2" labels (1, 2, 5, 10 ...) over a few decades,
+    Plotly's own choice over many. "D2" over a diverged run's 1e-1 .. 1e300 asks the browser for
+    thousands of tick labels and freezes the page for seconds."""
+    values = np.concatenate([np.asarray(s, dtype=np.float64).ravel() for s in series if s is not None] or [[]])
+    values = values[np.isfinite(values) & (values > 0)]
+    axis = {"title": {"text": title}, "type": "log"}
+    if values.size and np.log10(values.max()) - np.log10(values.min()) <= LOG_MINOR_TICK_DECADES:
+        axis["dtick"] = "D2"
+    return axis
 
 
 def accuracy_curves(
@@ -352,7 +365,7 @@ def gradient_norms(steps: Sequence[int], norms: np.ndarray, layer_names: Sequenc
         height,
         uirevision="grad",
         xaxis={"title": {"text": "step"}},
-        yaxis={"title": {"text": "grad norm (log)"}, "type": "log"},
+        yaxis=_log_axis("grad norm (log)", norms),
     )
     return {"data": data, "layout": layout}
 

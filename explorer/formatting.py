@@ -65,3 +65,12 @@ def heatmap_figure(data: np.ndarray, grad: np.ndarray | None, title: str = "") -
     height = int(min(480, max(220, 60 + 28 * min(as_table(np.asarray(data)).shape[0], 14))))
     fig.update_layout(title=title or None, height=height, margin=dict(l=40, r=20, t=50, b=40))
     return fig
+
+
+def short_number(x: float) -> str:
+    """A number in at most 7 characters for a metric tile: 0.0123, 12.3, 1.2e5, 1.1e278, inf."""
+    text = f"{x:.3g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    return f"{float(mantissa):.2g}e{int(exponent)}"

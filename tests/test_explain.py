@@ -201,3 +201,14 @@ def test_legend_and_heatmap():
     assert len(fig.data) == 2 and fig.data[0].z.shape == (3, 4)
     assert fig.data[0].colorbar.x < fig.layout.xaxis2.domain[0], "the first colour bar sits between the panels"
     assert len(heatmap_figure(np.ones(5), None).data) == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.0123, "0.0123"), (12.345, "12.3"), (123456.0, "1.2e5"), (1.0762e278, "1.1e278"), (3.2e-5, "3.2e-5"),
+     (float("inf"), "inf"), (float("nan"), "nan")],
+)
+def test_short_number_fits_a_metric_tile(value, text):
+    from explorer.formatting import short_number
+
+    assert short_number(value) == text and len(text) <= 7

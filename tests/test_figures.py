@@ -88,6 +88,17 @@ def test_loss_and_accuracy_curves():
     assert list(acc.data[0].y) == [50.0, 80.0, 90.0]
 
 
+def test_log_axis_ticks_stay_few_when_a_run_diverges():
+    # A diverged run's loss spans hundreds of decades; minor "D2" ticks over that range make the
+    # browser lay out thousands of labels and freeze the page.
+    calm = figures.loss_curves([0, 10, 20], [1.0, 0.3, 0.05])
+    assert calm["layout"]["yaxis"]["dtick"] == "D2"
+    wild = figures.loss_curves([0, 20, 40, 60], [1.1, 1e91, 1e184, float("inf")], [1.2, 1e90, 1e185, 1e278])
+    assert "dtick" not in wild["layout"]["yaxis"] and wild["layout"]["yaxis"]["type"] == "log"
+    norms = figures.gradient_norms([0, 1], np.array([[1.0, 2.0], [1e150, 1e200]]), ["W1", "W2"])
+    assert "dtick" not in norms["layout"]["yaxis"]
+
+
 def test_gradient_norms_one_line_per_layer():
     spec = figures.gradient_norms([0, 1, 2], np.array([[1, 2, 3], [1, 2, 3], [0.5, 1, 1]]), ["W1", "W2", "W3"])
     assert [t["name"] for t in spec["data"]] == ["W1", "W2", "W3"]
