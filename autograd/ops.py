@@ -11,9 +11,7 @@ import builtins
 import numpy as np
 
 from autograd.special import erfc
-from autograd.tensor import Primitive, Tensor, _as_array
-
-_result = Tensor._result
+from autograd.tensor import Primitive, Tensor, _as_array, _result
 
 
 # ---- argument handling -------------------------------------------------------------------------
@@ -616,10 +614,11 @@ _REDUCTIONS = ("mean", "sum", "none")
 def _reduce_loss(per_item, reduction):
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+    # NOTE: np.add.reduce is what ndarray.mean/sum compute, without their Python wrappers.
     if reduction == "mean":
-        return np.asarray(per_item.mean())
+        return np.asarray(np.add.reduce(per_item, axis=None) / per_item.size)
     if reduction == "sum":
-        return np.asarray(per_item.sum())
+        return np.asarray(np.add.reduce(per_item, axis=None))
     return per_item
 
 
@@ -711,3 +710,14 @@ PRIMITIVES = {
         WHERE, CONCAT, STACK, CROSS_ENTROPY, BCE_WITH_LOGITS,
     )
 }
+
+
+# ---- Tensor's operators -------------------------------------------------------------------------
+# The operators and methods that take their arguments in the primitive's order are the primitives
+# themselves (`t * u` is mul(t, u), no forwarding call between): the per-op hot path.
+for _name in ("add", "sub", "mul", "matmul", "neg", "pow"):
+    setattr(Tensor, f"__{_name}__", globals()[_name])
+Tensor.__truediv__ = div
+for _name in ("exp", "log", "sqrt", "abs", "relu", "tanh", "sigmoid", "gelu", "silu"):
+    setattr(Tensor, _name, globals()[_name])
+del _name

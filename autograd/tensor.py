@@ -103,29 +103,6 @@ class Tensor:
         self._meta = None
 
     @classmethod
-    def _result(cls, data, parents, prim, meta=None):
-        """A tensor made by `prim` from `parents`; records the graph only if a parent needs grad."""
-        out = object.__new__(cls)
-        # NOTE: NumPy returns scalars, not 0-d arrays, from elementwise ops on 0-d arrays.
-        out.data = data if type(data) is np.ndarray else np.asarray(data)
-        out.grad = None
-        out.name = None
-        for parent in parents:
-            if parent.requires_grad:
-                if _no_grad_depth and not is_grad_enabled():
-                    break
-                out.requires_grad = True
-                out._parents = parents
-                out._prim = prim
-                out._meta = meta
-                return out
-        out.requires_grad = False
-        out._parents = ()
-        out._prim = None
-        out._meta = None
-        return out
-
-    @classmethod
     def _constant(cls, data):
         out = object.__new__(cls)
         out.data = data
@@ -235,44 +212,26 @@ class Tensor:
         run_backward(self, grad)
 
     # ---- operators (each forwards to the primitive in ops.py) -------------------------------
-    def __add__(self, other):
-        return _ops.add(self, other)
-
+    # NOTE: + - * / ** @ and unary minus, and exp, log, sqrt, abs, relu, tanh, sigmoid, gelu, silu
+    # take their arguments in the primitive's order, so they are the ops.py functions themselves
+    # (bound at the end of ops.py): one call less on every op.
     def __radd__(self, other):
         return _ops.add(other, self)
-
-    def __sub__(self, other):
-        return _ops.sub(self, other)
 
     def __rsub__(self, other):
         return _ops.sub(other, self)
 
-    def __mul__(self, other):
-        return _ops.mul(self, other)
-
     def __rmul__(self, other):
         return _ops.mul(other, self)
-
-    def __truediv__(self, other):
-        return _ops.div(self, other)
 
     def __rtruediv__(self, other):
         return _ops.div(other, self)
 
-    def __pow__(self, other):
-        return _ops.pow(self, other)
-
     def __rpow__(self, other):
         return _ops.pow(other, self)
 
-    def __matmul__(self, other):
-        return _ops.matmul(self, other)
-
     def __rmatmul__(self, other):
         return _ops.matmul(other, self)
-
-    def __neg__(self):
-        return _ops.neg(self)
 
     def __pos__(self):
         return self
@@ -309,33 +268,6 @@ class Tensor:
     def max(self, axis=None, keepdims=False):
         return _ops.max(self, axis=axis, keepdims=keepdims)
 
-    def exp(self):
-        return _ops.exp(self)
-
-    def log(self):
-        return _ops.log(self)
-
-    def sqrt(self):
-        return _ops.sqrt(self)
-
-    def abs(self):
-        return _ops.abs(self)
-
-    def relu(self):
-        return _ops.relu(self)
-
-    def tanh(self):
-        return _ops.tanh(self)
-
-    def sigmoid(self):
-        return _ops.sigmoid(self)
-
-    def gelu(self):
-        return _ops.gelu(self)
-
-    def silu(self):
-        return _ops.silu(self)
-
     def softmax(self, axis=-1):
         return _ops.softmax(self, axis=axis)
 
@@ -369,6 +301,38 @@ class Parameter(Tensor):
 
 
 # ---- the backward pass -----------------------------------------------------------------------
+_new = object.__new__
+
+
+def _result(data, parents, prim, meta=None):
+    """A tensor made by `prim` from `parents`; records the graph only if a parent needs grad.
+
+    Every op's forward ends here, so it is written for speed: a module function, not a method.
+    """
+    out = _new(Tensor)
+    # NOTE: NumPy returns scalars, not 0-d arrays, from elementwise ops on 0-d arrays.
+    out.data = data if type(data) is np.ndarray else np.asarray(data)
+    out.grad = None
+    out.name = None
+    for parent in parents:
+        if parent.requires_grad:
+            if _no_grad_depth and not is_grad_enabled():
+                break
+            out.requires_grad = True
+            out._parents = parents
+            out._prim = prim
+            out._meta = meta
+            return out
+    out.requires_grad = False
+    out._parents = ()
+    out._prim = None
+    out._meta = None
+    return out
+
+
+Tensor._result = staticmethod(_result)
+
+
 def broadcast_axes(grad_shape, shape):
     """The axes of an array of `grad_shape` to sum so that it takes `shape` (undoing broadcasting).
 
@@ -431,13 +395,13 @@ def run_backward(root, grad=None, observer=None):
         if seed.shape != root.data.shape:
             raise ValueError(f"backward(): grad has shape {seed.shape} but the tensor has shape {root.shape}")
     pending = {root: seed}
-    stored = set()  # ids of the arrays this pass has put in a .grad
+    passed = set()  # ids of arrays a VJP passed on unchanged: they are the grads of two nodes
     for node in reversed(toposort(root)):
         g = pending.pop(node)
         if node.grad is None:
             if type(g) is not np.ndarray:  # a NumPy scalar from a 0-d VJP
                 g = np.asarray(g)
-            elif g.base is not None or id(g) in stored:
+            elif g.base is not None or id(g) in passed:
                 # NOTE: VJPs pass G on unchanged (add) or as a view (reshape), so this array is also
                 # another node's grad. A leaf gets a copy of its own (users write into leaf grads:
                 # clipping, scaling); an intermediate shares it read-only, so an in-place write
@@ -446,7 +410,6 @@ def run_backward(root, grad=None, observer=None):
                     g = g.copy()
                 else:
                     g.flags.writeable = False
-            stored.add(id(g))
             node.grad = g
         else:
             node.grad = node.grad + g
@@ -458,8 +421,20 @@ def run_backward(root, grad=None, observer=None):
         # NOTE: ops without metadata and with one or two inputs (most of them) are called without
         # building argument tuples or keyword dicts: this is the engine's hot path.
         if meta is None and len(parents) == 1:  # a one-input op node exists only if its input needs grad
-            raw = prim.vjp(g, node.data, parents[0].data, need=_NEED_ONE)
-        elif meta is None and len(parents) == 2:
+            parent = parents[0]
+            data = parent.data
+            raw = prim.vjp(g, node.data, data, need=_NEED_ONE)
+            contribution = raw[0]
+            if contribution.shape != data.shape or contribution.dtype is not data.dtype:
+                contribution = fit_gradient(contribution, data, prim.name)
+            elif contribution is g:
+                passed.add(id(g))
+            previous = pending.get(parent)
+            pending[parent] = contribution if previous is None else previous + contribution
+            if observer is not None:
+                observer(node, g, raw, pending)
+            continue
+        if meta is None and len(parents) == 2:
             a, b = parents
             raw = prim.vjp(g, node.data, a.data, b.data, need=(a.requires_grad, b.requires_grad))
         else:
@@ -469,11 +444,15 @@ def run_backward(root, grad=None, observer=None):
                 raw = prim.vjp(g, node.data, *inputs, need=need)
             else:
                 raw = prim.vjp(g, node.data, *inputs, need=need, **meta)
+        sent = None
         for parent, contribution in zip(parents, raw):
             if parent.requires_grad:
                 data = parent.data
                 if contribution.shape != data.shape or contribution.dtype is not data.dtype:
                     contribution = fit_gradient(contribution, data, prim.name)
+                elif contribution is g or contribution is sent:  # passed on, or sent to two parents
+                    passed.add(id(contribution))
+                sent = contribution
                 previous = pending.get(parent)
                 pending[parent] = contribution if previous is None else previous + contribution
         if observer is not None:
