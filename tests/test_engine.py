@@ -162,6 +162,25 @@ def test_intermediate_grads_shared_with_another_node_are_read_only():
     assert np.array_equal(a.grad, [3.0, 3.0])
 
 
+def _same_array_twice_vjp(g, out, a, b, need):
+    d = g * 2.0
+    return d, d
+
+
+SAME_TWICE = Primitive("same_twice", _same_array_twice_vjp, "")
+
+
+def test_a_vjp_that_sends_one_new_array_to_two_parents_still_gives_each_its_own_grad():
+    a = Tensor(np.ones(2), requires_grad=True)
+    b = Tensor(np.ones(2), requires_grad=True)
+    mid_a, mid_b = a * 1.0, b * 1.0
+    Tensor._result(mid_a.data + mid_b.data, (mid_a, mid_b), SAME_TWICE).sum().backward()
+    with pytest.raises(ValueError, match="read-only"):
+        mid_a.grad += 1.0
+    a.grad += 1.0
+    assert np.array_equal(b.grad, [2.0, 2.0]) and np.array_equal(mid_b.grad, [2.0, 2.0])
+
+
 def test_backward_with_explicit_seed_and_non_scalar_root():
     x = Tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
     y = x * x
