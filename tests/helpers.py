@@ -1,4 +1,5 @@
-"""Shared test helpers: a float64 central-difference gradient checker with a precise failure message."""
+"""Shared test helpers: a float64 central-difference gradient checker with a precise failure message,
+and micrograd's test program written with Tensors."""
 
 import numpy as np
 
@@ -67,3 +68,24 @@ def assert_exact(actual, expected, what=""):
     expected = np.asarray(expected)
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
     assert np.array_equal(actual, expected, equal_nan=True), f"{what}: {actual!r} != {expected!r}"
+
+
+def micrograd_tensors():
+    """micrograd's test program (explorer.presets.MICROGRAD) written with Tensors: (a, b, g).
+
+    Its known answers: g = 24.7041, dg/da = 138.8338, dg/db = 645.5773.
+    """
+    a = Tensor(-4.0, requires_grad=True, name="a")
+    b = Tensor(2.0, requires_grad=True, name="b")
+    c = a + b
+    d = a * b + b**3
+    c += c + 1
+    c += 1 + c + (-a)
+    d += d * 2 + (b + a).relu()
+    d += 3 * d + (b - a).relu()
+    e = c - d
+    f = e**2
+    g = f / 2.0
+    g += 10.0 / f
+    g.name = "g"
+    return a, b, g

@@ -12,6 +12,7 @@ from autograd import Tensor
 from autograd.graph import backward_steps, grads_at, trace
 from explorer import dot as dotmod
 from explorer.dot import LEGEND, STATE_LEGEND, format_array, synthetic_graph, to_dot, to_svg
+from tests.helpers import micrograd_tensors
 
 NODE_LINE = re.compile(r"^\s*(n\d+|notice) \[label=", re.M)
 EDGE_LINE = re.compile(r"^\s*(n\d+|notice) -> (n\d+)", re.M)
@@ -20,23 +21,6 @@ EDGE_LINE = re.compile(r"^\s*(n\d+|notice) -> (n\d+)", re.M)
 def node_lines(dot: str) -> dict[str, str]:
     """DOT node id -> its whole line."""
     return {m.group(1): dot[m.start() : dot.index("\n", m.start())] for m in NODE_LINE.finditer(dot)}
-
-
-def micrograd():
-    a = Tensor(-4.0, requires_grad=True, name="a")
-    b = Tensor(2.0, requires_grad=True, name="b")
-    c = a + b
-    d = a * b + b**3
-    c += c + 1
-    c += 1 + c + (-a)
-    d += d * 2 + (b + a).relu()
-    d += 3 * d + (b - a).relu()
-    e = c - d
-    f = e**2
-    g = f / 2.0
-    g += 10.0 / f
-    g.name = "g"
-    return a, b, g
 
 
 def seed_graph():
@@ -87,7 +71,7 @@ def test_repeated_parent_gets_two_edges():
 
 
 def test_labels_hold_data_and_grads():
-    a, b, g = micrograd()
+    a, b, g = micrograd_tensors()
     g.backward()
     graph = trace(g)
     dot = to_dot(graph)
@@ -232,7 +216,7 @@ DOT_BINARY = shutil.which("dot")
 @pytest.mark.skipif(DOT_BINARY is None and not os.environ.get("CI"), reason="Graphviz 'dot' is not installed")
 @pytest.mark.parametrize(
     "make, max_nodes",
-    [(seed_graph, 200), (micrograd, 200), (broadcast_graph, 200), (lambda: chain(500), 200)],
+    [(seed_graph, 200), (micrograd_tensors, 200), (broadcast_graph, 200), (lambda: chain(500), 200)],
     ids=["seed", "micrograd", "broadcast", "chain"],
 )
 def test_dot_parses_with_graphviz(make, max_nodes):

@@ -7,21 +7,11 @@ import pytest
 
 from autograd import Parameter, Tensor, is_grad_enabled, no_grad
 from autograd.tensor import Primitive, toposort, unbroadcast
+from tests.helpers import micrograd_tensors
 
 
 def test_micrograd_canonical_program():
-    a = Tensor(-4.0, requires_grad=True)
-    b = Tensor(2.0, requires_grad=True)
-    c = a + b
-    d = a * b + b**3
-    c += c + 1
-    c += 1 + c + (-a)
-    d += d * 2 + (b + a).relu()
-    d += 3 * d + (b - a).relu()
-    e = c - d
-    f = e**2
-    g = f / 2.0
-    g += 10.0 / f
+    a, b, g = micrograd_tensors()
     g.backward()
     assert round(g.item(), 4) == 24.7041
     assert round(float(a.grad), 4) == 138.8338

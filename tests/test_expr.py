@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from autograd import Tensor
 from autograd import functional as F
 from autograd.expr import ExpressionError, Result, check, evaluate, to_python
+from explorer import presets
 from tests.expr_corpus import HOSTILE
+from tests.helpers import micrograd_tensors
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,34 +27,11 @@ def leaf(data):
 
 
 # ---- the same computation as text and as Tensors ------------------------------------------------
-MICROGRAD = """
-a = -4.0
-b = 2.0
-c = a + b
-d = a * b + b**3
-c += c + 1
-c += 1 + c + (-a)
-d += d * 2 + (b + a).relu()
-d += 3 * d + (b - a).relu()
-e = c - d
-f = e**2
-g = f / 2.0
-g += 10.0 / f
-"""
+MICROGRAD = presets.MICROGRAD
 
 
 def micrograd(rng):
-    a, b = leaf(-4.0), leaf(2.0)
-    c = a + b
-    d = a * b + b**3
-    c += c + 1
-    c += 1 + c + (-a)
-    d += d * 2 + (b + a).relu()
-    d += 3 * d + (b - a).relu()
-    e = c - d
-    f = e**2
-    g = f / 2.0
-    g += 10.0 / f
+    a, b, g = micrograd_tensors()
     return {"a": a, "b": b}, g
 
 
