@@ -256,34 +256,11 @@ def live_view() -> None:
             help=f"Train accuracy: {m['train_acc']:.1%}",
         )
     caption = _caption(state, m)
-    if state.task == "regression":
-        spec = figures.regression_fit(
-            state.xs,
-            training.prediction_grid(state),
-            state.X_train,
-            state.y_train,
-            state.X_test,
-            state.y_test,
-            caption=caption,
-            title="",
-        )
-    else:
-        spec = figures.decision_boundary(
-            state.xs,
-            state.ys,
-            training.prediction_grid(state),
-            state.X_train,
-            state.y_train,
-            state.X_test,
-            state.y_test,
-            n_classes=state.n_classes,
-            caption=caption,
-            title="",
-            frames=[
-                {"probs": shot["grid"], "step": shot["step"], "caption": _caption(state, shot["metrics"])}
-                for shot in shots[:-1]
-            ],
-        )
+    frames = [
+        {"probs": shot["grid"], "step": shot["step"], "caption": _caption(state, shot["metrics"])}
+        for shot in shots[:-1]
+    ]
+    spec = figures.state_view(state, training.prediction_grid(state), caption=caption, frames=frames)
     spec["layout"]["meta"]["step"] = m["step"]
     spec["layout"]["margin"]["t"] = 16
     chart, side = st.columns([3, 2])

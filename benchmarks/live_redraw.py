@@ -37,17 +37,7 @@ def _state() -> training.TrainState:
 
 def _redraw(state: training.TrainState) -> int:
     state._grid_cache = None  # a redraw after training always recomputes the grid
-    spec = figures.decision_boundary(
-        state.xs,
-        state.ys,
-        training.prediction_grid(state),
-        state.X_train,
-        state.y_train,
-        state.X_test,
-        state.y_test,
-        n_classes=state.n_classes,
-        caption=f"step {state.step}",
-    )
+    spec = figures.state_view(state, training.prediction_grid(state), caption=f"step {state.step}")
     return len(figures.to_json(spec))
 
 

@@ -231,6 +231,29 @@ def decision_boundary(
     return {"data": data, "layout": layout}
 
 
+def state_view(state, grid: np.ndarray, *, caption: str = "", title: str = "", frames: Sequence[dict] = ()) -> dict:
+    """The playground's picture of a training state (explorer.training.TrainState): the decision boundary
+    for classification (with queued `frames`), the fitted curve for regression; `grid` is the model's
+    prediction over the state's grid."""
+    if state.task == "regression":
+        return regression_fit(
+            state.xs, grid, state.X_train, state.y_train, state.X_test, state.y_test, caption=caption, title=title
+        )
+    return decision_boundary(
+        state.xs,
+        state.ys,
+        grid,
+        state.X_train,
+        state.y_train,
+        state.X_test,
+        state.y_test,
+        n_classes=state.n_classes,
+        caption=caption,
+        title=title,
+        frames=frames,
+    )
+
+
 def regression_fit(
     xs: np.ndarray,
     pred: np.ndarray,
