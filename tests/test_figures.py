@@ -151,3 +151,14 @@ def test_replay_frames_and_slider(task):
     assert fig.layout.updatemenus[0].buttons[0].label == "▶ Play"
     with pytest.raises(ValueError, match="no frames"):
         figures.replay([], XS, YS, X, Y2, task=task)
+
+
+@pytest.mark.parametrize(("dataset", "first_type"), [("two moons", "heatmap"), ("sine", "scatter")])
+def test_state_view_draws_the_boundary_or_the_fitted_curve(dataset, first_type):
+    from explorer import training
+
+    state = training.new_state(training.TrainConfig(dataset=dataset, n=60))
+    grid = training.prediction_grid(state)
+    spec = figures.state_view(state, grid, caption="step 0")
+    assert spec["data"][0]["type"] == first_type
+    assert spec["layout"]["meta"]["caption"] == "step 0"
