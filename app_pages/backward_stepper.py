@@ -6,7 +6,7 @@ import streamlit as st
 
 from autograd.graph import grads_at
 from explorer import explain, presets
-from explorer.dot import to_dot
+from explorer.dot import LAYOUTS, to_dot
 from explorer.formatting import kinds_in, legend_html
 
 stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
@@ -107,9 +107,9 @@ def slider_key() -> str:
 def rankdir_control():
     st.segmented_control(
         "Layout",
-        ["TB", "LR"],
+        list(LAYOUTS),
         default="TB",
-        format_func={"TB": "top → bottom", "LR": "left → right"}.get,
+        format_func=LAYOUTS.get,
         key="stepper_rankdir",
         required=True,
     )

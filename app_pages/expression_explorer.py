@@ -3,7 +3,7 @@
 import streamlit as st
 
 from explorer import explain, presets
-from explorer.dot import to_dot, to_svg
+from explorer.dot import LAYOUTS, to_dot, to_svg
 from explorer.formatting import heatmap_figure, kinds_in, legend_html
 
 analyse = st.cache_data(max_entries=64, show_spinner=False)(explain.analyse_program)
@@ -91,9 +91,9 @@ with left:
     )
     rankdir = st.segmented_control(
         "Layout",
-        ["TB", "LR"],
+        list(LAYOUTS),
         default="TB",
-        format_func={"TB": "top → bottom", "LR": "left → right"}.get,
+        format_func=LAYOUTS.get,
         key="explorer_rankdir",
         required=True,
     )

@@ -28,6 +28,8 @@ SMALL = 12
 #: Numbers per printed line in a node's value rows.
 PER_LINE = 6
 #: Ops whose argument order does not change the result: their edges carry no slot label.
+# The layout directions the pages offer, with their labels (to_dot also takes BT and RL).
+LAYOUTS = {"TB": "top → bottom", "LR": "left → right"}
 COMMUTATIVE = frozenset({"+", "add", "*", "mul", "maximum", "minimum"})
 _SLOT = re.compile(r"\bd([A-Za-z]\w*)\s*=")
 
