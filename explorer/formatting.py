@@ -68,9 +68,12 @@ def heatmap_figure(data: np.ndarray, grad: np.ndarray | None, title: str = "") -
 
 
 def short_number(x: float) -> str:
-    """A number in at most 7 characters for a metric tile: 0.0123, 12.3, 1.2e5, 1.1e278, inf."""
-    text = f"{x:.3g}"
-    if "e" not in text:
-        return text
-    mantissa, exponent = text.split("e")
-    return f"{float(mantissa):.2g}e{int(exponent)}"
+    """A number in at most 7 characters for a metric tile: 0.00137, 12.3, 5.1e-4, 1.1e278, inf."""
+    if not np.isfinite(x) or x == 0:
+        return f"{x:.3g}"
+    if 1e-3 <= abs(x) < 1e5:
+        text = f"{x:.3g}"
+        if "e" not in text:
+            return text
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"

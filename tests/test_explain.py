@@ -205,8 +205,9 @@ def test_legend_and_heatmap():
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(0.0123, "0.0123"), (12.345, "12.3"), (123456.0, "1.2e5"), (1.0762e278, "1.1e278"), (3.2e-5, "3.2e-5"),
-     (float("inf"), "inf"), (float("nan"), "nan")],
+    [(0.0123, "0.0123"), (0.00137, "0.00137"), (0.000512, "5.1e-4"), (12.345, "12.3"), (99999.0, "1.0e5"),
+     (123456.0, "1.2e5"), (1.0762e278, "1.1e278"), (3.2e-5, "3.2e-5"), (0.0, "0"), (float("inf"), "inf"),
+     (float("nan"), "nan")],
 )
 def test_short_number_fits_a_metric_tile(value, text):
     from explorer.formatting import short_number
