@@ -124,9 +124,8 @@ with right:
         )
     st.caption(caption)
 
-grads_tab, node_tab, export_tab = st.tabs(["Gradients and check", "Inspect a node", "Export"])
 
-with grads_tab:
+def show_checks():
     rows = analysis.checks
     checked = [r for r in rows if r.ok is not None]
     if checked and all(r.ok for r in checked):
@@ -145,12 +144,22 @@ with grads_tab:
         "show their grad only."
     )
 
-with node_tab:
+
+def pick_node():
+    st.session_state["explorer_picked"] = st.session_state["explorer_node"]
+
+
+def show_node():
+    # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed.
     ids = [node.id for node in graph.nodes]
-    if st.session_state.get("explorer_node") not in ids:
-        st.session_state["explorer_node"] = graph.output
+    picked = st.session_state.get("explorer_picked")
+    st.session_state["explorer_node"] = picked if picked in ids else graph.output
     node_id = st.selectbox(
-        "Node", ids, key="explorer_node", format_func=lambda i: explain.node_choice(graph.nodes[i])
+        "Node",
+        ids,
+        key="explorer_node",
+        on_change=pick_node,
+        format_func=lambda i: explain.node_choice(graph.nodes[i]),
     )
     node = graph.nodes[node_id]
     if node.formula:
@@ -170,7 +179,8 @@ with node_tab:
             st.dataframe(explain.as_table(node.grad), width="stretch")
     st.plotly_chart(heatmap_figure(node.data, node.grad, explain.node_label(node)), width="stretch")
 
-with export_tab:
+
+def show_export():
     st.caption("Take the graph or the program elsewhere.")
     e1, e2, e3 = st.columns(3)
     download = ":material/download:"
@@ -185,3 +195,12 @@ with export_tab:
     )
     with st.expander("The program as Python"):
         st.code(analysis.python, language="python")
+
+
+# NOTE: only the open tab runs (on_change="rerun"): the node inspector's Plotly heatmap, the export's
+# SVG and the highlighted code are not built, sent or loaded by the browser until someone asks for them.
+tabs = st.tabs(["Gradients and check", "Inspect a node", "Export"], key="explorer_tab", on_change="rerun")
+for tab, show in zip(tabs, (show_checks, show_node, show_export)):
+    if tab.open:
+        with tab:
+            show()

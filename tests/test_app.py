@@ -149,12 +149,20 @@ def test_toggles_and_layout_change_the_drawing():
     assert "rankdir=LR" in graph_dot(at)
 
 
+def open_tab(at, label: str) -> None:
+    """Select a tab of the explorer (what a click on it does in the browser) and rerun."""
+    at.session_state["explorer_tab"] = label
+    at.run()
+
+
 def test_inspect_a_node_shows_its_data_grad_and_rule():
     at = app().run()
     at.selectbox(key="explorer_preset").select("broadcasting bias").run()
     graph = traced(presets.program("broadcasting bias"))
     bias = [n for n in graph.nodes if n.name == "bias"][0]
     add = [n for n in graph.nodes if n.op == "add"][0]
+    assert not at.get("plotly_chart"), "the node inspector runs only when its tab is open"
+    open_tab(at, "Inspect a node")
     at.selectbox(key="explorer_node").select(add.id).run()
     no_exception(at)
     assert any(c.value == add.formula for c in at.code)
@@ -164,10 +172,16 @@ def test_inspect_a_node_shows_its_data_grad_and_rule():
     at.selectbox(key="explorer_node").select(bias.id).run()
     frames = [d.value for d in at.dataframe]
     assert any(f.shape == (1, 4) and abs(f.to_numpy() - bias.grad).max() < 1e-12 for f in frames)
+    open_tab(at, "Gradients and check")
+    assert not at.get("selectbox") or all(b.key != "explorer_node" for b in at.selectbox)
+    open_tab(at, "Inspect a node")
+    assert at.selectbox(key="explorer_node").value == bias.id, "the pick survives closing the tab"
 
 
 def test_downloads_offer_dot_svg_and_python():
     at = app().run()
+    assert not at.get("download_button"), "the export runs only when its tab is open"
+    open_tab(at, "Export")
     labels_ = [b.proto.label for b in at.get("download_button")]
     assert "DOT (Graphviz)" in labels_ and "As Python" in labels_
     assert "SVG picture" in labels_ or any("needs Graphviz" in c.value for c in at.caption)

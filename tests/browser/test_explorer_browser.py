@@ -14,6 +14,7 @@ from explorer.dot import fmt_number
 
 from .helpers import (
     GRAPH_EDGES,
+    app_exception,
     main_text,
     node_count,
     node_styles,
@@ -22,12 +23,14 @@ from .helpers import (
     set_text_area,
     text_area,
     wait_for_node_count,
+    wait_for_rerun,
 )
 
 pytestmark = pytest.mark.browser
 
 DEFAULT_PROGRAM = presets.program(presets.DEFAULT)
 OTHER_PROGRAM = presets.program("seed example")
+PLOT = '[data-testid="stPlotlyChart"]'
 BROKEN_PROGRAM = "a = 1.0\nb = a +* 2\n"  # a syntax error at line 2, col 8
 
 
@@ -108,9 +111,9 @@ def test_broken_program_shows_line_and_column_and_keeps_graph(page, app_url, art
     alert = page.locator('[data-testid="stAlert"]', has_text="Line 2, column 8")
     alert.first.wait_for()
     assert "syntax" in alert.first.inner_text().lower()
-    text = main_text(page)
-    assert "The graph shows the last program that ran." in text
-    assert "2 | b = a +* 2" in text  # the caret block quotes the bad line
+    # The caret block quotes the bad line (a code block: its renderer may still be loading).
+    page.locator('[data-testid="stMain"]', has_text="2 | b = a +* 2").wait_for(timeout=30_000)
+    assert "The graph shows the last program that ran." in main_text(page)
     # The last good graph is still drawn, unchanged.
     assert node_count(page) == len(graph.nodes)
     assert node_count(page, GRAPH_EDGES) == len(graph.edges)
@@ -138,3 +141,24 @@ def test_url_with_program_reproduces_graph_in_fresh_page(page, browser, app_url,
         fresh.screenshot(path=str(artifacts / "explorer-shared-url.png"))
     finally:
         context.close()
+
+
+def test_inspect_and_export_tabs_open_on_click(page, app_url, artifacts):
+    # The tabs run lazily: their content is built when the tab is clicked, not on the first load.
+    graph = traced(DEFAULT_PROGRAM)
+    open_page(page, app_url)
+    wait_for_node_count(page, len(graph.nodes))
+    heatmap = page.locator(PLOT)
+    assert heatmap.count() == 0, "the node inspector ran before its tab was opened"
+
+    wait_for_rerun(page, page.get_by_role("tab", name="Inspect a node").click)
+    heatmap.first.wait_for(timeout=30_000)
+    page.wait_for_selector(f'{PLOT} .heatmaplayer image', state="attached", timeout=30_000)
+    output = graph.nodes[graph.output]
+    assert f"VJP of {output.op}" in main_text(page)
+    page.screenshot(path=str(artifacts / "explorer-inspect.png"))
+
+    wait_for_rerun(page, page.get_by_role("tab", name="Export").click)
+    page.get_by_role("button", name="As Python").wait_for(timeout=30_000)
+    assert page.get_by_role("button", name="DOT (Graphviz)").count() == 1
+    assert app_exception(page) is None
