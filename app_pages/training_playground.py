@@ -298,73 +298,90 @@ if state.diverged:
     st.warning(f"Training stopped: {state.diverged} Press Reset to start again.", icon=":material/warning:")
 
 # ------------------------------------------------------------------------ more views
+def show_replay() -> None:
+    if len(state.frames) > 1:
+        st.plotly_chart(
+            figures.replay(
+                state.frames,
+                state.xs,
+                state.ys,
+                state.X_train,
+                state.y_train,
+                task=state.task,
+                n_classes=state.n_classes,
+            ),
+            key="pg_replay",
+            config={"displayModeBar": False},
+        )
+        st.caption(f"{len(state.frames)} recorded frames, one every {state.frame_every} steps or more.")
+    else:
+        st.info("Train for a few steps to record frames for the replay.")
+
+
+def show_network() -> None:
+    st.plotly_chart(
+        figures.network_diagram(training.weights(state), state.input_names, state.output_names),
+        key="pg_network",
+        config={"displayModeBar": False},
+    )
+
+
+def show_neurons() -> None:
+    if state.task == "regression":
+        st.info("Per-neuron pictures are drawn for the 2-D classification data sets.")
+    elif sum(state.config.hidden) > 64:
+        st.info("Per-neuron pictures are drawn for networks with at most 64 hidden neurons.")
+    elif not state.config.hidden:
+        st.info("This network has no hidden layer.")
+    else:
+        st.plotly_chart(
+            figures.neuron_heatmaps(state.xs, state.ys, training.hidden_activations(state)),
+            key="pg_neurons",
+            config={"displayModeBar": False},
+        )
+
+
+def show_curves() -> None:
+    h = state.history
+    left, right = st.columns(2)
+    if state.task == "classification":
+        left.plotly_chart(
+            figures.accuracy_curves(h.steps, h.train_acc, h.test_acc if len(state.y_test) else None),
+            key="pg_acc",
+            config={"displayModeBar": False},
+        )
+    else:
+        left.info("Accuracy applies to classification; the loss curve above is the regression metric.")
+    names = [f"W{i + 1}" for i in range(len(state.linears()))]
+    right.plotly_chart(
+        figures.gradient_norms(h.steps, h.grad_norms, names), key="pg_grad", config={"displayModeBar": False}
+    )
+
+
+def show_data() -> None:
+    X_all, y_all = training.all_points(state)
+    st.download_button(
+        "Download these points (CSV)",
+        datasets.to_csv(X_all, y_all, state.task),
+        file_name=f"{config.dataset.replace(' ', '_')}.csv",
+        mime="text/csv",
+        icon=":material/download:",
+    )
+    st.caption(
+        "Upload your own points from the sidebar: columns x1, x2, label (classification) or x, y (regression)."
+    )
+
+
 if playing:
     # NOTE: the heavy views are left out while the live chart animates: fewer DOM nodes and charts
     # keep the browser's main thread free for the redraws.
     st.info("Replay, network, per-neuron pictures, accuracy and gradient curves appear when you pause.")
 else:
-    h = state.history
-    tabs = st.tabs(["Replay", "Network", "Neurons", "Accuracy & gradients", "Data"])
-    with tabs[0]:
-        if len(state.frames) > 1:
-            st.plotly_chart(
-                figures.replay(
-                    state.frames,
-                    state.xs,
-                    state.ys,
-                    state.X_train,
-                    state.y_train,
-                    task=state.task,
-                    n_classes=state.n_classes,
-                ),
-                key="pg_replay",
-                config={"displayModeBar": False},
-            )
-            st.caption(f"{len(state.frames)} recorded frames, one every {state.frame_every} steps or more.")
-        else:
-            st.info("Train for a few steps to record frames for the replay.")
-    with tabs[1]:
-        st.plotly_chart(
-            figures.network_diagram(training.weights(state), state.input_names, state.output_names),
-            key="pg_network",
-            config={"displayModeBar": False},
-        )
-    with tabs[2]:
-        if state.task == "regression":
-            st.info("Per-neuron pictures are drawn for the 2-D classification data sets.")
-        elif sum(state.config.hidden) > 64:
-            st.info("Per-neuron pictures are drawn for networks with at most 64 hidden neurons.")
-        elif not state.config.hidden:
-            st.info("This network has no hidden layer.")
-        else:
-            st.plotly_chart(
-                figures.neuron_heatmaps(state.xs, state.ys, training.hidden_activations(state)),
-                key="pg_neurons",
-                config={"displayModeBar": False},
-            )
-    with tabs[3]:
-        left, right = st.columns(2)
-        if state.task == "classification":
-            left.plotly_chart(
-                figures.accuracy_curves(h.steps, h.train_acc, h.test_acc if len(state.y_test) else None),
-                key="pg_acc",
-                config={"displayModeBar": False},
-            )
-        else:
-            left.info("Accuracy applies to classification; the loss curve above is the regression metric.")
-        names = [f"W{i + 1}" for i in range(len(state.linears()))]
-        right.plotly_chart(
-            figures.gradient_norms(h.steps, h.grad_norms, names), key="pg_grad", config={"displayModeBar": False}
-        )
-    with tabs[4]:
-        X_all, y_all = training.all_points(state)
-        st.download_button(
-            "Download these points (CSV)",
-            datasets.to_csv(X_all, y_all, state.task),
-            file_name=f"{config.dataset.replace(' ', '_')}.csv",
-            mime="text/csv",
-            icon=":material/download:",
-        )
-        st.caption(
-            "Upload your own points from the sidebar: columns x1, x2, label (classification) or x, y (regression)."
-        )
+    # NOTE: only the open tab runs (on_change="rerun"): a Step does not rebuild and resend five figures.
+    tabs = st.tabs(
+        ["Replay", "Network", "Neurons", "Accuracy & gradients", "Data"], key="pg_tab", on_change="rerun"
+    )
+    for tab, show in zip(tabs, (show_replay, show_network, show_neurons, show_curves, show_data)):
+        if tab.open:
+            with tab:
+                show()

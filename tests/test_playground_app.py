@@ -156,11 +156,22 @@ def test_show_step_graph_puts_the_program_in_session_state(at):
     assert not at.exception
 
 
-def test_tabs_render_replay_network_and_download(at):
+def _open_tab(at, label: str) -> list[dict]:
+    """Select a tab below the chart (what a click does in the browser); the Plotly specs then shown."""
+    at.session_state["pg_tab"] = label
+    at.run()
+    assert not at.exception, label
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_tabs_render_replay_network_neurons_curves_and_download(at):
     for _ in range(3):
         _button(at, "Step").click().run()
-    charts = at.get("plotly_chart")
-    specs = [json.loads(c.proto.spec) for c in charts]
-    assert any(s.get("frames") for s in specs), "no replay animation"
-    assert any("Network" in s["layout"]["title"]["text"] for s in specs)
-    assert at.get("download_button"), "no CSV download"
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(specs) == 1 and specs[0].get("frames"), "only the open tab (the replay) runs"
+    assert not at.get("download_button")
+    assert any("Network" in s["layout"]["title"]["text"] for s in _open_tab(at, "Network"))
+    assert any(s["data"] and s["data"][0]["type"] == "heatmap" for s in _open_tab(at, "Neurons"))
+    titles = [s["layout"]["title"]["text"] for s in _open_tab(at, "Accuracy & gradients")]
+    assert titles == ["Accuracy", "Gradient norm per layer"]
+    assert not _open_tab(at, "Data") and at.get("download_button"), "no CSV download"
