@@ -186,6 +186,18 @@ def main_text(page) -> str:
     return page.locator('[data-testid="stMain"]').inner_text()
 
 
+def wait_for_text(page, text: str, timeout: float = 30_000) -> None:
+    """Wait until the main block shows `text`. Elements of one script run can appear a moment
+    apart (each waits for its own JS chunk), so a text below the graph may trail the graph."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    try:
+        page.locator('[data-testid="stMain"]', has_text=text).wait_for(timeout=timeout)
+    except PlaywrightTimeoutError as error:
+        shown = main_text(page)[:1500]
+        raise AssertionError(f"{text!r} not shown after {timeout / 1000:.0f} s; the page says:\n{shown}") from error
+
+
 def horizontal_overflow(page, selector: str = '[data-testid="stMain"]') -> dict:
     """scrollWidth vs clientWidth of the element and of the document."""
     return page.evaluate(

@@ -15,7 +15,6 @@ from explorer.dot import fmt_number
 from .helpers import (
     GRAPH_EDGES,
     app_exception,
-    main_text,
     node_count,
     node_styles,
     open_page,
@@ -24,6 +23,7 @@ from .helpers import (
     text_area,
     wait_for_node_count,
     wait_for_rerun,
+    wait_for_text,
 )
 
 pytestmark = pytest.mark.browser
@@ -71,7 +71,7 @@ def test_default_program_draws_its_graph(page, app_url, artifacts):
         if node.name in ("a", "b") and not node.op:
             assert fmt_number(node.grad) in boxes[f"n{node.id}"], (node.name, boxes[f"n{node.id}"])
     # The finite-difference check agrees, and says so.
-    assert "match central differences" in main_text(page)
+    wait_for_text(page, "match central differences")
     assert text_area(page, "Program").input_value() == DEFAULT_PROGRAM
     page.screenshot(path=str(artifacts / "explorer-default.png"))
 
@@ -96,7 +96,7 @@ def test_typing_a_program_redraws_the_graph_and_updates_url(page, app_url, artif
     set_text_area(page, OTHER_PROGRAM, label="Program")
     wait_for_node_count(page, len(graph.nodes))
     assert node_count(page, GRAPH_EDGES) == len(graph.edges)
-    assert f"{len(graph.nodes)} tensors, {len(graph.edges)} edges." in main_text(page)
+    wait_for_text(page, f"{len(graph.nodes)} tensors, {len(graph.edges)} edges.")
     page.wait_for_function("() => new URLSearchParams(location.search).get('program') !== null")
     assert program_in_url(page.url) == OTHER_PROGRAM
     page.screenshot(path=str(artifacts / "explorer-edited.png"))
@@ -111,9 +111,8 @@ def test_broken_program_shows_line_and_column_and_keeps_graph(page, app_url, art
     alert = page.locator('[data-testid="stAlert"]', has_text="Line 2, column 8")
     alert.first.wait_for()
     assert "syntax" in alert.first.inner_text().lower()
-    # The caret block quotes the bad line (a code block: its renderer may still be loading).
-    page.locator('[data-testid="stMain"]', has_text="2 | b = a +* 2").wait_for(timeout=30_000)
-    assert "The graph shows the last program that ran." in main_text(page)
+    wait_for_text(page, "2 | b = a +* 2")  # the caret block quotes the bad line
+    wait_for_text(page, "The graph shows the last program that ran.")
     # The last good graph is still drawn, unchanged.
     assert node_count(page) == len(graph.nodes)
     assert node_count(page, GRAPH_EDGES) == len(graph.edges)
@@ -155,7 +154,7 @@ def test_inspect_and_export_tabs_open_on_click(page, app_url, artifacts):
     heatmap.first.wait_for(timeout=30_000)
     page.wait_for_selector(f'{PLOT} .heatmaplayer image', state="attached", timeout=30_000)
     output = graph.nodes[graph.output]
-    assert f"VJP of {output.op}" in main_text(page)
+    wait_for_text(page, f"VJP of {output.op}")
     page.screenshot(path=str(artifacts / "explorer-inspect.png"))
 
     wait_for_rerun(page, page.get_by_role("tab", name="Export").click)

@@ -15,10 +15,10 @@ from .helpers import (
     APP,
     horizontal_overflow,
     install_run_tracker,
-    main_text,
     open_page,
     wait_for_idle,
     wait_for_node_count,
+    wait_for_text,
 )
 
 pytestmark = pytest.mark.browser
@@ -72,7 +72,7 @@ def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, arti
     page.screenshot(path=str(artifacts / f"direct-{path or 'explorer'}.png"))
     for title in TITLES.values():
         assert any(title in link for link in links), f"sidebar on /{path}: {links}"
-    assert TITLES[path] in main_text(page)
+    wait_for_text(page, TITLES[path])
 
 
 @pytest.mark.parametrize("path", ["", "stepper", "playground"])

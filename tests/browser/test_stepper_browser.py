@@ -12,12 +12,12 @@ from explorer import presets
 from explorer.dot import STATE_LEGEND, fmt_number
 
 from .helpers import (
-    main_text,
     node_styles,
     open_page,
     wait_for_idle,
     wait_for_node_count,
     wait_for_rerun,
+    wait_for_text,
 )
 
 pytestmark = pytest.mark.browser
@@ -117,7 +117,7 @@ def test_stepping_to_the_end_shows_final_grads(page, app_url, artifacts):
     thumb.focus()
     wait_for_rerun(page, lambda: thumb.press("End"))
     step_label(page, total, total)
-    assert "Done: every grad now equals what backward() gives." in main_text(page)
+    wait_for_text(page, "Done: every grad now equals what backward() gives.")
     assert button(page, "Next").is_disabled()
 
     styles = nodes_by_style(page)
