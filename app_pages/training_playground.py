@@ -378,9 +378,13 @@ if playing:
     st.info("Replay, network, per-neuron pictures, accuracy and gradient curves appear when you pause.")
 else:
     # NOTE: only the open tab runs (on_change="rerun"): a Step does not rebuild and resend five figures.
+    # The choice is also kept in pg_tab_shown: Streamlit drops the widget's state while Play hides it.
+    if "pg_tab" not in ss and "pg_tab_shown" in ss:
+        ss.pg_tab = ss.pg_tab_shown
     tabs = st.tabs(
         ["Replay", "Network", "Neurons", "Accuracy & gradients", "Data"], key="pg_tab", on_change="rerun"
     )
+    ss.pg_tab_shown = ss.pg_tab
     for tab, show in zip(tabs, (show_replay, show_network, show_neurons, show_curves, show_data)):
         if tab.open:
             with tab:

@@ -175,3 +175,13 @@ def test_tabs_render_replay_network_neurons_curves_and_download(at):
     titles = [s["layout"]["title"]["text"] for s in _open_tab(at, "Accuracy & gradients")]
     assert titles == ["Accuracy", "Gradient norm per layer"]
     assert not _open_tab(at, "Data") and at.get("download_button"), "no CSV download"
+
+
+def test_the_open_tab_stays_open_across_play_and_pause(at):
+    _open_tab(at, "Network")
+    _button(at, "Play").click().run()
+    assert not at.get("plotly_chart"), "the tabs are hidden while playing"
+    _button(at, "Pause").click().run()
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert [s["layout"]["title"]["text"] for s in specs] == [specs[0]["layout"]["title"]["text"]]
+    assert "Network" in specs[0]["layout"]["title"]["text"] and not at.exception
