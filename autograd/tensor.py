@@ -412,7 +412,7 @@ def run_backward(root, grad=None, observer=None):
                     _read_only(g, False)
             node.grad = g
         else:
-            node.grad = node.grad + g
+            node.grad = np.asarray(node.grad + g)  # NOTE: 0-d + 0-d gives a NumPy scalar
         prim = node._prim
         if prim is None:
             continue

@@ -122,6 +122,13 @@ def test_gradients_accumulate_across_backward_calls():
     assert np.array_equal(a.grad, [2.0, 2.0])
 
 
+def test_a_0d_grad_stays_an_array_when_a_second_backward_adds_to_it():
+    a = Tensor(2.0, requires_grad=True)
+    (a * a).backward()
+    (a * a).backward()
+    assert type(a.grad) is np.ndarray and a.grad.shape == () and a.grad == 8.0
+
+
 def test_grads_are_independent_arrays():
     # add's VJP hands the same array to both parents; writing into one grad must not change another.
     a = Tensor(np.array([1.0, 2.0]), requires_grad=True)
