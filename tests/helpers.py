@@ -4,31 +4,12 @@ and micrograd's test program written with Tensors."""
 import numpy as np
 
 from autograd import Tensor
+from autograd.gradcheck import numerical_vjp
 
 
 def leaves(*arrays, dtype=np.float64):
     """Fresh leaf Tensors (requires_grad=True) holding copies of `arrays`."""
     return [Tensor(np.array(a, dtype=dtype), requires_grad=True) for a in arrays]
-
-
-def numerical_grads(fn, arrays, cotangent, eps=1e-6):
-    """Central differences of L(x) = <fn(x), cotangent> with respect to every array, in float64."""
-    arrays = [np.array(a, dtype=np.float64) for a in arrays]
-    grads = []
-    for k, x in enumerate(arrays):
-        grad = np.zeros(x.shape)
-        for i in np.ndindex(x.shape):
-            saved = x[i]
-            values = []
-            for step in (eps, -eps):
-                x[i] = saved + step
-                out = fn(*[Tensor(a) for a in arrays])
-                values.append(float(np.sum(np.asarray(out.data, dtype=np.float64) * cotangent)))
-            x[i] = saved
-            grad[i] = (values[0] - values[1]) / (2 * eps)
-        arrays[k] = x
-        grads.append(grad)
-    return grads
 
 
 def check_grads(op, fn, arrays, *, seed=0, eps=1e-6, atol=1e-6, rtol=1e-5):
@@ -42,7 +23,7 @@ def check_grads(op, fn, arrays, *, seed=0, eps=1e-6, atol=1e-6, rtol=1e-5):
     out = fn(*tensors)
     cotangent = np.random.default_rng(seed).standard_normal(out.shape)
     out.backward(cotangent)
-    numeric = numerical_grads(fn, arrays, cotangent, eps)
+    numeric = numerical_vjp(fn, [Tensor(np.array(a, dtype=np.float64)) for a in arrays], cotangent, eps)
     analytic = []
     for k, (t, num) in enumerate(zip(tensors, numeric)):
         assert t.grad is not None, f"{op}: input {k} got no gradient (grad is None)"
@@ -60,14 +41,6 @@ def check_grads(op, fn, arrays, *, seed=0, eps=1e-6, atol=1e-6, rtol=1e-5):
             )
         analytic.append(grad)
     return analytic
-
-
-def assert_exact(actual, expected, what=""):
-    """Same shape and exactly the same values (NaNs in the same places)."""
-    actual = np.asarray(actual)
-    expected = np.asarray(expected)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    assert np.array_equal(actual, expected, equal_nan=True), f"{what}: {actual!r} != {expected!r}"
 
 
 def micrograd_tensors():
