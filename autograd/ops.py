@@ -267,7 +267,7 @@ GETITEM = Primitive("getitem", _getitem_vjp, "dA = zeros_like(A);  dA[idx] += G"
 # ---- sum, mean, max ------------------------------------------------------------------------
 def sum(a, axis=None, keepdims=False):
     _axes(axis, a.ndim)
-    out = np.asarray(a.data.sum(axis=axis, keepdims=keepdims))
+    out = a.data.sum(axis=axis, keepdims=keepdims)
     return _result(out, (a,), SUM, {"axis": axis, "keepdims": keepdims})
 
 
@@ -280,7 +280,7 @@ SUM = Primitive("sum", _sum_vjp, "dA = G broadcast back over the summed axes")
 
 def mean(a, axis=None, keepdims=False):
     _axes(axis, a.ndim)
-    out = np.asarray(a.data.mean(axis=axis, keepdims=keepdims))
+    out = a.data.mean(axis=axis, keepdims=keepdims)
     return _result(out, (a,), MEAN, {"axis": axis, "keepdims": keepdims})
 
 
@@ -296,7 +296,7 @@ def max(a, axis=None, keepdims=False):
     _axes(axis, a.ndim)
     if a.size == 0:
         raise ValueError("max of an empty tensor")
-    out = np.asarray(a.data.max(axis=axis, keepdims=keepdims))
+    out = a.data.max(axis=axis, keepdims=keepdims)
     return _result(out, (a,), MAX, {"axis": axis, "keepdims": keepdims})
 
 
@@ -500,7 +500,7 @@ RESHAPE = Primitive("reshape", _reshape_vjp, "dA = reshape(G, A.shape)")
 
 def transpose(a, axes=None):
     if axes is not None:
-        if len(axes) != a.ndim or sorted(ax % builtins.max(a.ndim, 1) for ax in axes) != list(range(a.ndim)):
+        if len(axes) != a.ndim or sorted(ax % a.ndim for ax in axes) != list(range(a.ndim)):
             raise ValueError(f"transpose: axes {tuple(axes)} are not a permutation of a {a.ndim}-d tensor's axes")
         axes = tuple(ax % a.ndim for ax in axes)
     return _result(np.transpose(a.data, axes), (a,), TRANSPOSE, {"axes": axes})
@@ -616,9 +616,9 @@ def _reduce_loss(per_item, reduction):
         raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
     # NOTE: np.add.reduce is what ndarray.mean/sum compute, without their Python wrappers.
     if reduction == "mean":
-        return np.asarray(np.add.reduce(per_item, axis=None) / per_item.size)
+        return np.add.reduce(per_item, axis=None) / per_item.size
     if reduction == "sum":
-        return np.asarray(np.add.reduce(per_item, axis=None))
+        return np.add.reduce(per_item, axis=None)
     return per_item
 
 
