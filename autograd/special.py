@@ -1,10 +1,11 @@
 """Special functions NumPy lacks, vectorised and accurate to float64: erf and erfc."""
 
+import functools
 import math
 
 import numpy as np
 
-# NOTE: the method. erf and erfc are evaluated through two smooth helpers, each tabulated at import
+# NOTE: the method. erf and erfc are evaluated through two smooth helpers, each tabulated on first use
 # as piecewise polynomials (interpolated at Chebyshev points from Python's math.erf/math.erfc, which
 # are correctly rounded to within an ulp or two):
 #   small(x) = erf(x) / x                 on [0, 1)   -> erf = x·small,       erfc = 1 − erf
@@ -55,8 +56,16 @@ def _erfcx(v):
     return math.erfc(v) * math.exp(v * v)
 
 
-_SMALL = _PiecewisePolynomial(_erf_over_x, 0.0, _SPLIT, width=0.25)
-_SCALED = _PiecewisePolynomial(_erfcx, _SPLIT, _TABLE_END, width=0.25)
+# NOTE: the tables are fitted on first use, not at import: fitting takes ~20 ms, and most programs
+# (and every process that only imports autograd) never call erf.
+@functools.cache
+def _small():
+    return _PiecewisePolynomial(_erf_over_x, 0.0, _SPLIT, width=0.25)
+
+
+@functools.cache
+def _scaled():
+    return _PiecewisePolynomial(_erfcx, _SPLIT, _TABLE_END, width=0.25)
 
 
 def _exp_minus_square(x):
@@ -71,7 +80,7 @@ def _erfc_positive(x):
     out = np.empty_like(x)
     near = x < _TABLE_END
     xn = x[near]
-    out[near] = _SCALED(xn) * _exp_minus_square(xn)
+    out[near] = _scaled()(xn) * _exp_minus_square(xn)
     if near.all():
         return out
     xf = x[~near]
@@ -100,7 +109,7 @@ def erf(x):
     ax, small, big, special = _regions(x)
     out = np.empty_like(x)
     xs = x[small]
-    out[small] = xs * _SMALL(np.abs(xs))
+    out[small] = xs * _small()(np.abs(xs))
     out[big] = np.sign(x[big]) * (1.0 - _erfc_positive(ax[big]))
     out[special] = np.sign(x[special])  # ±1 at ±inf, nan at nan
     return out
@@ -112,7 +121,7 @@ def erfc(x):
     ax, small, big, special = _regions(x)
     out = np.empty_like(x)
     xs = x[small]
-    out[small] = 1.0 - xs * _SMALL(np.abs(xs))
+    out[small] = 1.0 - xs * _small()(np.abs(xs))
     tail = _erfc_positive(ax[big])
     out[big] = np.where(x[big] > 0, tail, 2.0 - tail)
     out[special] = 1.0 - np.sign(x[special])  # 0 at +inf, 2 at -inf, nan at nan
