@@ -22,10 +22,8 @@ program = explain.sync_program(st.session_state, st.query_params, presets.progra
 try:
     graph, steps = stepped(program)
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
-    line, col = getattr(exc, "line", None), getattr(exc, "col", None)
-    where = f"Line {line}, column {col}: " if line else ""
-    st.error(where + str(getattr(exc, "message", exc)), icon=":material/error:")
-    caret = explain.caret_block(program, line, col)
+    message, caret = explain.error_report(program, exc)
+    st.error(message, icon=":material/error:")
     if caret:
         st.code(caret, language=None)
     st.page_link(
@@ -41,9 +39,6 @@ if st.session_state.get("stepper_program") != program:
     st.session_state["stepper_pos"] = 0
     st.session_state["stepper_playing"] = False
     st.session_state["stepper_generation"] = st.session_state.get("stepper_generation", 0) + 1
-st.session_state.setdefault("stepper_pos", 0)
-st.session_state.setdefault("stepper_playing", False)
-st.session_state["stepper_pos"] = min(max(int(st.session_state["stepper_pos"]), 0), n)
 
 
 def set_playing(flag: bool):

@@ -71,10 +71,8 @@ with left:
     except Exception as exc:  # noqa: BLE001 - ExpressionError or anything else: a message, never a traceback
         error = exc
     if error is not None:
-        line, col = getattr(error, "line", None), getattr(error, "col", None)
-        where = f"Line {line}, column {col}: " if line else ""
-        st.error(f"{where}{getattr(error, 'message', error)}", icon=":material/error:")
-        caret = explain.caret_block(program, line, col)
+        message, caret = explain.error_report(program, error)
+        st.error(message, icon=":material/error:")
         if caret:
             st.code(caret, language=None)
         last_good = st.session_state.get("explorer_last_good")

@@ -104,6 +104,14 @@ def as_table(array: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- errors
 
 
+def error_report(program: str, error: Exception) -> tuple[str, str]:
+    """What a page shows for a program that failed: the message, led by "Line L, column C: " when
+    the error knows its place (an ExpressionError does), and the caret block under it ("" if none)."""
+    line, col = getattr(error, "line", None), getattr(error, "col", None)
+    where = f"Line {line}, column {col}: " if line else ""
+    return where + str(getattr(error, "message", error)), caret_block(program, line, col)
+
+
 def caret_block(text: str, line: int | None, col: int | None) -> str:
     """The offending line of a program with a ``^`` under the column (both 1-based)."""
     lines = text.splitlines() or [""]

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from autograd import Tensor
+from autograd.expr import ExpressionError, evaluate
 from autograd.graph import backward_steps
 from explorer import explain, presets
 
@@ -24,6 +25,15 @@ def test_sync_program_default_then_url_then_session():
     query["program"] = "c = 3.0"
     assert explain.sync_program(state, query, "a = 1.0") == "c = 3.0"
     assert state["program"] == "c = 3.0"
+
+
+def test_error_report_names_line_and_column_and_points_at_them():
+    text = "a = 1.0\nb = a +* 2"
+    with pytest.raises(ExpressionError) as info:
+        evaluate(text)
+    message, caret = explain.error_report(text, info.value)
+    assert message.startswith("Line 2, column 8: ") and caret == explain.caret_block(text, 2, 8) != ""
+    assert explain.error_report(text, ValueError("no place")) == ("no place", "")
 
 
 def test_caret_block_points_at_the_column():
