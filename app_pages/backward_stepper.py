@@ -99,17 +99,6 @@ def slider_key() -> str:
     return f"stepper_slider_{st.session_state.get('stepper_generation', 0)}"
 
 
-def rankdir_control():
-    st.segmented_control(
-        "Layout",
-        list(LAYOUTS),
-        default="TB",
-        format_func=LAYOUTS.get,
-        key="stepper_rankdir",
-        required=True,
-    )
-
-
 def set_speed():
     st.session_state["stepper_speed"] = st.session_state["stepper_speed_widget"]
     if st.session_state["stepper_playing"]:
@@ -178,7 +167,9 @@ def stepper():
     with pic:
         st.markdown(legend_html(kinds_in(graph, dot), states=True), unsafe_allow_html=True)
         st.graphviz_chart(dot, width="stretch")
-        rankdir_control()
+        st.segmented_control(
+            "Layout", list(LAYOUTS), default="TB", format_func=LAYOUTS.get, key="stepper_rankdir", required=True
+        )
     with panel:
         out = graph.nodes[graph.output]
         if pos == 0:

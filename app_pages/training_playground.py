@@ -261,7 +261,6 @@ def live_view() -> None:
         for shot in shots[:-1]
     ]
     spec = figures.state_view(state, training.prediction_grid(state), caption=caption, frames=frames)
-    spec["layout"]["meta"]["step"] = m["step"]
     spec["layout"]["margin"]["t"] = 16
     chart, side = st.columns([3, 2])
     with chart:

@@ -234,24 +234,27 @@ def decision_boundary(
 def state_view(state, grid: np.ndarray, *, caption: str = "", title: str = "", frames: Sequence[dict] = ()) -> dict:
     """The playground's picture of a training state (explorer.training.TrainState): the decision boundary
     for classification (with queued `frames`), the fitted curve for regression; `grid` is the model's
-    prediction over the state's grid."""
+    prediction over the state's grid. layout.meta.step is the state's step."""
     if state.task == "regression":
-        return regression_fit(
+        spec = regression_fit(
             state.xs, grid, state.X_train, state.y_train, state.X_test, state.y_test, caption=caption, title=title
         )
-    return decision_boundary(
-        state.xs,
-        state.ys,
-        grid,
-        state.X_train,
-        state.y_train,
-        state.X_test,
-        state.y_test,
-        n_classes=state.n_classes,
-        caption=caption,
-        title=title,
-        frames=frames,
-    )
+    else:
+        spec = decision_boundary(
+            state.xs,
+            state.ys,
+            grid,
+            state.X_train,
+            state.y_train,
+            state.X_test,
+            state.y_test,
+            n_classes=state.n_classes,
+            caption=caption,
+            title=title,
+            frames=frames,
+        )
+    spec["layout"]["meta"]["step"] = state.step
+    return spec
 
 
 def regression_fit(

@@ -161,4 +161,4 @@ def test_state_view_draws_the_boundary_or_the_fitted_curve(dataset, first_type):
     grid = training.prediction_grid(state)
     spec = figures.state_view(state, grid, caption="step 0")
     assert spec["data"][0]["type"] == first_type
-    assert spec["layout"]["meta"]["caption"] == "step 0"
+    assert spec["layout"]["meta"]["caption"] == "step 0" and spec["layout"]["meta"]["step"] == state.step
