@@ -2,6 +2,11 @@
 
 from pathlib import Path
 
+# NOTE: imported for its side effect. Plotly's validators pick pandas up from sys.modules; when two
+# sessions build their first figure at once, one could see a half-imported pandas ("partially
+# initialized module 'pandas' has no attribute 'Series"). Every session runs this file before its
+# page, so importing pandas here, under Python's import lock, completes it before any page's figure.
+import pandas  # noqa: F401
 import streamlit as st
 
 # NOTE: the pages live in app_pages/, not pages/: with a folder named pages/ beside the entry point,

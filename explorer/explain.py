@@ -244,13 +244,7 @@ def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0)
         checked = finite_difference_check(run, base, grads, max_elements=max_elements, time_budget=time_budget)
     except ValueError as exc:  # ExpressionError: a nudged input made the program invalid
         note = f"not checked: {getattr(exc, 'message', exc)}"
-    rows = checked or [
-        GradCheckRow(
-            name=name, shape=tuple(node.shape), grad=node.grad, numeric=None, max_abs_error=None,
-            checked=0, total=int(node.data.size), ok=None, note=note,
-        )
-        for name, node in leaves.items()
-    ]
+    rows = checked or [_unchecked(name, node, note) for name, node in leaves.items()]
     for node in shadowed:
         note = "not checked: assigned more than once (give each input a name of its own)"
         rows.append(_unchecked(node.name, node, note))

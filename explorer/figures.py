@@ -20,12 +20,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-# NOTE: imported for its side effect. Plotly's validators pick pandas up from sys.modules; when two
-# Streamlit sessions build their first figure at once, one could see a half-imported pandas
-# ("partially initialized module 'pandas' has no attribute 'Series"). Importing it here, under
-# Python's import lock, makes sure it is complete before any figure reaches Plotly.
-import pandas  # noqa: F401
-
 CLASS_COLOURS = (
     "#f28e2b",
     "#1f77b4",

@@ -172,8 +172,6 @@ class TrainConfig:
                 if isinstance(current, tuple):
                     items = [] if text in ("", "-") else text.split(",")
                     values[f.name] = tuple(int(i) for i in items) if f.name == "hidden" else tuple(items)
-                elif isinstance(current, bool):
-                    values[f.name] = text.lower() in ("1", "true", "yes")
                 else:
                     values[f.name] = type(current)(text)
             except ValueError:
@@ -560,9 +558,6 @@ def weights(state: TrainState) -> list[np.ndarray]:
 
 # ---------------------------------------------------------------- one-step program
 
-_ACTIVATION_CALL = {"relu": "relu", "tanh": "tanh", "sigmoid": "sigmoid", "gelu": "gelu", "silu": "silu"}
-
-
 def _literal(a: np.ndarray, digits: int) -> str:
     if a.ndim == 1:
         return "[" + ", ".join(_num(v, digits) for v in a) + "]"
@@ -582,7 +577,7 @@ def one_step_program(state: TrainState, batch: int = 4) -> str:
     rows = np.arange(min(batch, len(state.y_train)))
     X = model_inputs(state, state.X_train[rows])
     y = state.y_train[rows]
-    act = _ACTIVATION_CALL.get(state.config.activation)
+    act = None if state.config.activation == "linear" else state.config.activation
     kind = state.loss_kind
     for digits in (4, 3, 2):
         lines = [

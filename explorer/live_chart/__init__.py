@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import plotly
-import plotly.graph_objects as go
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
@@ -38,13 +37,10 @@ def plotly_url() -> str:
     return f"{prefix}/component/{declared.name}/plotly.min.js"
 
 
-def live_chart(figure: go.Figure | str, *, key: str, height: int | None = None) -> None:
-    """Show `figure`, redrawing the chart mounted under `key` in place if it already exists."""
-    if isinstance(figure, go.Figure):
-        height = height or figure.layout.height or 400
-        figure = figure.to_json()
+def live_chart(figure: str, *, key: str, height: int = 400) -> None:
+    """Show `figure` (a figure's JSON), redrawing the chart mounted under `key` in place if it exists."""
     _component(
         key=key,
-        data={"figure": figure, "plotly_url": plotly_url(), "height": height or 400, "name": key},
-        height=height or 400,
+        data={"figure": figure, "plotly_url": plotly_url(), "height": height, "name": key},
+        height=height,
     )
