@@ -27,10 +27,12 @@ import numpy as np
 SMALL = 12
 #: Numbers per printed line in a node's value rows.
 PER_LINE = 6
-#: Ops whose argument order does not change the result: their edges carry no slot label.
-# The layout directions the pages offer, with their labels (to_dot also takes BT and RL).
+#: The layout directions the pages offer, with their labels (to_dot also takes BT and RL).
 LAYOUTS = {"TB": "top → bottom", "LR": "left → right"}
+#: Ops whose argument order does not change the result: their edges carry no slot label.
 COMMUTATIVE = frozenset({"+", "add", "*", "mul", "maximum", "minimum"})
+#: How a collapsed chain's box title ends ("<b>… 12 ops …</b>"): a drawing holds a chain if it holds this.
+CHAIN_TITLE_END = " ops …</b>"
 _SLOT = re.compile(r"\bd([A-Za-z]\w*)\s*=")
 
 
@@ -145,7 +147,8 @@ def sparkline(array: np.ndarray, width: int = 16) -> str:
     return "".join(_SPARK[min(int((v - lo) * scale), top)] for v in values)
 
 
-def _shape_text(shape: tuple[int, ...]) -> str:
+def shape_text(shape: tuple[int, ...]) -> str:
+    """A shape as the app prints it: "scalar", "(3,)", "(2, 3)"."""
     if len(shape) == 0:
         return "scalar"
     if len(shape) == 1:
@@ -219,7 +222,7 @@ def _node_label(node, grad, show_data: bool, show_grad: bool, show_shape: bool, 
         return f'<<font point-size="12" color="{_GREY}">{body}</font>>'
     rows = [f'<tr><td align="left">{_title(node)}</td></tr>']
     if show_shape and node.shape != ():  # scalars say nothing more than their single number
-        meta = _shape_text(node.shape)
+        meta = shape_text(node.shape)
         if node.dtype and node.dtype != "float64":
             meta += f" {node.dtype}"
         rows.append(f'<tr><td align="left"><font point-size="11" color="{_GREY}">{_esc(meta)}</font></td></tr>')
@@ -271,10 +274,10 @@ def _collapse_chains(graph, keep: set[int]) -> dict[int, list[int]]:
 def _chain_label(graph, members: list[int]) -> str:
     ops = [graph.nodes[i].op for i in members]
     shown = " → ".join(ops[:3]) + (" → …" if len(ops) > 4 else "") + (f" → {ops[-1]}" if len(ops) > 3 else "")
-    shape = _shape_text(graph.nodes[members[0]].shape)
+    shape = shape_text(graph.nodes[members[0]].shape)
     return (
         '<<table border="0" cellborder="0" cellspacing="0" cellpadding="1">'
-        f"<tr><td><b>… {len(members):,} ops …</b></td></tr>"
+        f"<tr><td><b>… {len(members):,}{CHAIN_TITLE_END}</td></tr>"
         f'<tr><td><font point-size="11" color="{_GREY}">{_esc(shown)}</font></td></tr>'
         f'<tr><td><font point-size="11" color="{_GREY}">{shape}, elementwise</font></td></tr>'
         "</table>>"

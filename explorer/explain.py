@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.dot import fmt_number, format_array, slot_names, summarise
+from explorer.dot import fmt_number, format_array, shape_text, slot_names, summarise
 
 # ----------------------------------------------------------------------------- the shared program
 
@@ -46,7 +46,7 @@ def node_label(node) -> str:
 
 def node_choice(node) -> str:
     """A selectbox line for a node: ``d = mul  (3, 4)``."""
-    shape = "scalar" if node.shape == () else str(tuple(node.shape))
+    shape = shape_text(tuple(node.shape))
     if node.name and node.op:
         head = f"{node.name} = {node.op}"
     else:
@@ -284,7 +284,7 @@ def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:
         table.append(
             {
                 "variable": row.name,
-                "shape": "scalar" if row.shape == () else str(row.shape),
+                "shape": shape_text(row.shape),
                 "grad": compact(row.grad),
                 "numerical grad": _numeric_text(row, sample),
                 "max |error|": "—" if row.max_abs_error is None else f"{row.max_abs_error:.2g}",

@@ -34,6 +34,8 @@ CLASS_COLOURS = (
 )
 POSITIVE = "#1f77b4"
 NEGATIVE = "#f28e2b"
+# The dtypes plotly.js decodes from base64 ("bdata"); others are sent as float64.
+_BINARY_DTYPES = frozenset({"f4", "f8", "u1", "i1", "u2", "i2", "u4", "i4"})
 # How many levels the boundary heatmap distinguishes per class (z is an integer).
 LEVELS = 100
 LOG_MINOR_TICK_DECADES = 3  # a log axis spanning more decades than this gets Plotly's own ticks
@@ -78,10 +80,8 @@ def _encode(value):
             value = value.astype(np.float32) if value.size > 64 else value
         if value.dtype.kind not in "fiu":
             return value.tolist()
-        dtype = {"f4": "f4", "f8": "f8", "u1": "u1", "i1": "i1", "u2": "u2", "i2": "i2", "u4": "u4", "i4": "i4"}.get(
-            value.dtype.str[1:]
-        )
-        if dtype is None:
+        dtype = value.dtype.str[1:]
+        if dtype not in _BINARY_DTYPES:
             value, dtype = value.astype(np.float64), "f8"
         data = np.ascontiguousarray(value.astype(value.dtype.newbyteorder("<")))
         out = {"dtype": dtype, "bdata": base64.b64encode(data.tobytes()).decode("ascii")}

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explorer.dot import LEGEND, STATE_LEGEND
+from explorer.dot import CHAIN_TITLE_END, LEGEND, STATE_LEGEND
 from explorer.explain import as_table
 
 
@@ -33,7 +33,7 @@ def legend_html(kinds: set[str] | None = None, states: bool = False) -> str:
 def kinds_in(graph, dot: str) -> set[str]:
     """The legend keys a drawing uses: the graph's node kinds, plus 'chain' if a chain was collapsed."""
     kinds = {node.kind for node in graph.nodes}
-    if " ops …</b>" in dot:
+    if CHAIN_TITLE_END in dot:
         kinds.add("chain")
     return kinds
 
