@@ -9,7 +9,6 @@ Chromium at 1280x900, waits for its picture, and saves a screenshot.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 import time
@@ -45,7 +44,7 @@ def shoot_stepper(page, url: str, out: Path, steps: int = 3) -> None:
     helpers.open_page(page, f"{url}/stepper")
     page.wait_for_selector(helpers.GRAPH_NODES, state="attached", timeout=60_000)
     # A few steps in, so the picture shows active, done and waiting nodes at once.
-    next_button = page.get_by_role("button", name=re.compile(r"(^|\W)Next$"))
+    next_button = helpers.button(page, "Next")
     for _ in range(steps):
         if next_button.count() == 0 or not next_button.first.is_enabled():
             break
@@ -56,7 +55,7 @@ def shoot_stepper(page, url: str, out: Path, steps: int = 3) -> None:
 
 def shoot_playground(page, url: str, out: Path, train_seconds: float) -> None:
     helpers.open_page(page, f"{url}/playground")
-    play = page.get_by_role("button", name=re.compile(r"(^|\W)Play$"))
+    play = helpers.button(page, "Play")
     play.first.wait_for(timeout=60_000)
     play.first.click()
     time.sleep(train_seconds)

@@ -1,10 +1,12 @@
 """Shared test helpers: a float64 central-difference gradient checker with a precise failure message,
-and micrograd's test program written with Tensors."""
+micrograd's test program written with Tensors, and the traced graph of a program."""
 
 import numpy as np
 
 from autograd import Tensor
+from autograd.expr import evaluate
 from autograd.gradcheck import numerical_vjp
+from autograd.graph import trace
 
 
 def leaves(*arrays, dtype=np.float64):
@@ -62,3 +64,10 @@ def micrograd_tensors():
     g += 10.0 / f
     g.name = "g"
     return a, b, g
+
+
+def traced(program: str):
+    """The graph the engine builds for a program, after backward() (what the pages draw)."""
+    result = evaluate(program)
+    result.output.backward()
+    return trace(result.output)

@@ -8,8 +8,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from autograd.expr import ExpressionError, evaluate
-from autograd.graph import backward_steps, trace
+from autograd.graph import backward_steps
 from explorer import presets
+from tests.helpers import traced
 
 TIMEOUT = 60
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,12 +32,6 @@ def graph_dot(at: AppTest) -> str:
 def labels(dot: str) -> dict[str, str]:
     """DOT node id -> its label (without the colours)."""
     return {m.group(1): m.group(2) for m in NODE.finditer(dot)}
-
-
-def traced(program: str):
-    result = evaluate(program)
-    result.output.backward()
-    return trace(result.output)
 
 
 def button(at: AppTest, label: str):

@@ -175,6 +175,11 @@ def set_text_area(page, text: str, label: str | None = None, timeout: float = 30
     wait_for_rerun(page, lambda: box.press("Control+Enter"), timeout)
 
 
+def button(page, label: str):
+    """The button whose label ends in `label` (buttons may carry an icon before the label)."""
+    return page.get_by_role("button", name=re.compile(rf"(^|\W){label}$"))
+
+
 def click_button(page, label: str, timeout: float = 30_000, exact: bool = True) -> None:
     """Click the button with this label and wait for the rerun it causes."""
     button = page.get_by_role("button", name=label, exact=exact)

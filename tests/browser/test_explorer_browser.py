@@ -7,10 +7,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from autograd.expr import evaluate
-from autograd.graph import trace
 from explorer import presets
 from explorer.dot import fmt_number
+from tests.helpers import traced
 
 from .helpers import (
     GRAPH_EDGES,
@@ -32,13 +31,6 @@ DEFAULT_PROGRAM = presets.program(presets.DEFAULT)
 OTHER_PROGRAM = presets.program("seed example")
 PLOT = '[data-testid="stPlotlyChart"]'
 BROKEN_PROGRAM = "a = 1.0\nb = a +* 2\n"  # a syntax error at line 2, col 8
-
-
-def traced(program: str):
-    """The graph the engine builds for a program, after backward() (what the page draws)."""
-    result = evaluate(program)
-    result.output.backward()
-    return trace(result.output)
 
 
 def program_in_url(url: str) -> str | None:

@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from .helpers import GRAPH_NODES, click_button, horizontal_overflow, open_page, record_metric
+from .helpers import GRAPH_NODES, app_exception, click_button, horizontal_overflow, open_page, record_metric
 
 pytestmark = pytest.mark.browser
 
@@ -75,8 +75,8 @@ def _stats(page) -> dict:
     )
 
 
-def _open_playground(page, app_url):
-    open_page(page, f"{app_url}/playground")
+def _open_playground(page, app_url, query: str = ""):
+    open_page(page, f"{app_url}/playground{query}")
     page.wait_for_function("() => ((window.__liveCharts || {}).boundary || {}).draws >= 1", timeout=30_000)
 
 
@@ -154,9 +154,7 @@ def test_live_boundary_moves_without_blanking(page, app_url, artifacts):
 
 
 def test_diverging_run_is_explained_in_the_browser(page, app_url):
-    params = "dataset=sine&optimizer=SGD&lr=10.0&batch_size=0&hidden=16,16"
-    open_page(page, f"{app_url}/playground?{params}")
-    page.wait_for_function("() => ((window.__liveCharts || {}).boundary || {}).draws >= 1")
+    _open_playground(page, app_url, "?dataset=sine&optimizer=SGD&lr=10.0&batch_size=0&hidden=16,16")
     for _ in range(10):
         click_button(page, "Step")
         if page.get_by_text("Training stopped").count():
@@ -164,7 +162,7 @@ def test_diverging_run_is_explained_in_the_browser(page, app_url):
     warning = page.locator('[data-testid="stAlert"]').filter(has_text="Training stopped")
     warning.wait_for()
     assert "lower the learning rate (now 10)" in warning.inner_text()
-    assert page.locator('[data-testid="stException"]').count() == 0
+    assert app_exception(page) is None
 
 
 def test_narrow_window_and_show_graph(browser, app_url, artifacts):

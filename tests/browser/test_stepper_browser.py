@@ -12,6 +12,7 @@ from explorer import presets
 from explorer.dot import STATE_LEGEND, fmt_number
 
 from .helpers import (
+    button,
     node_styles,
     open_page,
     wait_for_idle,
@@ -48,18 +49,8 @@ def waiting_titles(styles: dict[str, dict]) -> set[str]:
     }
 
 
-def button(page, label: str):
-    # Buttons carry an emoji icon before the label, so match the label as the last word.
-    return page.get_by_role("button", name=re.compile(rf"(^|\W){label}$"))
-
-
 def step_heading(position: int, total: int) -> str:
     return "Seed:" if position == 0 else f"Step {position} of {total}:"
-
-
-def step_label(page, position: int, total: int) -> None:
-    """Wait until the panel shows step `position` (the seed at 0)."""
-    page.locator('[data-testid="stMain"]').get_by_text(step_heading(position, total)).first.wait_for()
 
 
 def panel_text(page, position: int, total: int) -> str:
@@ -74,7 +65,7 @@ def test_next_moves_the_active_node_in_backward_order(page, app_url, artifacts):
     assert total >= 4
     open_page(page, f"{app_url}/stepper")
     wait_for_node_count(page, len(graph.nodes))
-    step_label(page, 0, total)
+    wait_for_text(page, step_heading(0, total))
 
     styles = nodes_by_style(page)
     assert active_titles(styles) == set(), "no node is active before the first step"
@@ -85,7 +76,7 @@ def test_next_moves_the_active_node_in_backward_order(page, app_url, artifacts):
     seen_waiting = len(waiting_titles(styles))
     for k in range(1, 5):
         wait_for_rerun(page, button(page, "Next").click)
-        step_label(page, k, total)
+        wait_for_text(page, step_heading(k, total))
         styles = nodes_by_style(page)
         expected = f"n{steps[k - 1].node}"
         assert active_titles(styles) == {expected}, f"after {k} Next clicks"
@@ -102,7 +93,7 @@ def test_next_moves_the_active_node_in_backward_order(page, app_url, artifacts):
     page.screenshot(path=str(artifacts / "stepper-step4.png"))
 
     wait_for_rerun(page, button(page, "Prev").click)
-    step_label(page, 3, total)
+    wait_for_text(page, step_heading(3, total))
     assert active_titles(nodes_by_style(page)) == {f"n{steps[2].node}"}
 
 
@@ -116,7 +107,7 @@ def test_stepping_to_the_end_shows_final_grads(page, app_url, artifacts):
     thumb = page.get_by_role("slider", name=re.compile("^Step"))
     thumb.focus()
     wait_for_rerun(page, lambda: thumb.press("End"))
-    step_label(page, total, total)
+    wait_for_text(page, step_heading(total, total))
     wait_for_text(page, "Done: every grad now equals what backward() gives.")
     assert button(page, "Next").is_disabled()
 
@@ -137,7 +128,7 @@ def test_stepping_to_the_end_shows_final_grads(page, app_url, artifacts):
     page.screenshot(path=str(artifacts / "stepper-done.png"))
 
     wait_for_rerun(page, button(page, "Reset").click)
-    step_label(page, 0, total)
+    wait_for_text(page, step_heading(0, total))
     assert active_titles(nodes_by_style(page)) == set()
 
 
@@ -147,7 +138,7 @@ def test_play_advances_on_its_own_and_pause_stops_it(page, app_url):
     total = len(steps)
     open_page(page, f"{app_url}/stepper")
     wait_for_node_count(page, len(graph.nodes))
-    step_label(page, 0, total)
+    wait_for_text(page, step_heading(0, total))
 
     wait_for_rerun(page, button(page, "Play").click)
     # At the default 2 steps per second, step 3 arrives within a few seconds without any click.
@@ -168,5 +159,5 @@ def test_play_advances_on_its_own_and_pause_stops_it(page, app_url):
         page.wait_for_timeout(250)
         seen.append(int(slider.input_value()))
     assert set(seen) == {paused_at}, f"Pause showed Play at step {paused_at}, then the slider read {seen}"
-    step_label(page, paused_at, total)
+    wait_for_text(page, step_heading(paused_at, total))
     assert active_titles(nodes_by_style(page)) == {f"n{steps[paused_at - 1].node}"}
