@@ -644,10 +644,10 @@ class _Run:
         if name not in self.leaves and tensor.is_leaf and tensor.requires_grad and tensor.name is None:
             self.leaves[name] = tensor
             if name in self.inputs:
-                value = np.asarray(self.inputs[name], dtype=tensor.dtype)
+                value = np.array(self.inputs[name], dtype=tensor.dtype)  # a copy of its own
                 if value.shape != tensor.shape:
                     raise self.fail(node, f"the value given for '{name}' has shape {value.shape}, not {tensor.shape}")
-                tensor.data = value.copy()
+                tensor.data = value
         script_name = self.script_names[name]
         self.lines.append(f"{script_name} = {code}")
         if tensor.name is None:
@@ -872,8 +872,8 @@ class _Run:
         converted = receiver + [self.argument(spec.args[i] if i < len(spec.args) else "", arg, node.args[i])
                                 for i, arg in enumerate(args)]
         plain_keywords = {k: self.plain(v, node) for k, v in keywords.items()}
-        self.charge(self.result_size(spec, [c.value for c in converted], node), node)
         values = [c.value for c in converted]
+        self.charge(self.result_size(spec, values, node), node)
         code_args = [c.code for c in converted[len(receiver) :]]
         code_args += [f"{k}={_literal(v)}" for k, v in plain_keywords.items()]
         result = self.engine(node, spec.call, *values, **plain_keywords)

@@ -183,7 +183,7 @@ def deep_chain_seconds(n):
 
 # ---- presentation ------------------------------------------------------------------------------
 def presentation_lines(quick=False):
-    """DOT generation, the stepwise backward's cost and the live redraw rate, where available."""
+    """DOT generation, the stepwise backward's cost and the live redraw rate."""
     lines = []
     from autograd.graph import backward_steps
 
