@@ -168,6 +168,13 @@ def text_area(page, label: str | None = None):
     return page.locator('[data-testid="stTextArea"] textarea').first
 
 
+def wait_for_value(field, expected: str, timeout: float = 10_000) -> None:
+    """Wait until an input or text area holds `expected`; fails with the value it last held."""
+    from playwright.sync_api import expect
+
+    expect(field).to_have_value(expected, timeout=timeout)
+
+
 def set_text_area(page, text: str, label: str | None = None, timeout: float = 30_000) -> None:
     """Replace a text area's content and commit it (Ctrl+Enter), waiting for the rerun."""
     box = text_area(page, label)
