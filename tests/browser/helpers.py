@@ -168,6 +168,21 @@ def text_area(page, label: str | None = None):
     return page.locator('[data-testid="stTextArea"] textarea').first
 
 
+def settled(read, ok, timeout: float = 10.0, interval: float = 0.1):
+    """Call `read()` until `ok(value)` holds or `timeout` seconds pass; return the last value.
+
+    For what the browser draws a moment after the run's text: Graphviz lays a graph out
+    asynchronously, so a rerun's new heading can be on screen before its recoloured SVG. The
+    caller asserts on the returned value, so a wrong drawing fails with what was drawn.
+    """
+    deadline = time.monotonic() + timeout
+    value = read()
+    while not ok(value) and time.monotonic() < deadline:
+        time.sleep(interval)
+        value = read()
+    return value
+
+
 def wait_for_value(field, expected: str, timeout: float = 10_000) -> None:
     """Wait until an input or text area holds `expected`; fails with the value it last held."""
     from playwright.sync_api import expect

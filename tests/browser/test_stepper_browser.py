@@ -15,6 +15,7 @@ from .helpers import (
     button,
     node_styles,
     open_page,
+    settled,
     wait_for_idle,
     wait_for_node_count,
     wait_for_rerun,
@@ -32,6 +33,11 @@ WAITING_FILL = STATE["waiting"].fill.lower()   # greyed out, dashed border
 
 def nodes_by_style(page) -> dict[str, dict]:
     return {style["title"]: style for style in node_styles(page)}
+
+
+def styles_once(page, ok) -> dict[str, dict]:
+    """The nodes' styles once `ok(styles)` holds (or as drawn after 10 s): see helpers.settled."""
+    return settled(lambda: nodes_by_style(page), ok)
 
 
 def active_titles(styles: dict[str, dict]) -> set[str]:
@@ -77,8 +83,8 @@ def test_next_moves_the_active_node_in_backward_order(page, app_url, artifacts):
     for k in range(1, 5):
         wait_for_rerun(page, button(page, "Next").click)
         wait_for_text(page, step_heading(k, total))
-        styles = nodes_by_style(page)
         expected = f"n{steps[k - 1].node}"
+        styles = styles_once(page, lambda styles, expected=expected: active_titles(styles) == {expected})
         assert active_titles(styles) == {expected}, f"after {k} Next clicks"
         waiting = waiting_titles(styles)
         assert expected not in waiting
@@ -94,7 +100,8 @@ def test_next_moves_the_active_node_in_backward_order(page, app_url, artifacts):
 
     wait_for_rerun(page, button(page, "Prev").click)
     wait_for_text(page, step_heading(3, total))
-    assert active_titles(nodes_by_style(page)) == {f"n{steps[2].node}"}
+    expected = {f"n{steps[2].node}"}
+    assert active_titles(styles_once(page, lambda s: active_titles(s) == expected)) == expected
 
 
 def test_stepping_to_the_end_shows_final_grads(page, app_url, artifacts):
@@ -111,7 +118,7 @@ def test_stepping_to_the_end_shows_final_grads(page, app_url, artifacts):
     wait_for_text(page, "Done: every grad now equals what backward() gives.")
     assert button(page, "Next").is_disabled()
 
-    styles = nodes_by_style(page)
+    styles = styles_once(page, lambda styles: not waiting_titles(styles))
     assert waiting_titles(styles) == set(), "nothing waits after the last step"
     assert active_titles(styles) == {f"n{steps[-1].node}"}
     leaves = {node.name: node for node in graph.nodes if node.name in ("a", "b") and not node.op}
@@ -129,7 +136,7 @@ def test_stepping_to_the_end_shows_final_grads(page, app_url, artifacts):
 
     wait_for_rerun(page, button(page, "Reset").click)
     wait_for_text(page, step_heading(0, total))
-    assert active_titles(nodes_by_style(page)) == set()
+    assert active_titles(styles_once(page, lambda s: not active_titles(s))) == set()
 
 
 def test_play_advances_on_its_own_and_pause_stops_it(page, app_url):
@@ -160,4 +167,5 @@ def test_play_advances_on_its_own_and_pause_stops_it(page, app_url):
         seen.append(int(slider.input_value()))
     assert set(seen) == {paused_at}, f"Pause showed Play at step {paused_at}, then the slider read {seen}"
     wait_for_text(page, step_heading(paused_at, total))
-    assert active_titles(nodes_by_style(page)) == {f"n{steps[paused_at - 1].node}"}
+    expected = {f"n{steps[paused_at - 1].node}"}
+    assert active_titles(styles_once(page, lambda s: active_titles(s) == expected)) == expected
