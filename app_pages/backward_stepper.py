@@ -185,7 +185,7 @@ def stepper():
         view = explain.describe_step(graph, steps[pos - 1], n)
         st.subheader(view.title)
         st.markdown(f"**Rule** (VJP of `{view.op}`, G is the upstream grad)")
-        st.code(view.formula or "—", language=None)
+        st.code(view.formula or "—", language=None, wrap_lines=True)
         st.markdown(f"**Upstream grad G** of `{view.node}`")
         st.code(view.upstream, language=None)
         if not view.contributions:

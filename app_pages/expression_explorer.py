@@ -162,7 +162,7 @@ def show_node():
     node = graph.nodes[node_id]
     if node.formula:
         st.markdown(f"**VJP of `{node.op}`** (G is the upstream grad)")
-        st.code(node.formula, language=None)
+        st.code(node.formula, language=None, wrap_lines=True)
     else:
         st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
     d_col, g_col = st.columns(2)

@@ -160,7 +160,8 @@ def test_inspect_a_node_shows_its_data_grad_and_rule():
     open_tab(at, "Inspect a node")
     at.selectbox(key="explorer_node").select(add.id).run()
     no_exception(at)
-    assert any(c.value == add.formula for c in at.code)
+    rule = [c for c in at.code if c.value == add.formula]
+    assert rule and rule[0].proto.wrap_lines, "the rule wraps in the narrow column instead of scrolling"
     frames = [d.value for d in at.dataframe]
     assert any(f.shape == (3, 4) for f in frames)
     assert at.get("plotly_chart"), "a heatmap of data and grad"
@@ -243,7 +244,8 @@ def test_stepper_panel_explains_fan_out_and_broadcasting():
     assert at.subheader[0].value.startswith(f"Step {add_step} of {len(steps)}")
     notes = [i.value for i in at.info]
     assert "summed over axis 0 to undo broadcasting (3, 4) → (4,)" in notes
-    assert any(c.value == "dA = G,  dB = G" for c in at.code)
+    rule = [c for c in at.code if c.value == "dA = G,  dB = G"]
+    assert rule and rule[0].proto.wrap_lines, "the rule wraps in the narrow panel instead of scrolling"
 
 
 def test_play_steps_at_the_chosen_speed_and_stops_at_the_end():
