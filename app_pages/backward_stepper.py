@@ -7,9 +7,19 @@ import streamlit as st
 from autograd.graph import grads_at
 from explorer import explain, presets
 from explorer.dot import LAYOUTS, to_dot
+from explorer.follow_node import follow_node
 from explorer.formatting import kinds_in, legend_html
 
 stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
+GRAPH_PANE_HEIGHT = 560  # px, at most; the CSS below shrinks the pane to a short graph or window
+# NOTE: Streamlit gives a container of fixed height that height on the container and on its
+# wrapper; letting both size to the graph, up to what the window has room for below the buttons,
+# keeps a short graph from sitting in an empty box and a tall one from reaching below the fold.
+PANE_CSS = (
+    "<style>.st-key-stepper_graph {height: auto !important;"
+    f" max-height: clamp(320px, calc(100vh - 480px), {GRAPH_PANE_HEIGHT}px)}}"
+    " div:has(> .st-key-stepper_graph) {height: auto !important}</style>"
+)
 
 st.title("Backward Stepper")
 st.caption(
@@ -166,7 +176,12 @@ def stepper():
     pic, panel = st.columns([3, 2], gap="medium")
     with pic:
         st.markdown(legend_html(kinds_in(graph, dot), states=True), unsafe_allow_html=True)
-        st.graphviz_chart(dot, width="stretch")
+        # NOTE: the graph scrolls in its own pane, which follows the active node, so Next and the
+        # node it moves stay on one screen however tall the graph is.
+        st.html(PANE_CSS)
+        with st.container(height=GRAPH_PANE_HEIGHT, key="stepper_graph"):
+            st.graphviz_chart(dot, width="stretch")
+        follow_node("stepper_graph", steps[pos - 1].node if pos else graph.output, key="stepper_follow")
         st.segmented_control(
             "Layout", list(LAYOUTS), default="TB", format_func=LAYOUTS.get, key="stepper_rankdir", required=True
         )

@@ -55,6 +55,29 @@ def waiting_titles(styles: dict[str, dict]) -> set[str]:
     }
 
 
+def on_screen(page, title: str) -> dict:
+    """Where node `title` is drawn: inside the graph's pane and the window, or not (with the rects)."""
+    return page.evaluate(
+        """(title) => {
+            const pane = document.querySelector('.st-key-stepper_graph');
+            const node = [...document.querySelectorAll('.st-key-stepper_graph svg g.node')]
+                .find((g) => (g.querySelector('title') || {}).textContent === title);
+            if (!pane || !node) return {shown: false, pane: !!pane, node: !!node};
+            const p = pane.getBoundingClientRect(), n = node.getBoundingClientRect();
+            const shown = n.top >= Math.max(p.top, 0) - 1 && n.bottom <= Math.min(p.bottom, innerHeight) + 1;
+            return {shown, node: [Math.round(n.top), Math.round(n.bottom)],
+                    pane: [Math.round(p.top), Math.round(p.bottom)], window: innerHeight,
+                    scrolled: pane.scrollTop, settled: (window.__followNode || {}).settled};
+        }""",
+        title,
+    )
+
+
+def wait_on_screen(page, title: str) -> dict:
+    """`on_screen` once the pane has scrolled to `title` (smoothly, so it takes a moment)."""
+    return settled(lambda: on_screen(page, title), lambda where: where["shown"])
+
+
 def step_heading(position: int, total: int) -> str:
     return "Seed:" if position == 0 else f"Step {position} of {total}:"
 
@@ -86,6 +109,8 @@ def test_next_moves_the_active_node_in_backward_order(page, app_url, artifacts):
         expected = f"n{steps[k - 1].node}"
         styles = styles_once(page, lambda styles, expected=expected: active_titles(styles) == {expected})
         assert active_titles(styles) == {expected}, f"after {k} Next clicks"
+        where = wait_on_screen(page, expected)
+        assert where["shown"], f"after {k} Next clicks the active node is off screen: {where}"
         waiting = waiting_titles(styles)
         assert expected not in waiting
         assert all(f"n{step.node}" in waiting for step in steps[k:]), "later steps still wait"
@@ -121,6 +146,8 @@ def test_stepping_to_the_end_shows_final_grads(page, app_url, artifacts):
     styles = styles_once(page, lambda styles: not waiting_titles(styles))
     assert waiting_titles(styles) == set(), "nothing waits after the last step"
     assert active_titles(styles) == {f"n{steps[-1].node}"}
+    where = wait_on_screen(page, f"n{steps[-1].node}")
+    assert where["shown"], f"the last step's node is off screen: {where}"
     leaves = {node.name: node for node in graph.nodes if node.name in ("a", "b") and not node.op}
     assert abs(float(leaves["a"].grad) - 138.8338) < 1e-3
     assert abs(float(leaves["b"].grad) - 645.5773) < 1e-3
