@@ -6,8 +6,9 @@
 // right even while Graphviz is still redrawing; before the first drawing it waits for the SVG.
 // A graph that fits its pane, or a node already in view, is left where it is.
 // Only the container scrolls, never the page: the buttons above the graph stay where they are.
-// window.__followNode = {scrolls, settled} for tests: settled is the title last brought into view
-// (null while a move is under way, or when the node cannot be brought into view).
+// window.__followNode = {scrolls, settled} for tests: settled is the title last seen to stay in view
+// of a scrolling pane (null while a move is under way, when the graph fits its pane and nothing
+// scrolls, or when the node cannot be brought into view).
 
 const MARGIN = 0.12; // a node within the middle 76% of the pane's visible height is left where it is
 const WAIT_MS = 5000;
