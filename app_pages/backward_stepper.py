@@ -9,6 +9,7 @@ from explorer import explain, presets
 from explorer.dot import LAYOUTS, to_dot
 from explorer.follow_node import follow_node
 from explorer.formatting import kinds_in, legend_html
+from explorer.hotkeys import hotkeys
 
 stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
 GRAPH_PANE_HEIGHT = 560  # px, at most; the CSS below shrinks the pane to a short graph or window
@@ -24,7 +25,8 @@ PANE_CSS = (
 st.title("Backward Stepper")
 st.caption(
     "Walk backward() one node at a time: which VJP rule ran, the upstream grad, what each parent "
-    "received, and how fan-out and broadcasting are summed. The program is the Expression Explorer's."
+    "received, and how fan-out and broadcasting are summed. The program is the Expression Explorer's. "
+    "The → and ← keys press Next and Prev."
 )
 
 program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
@@ -166,7 +168,8 @@ def stepper():
     key = slider_key()
     st.slider(
         f"Step (of {n})", min_value=0, max_value=n, value=pos, key=key, on_change=slide, args=(key,),
-        help="0 is the seed; after step k, k nodes have run their VJP.",
+        help="0 is the seed; after step k, k nodes have run their VJP. Keys: → or Page Down for Next, "
+        "← or Page Up for Prev (a presenter's clicker sends these).",
     )
 
     grads = grads_at(graph, steps, pos)
@@ -219,6 +222,7 @@ def stepper():
 
 
 stepper()
+hotkeys({"ArrowRight": "Next", "PageDown": "Next", "ArrowLeft": "Prev", "PageUp": "Prev"}, key="stepper_keys")
 
 with st.expander("What backward() does"):
     for words, formula in explain.BACKWARD_EXPLAINED:

@@ -196,3 +196,26 @@ def test_play_advances_on_its_own_and_pause_stops_it(page, app_url):
     wait_for_text(page, step_heading(paused_at, total))
     expected = {f"n{steps[paused_at - 1].node}"}
     assert active_titles(styles_once(page, lambda s: active_titles(s) == expected)) == expected
+
+
+def test_arrow_keys_step_like_the_buttons(page, app_url):
+    """→ / PageDown press Next and ← / PageUp press Prev (a presenter's clicker sends these keys)."""
+    graph, steps = backward_steps(evaluate(PROGRAM).output)
+    total = len(steps)
+    open_page(page, f"{app_url}/stepper")
+    wait_for_node_count(page, len(graph.nodes))
+    wait_for_text(page, step_heading(0, total))
+
+    for key, position in (("ArrowRight", 1), ("ArrowRight", 2), ("PageDown", 3), ("ArrowLeft", 2), ("PageUp", 1)):
+        wait_for_rerun(page, lambda key=key: page.keyboard.press(key))
+        wait_for_text(page, step_heading(position, total))
+    expected = {f"n{steps[0].node}"}
+    assert active_titles(styles_once(page, lambda s: active_titles(s) == expected)) == expected
+    assert page.evaluate("window.__hotkeys.pressed") == 5
+
+    # A key typed into a focused control is the control's: the slider moves itself, no button is pressed.
+    slider = page.get_by_role("slider", name=re.compile("^Step"))
+    slider.focus()
+    wait_for_rerun(page, lambda: slider.press("ArrowRight"))
+    wait_for_text(page, step_heading(2, total))
+    assert page.evaluate("window.__hotkeys.pressed") == 5
