@@ -82,6 +82,15 @@ def step_heading(position: int, total: int) -> str:
     return "Seed:" if position == 0 else f"Step {position} of {total}:"
 
 
+def open_stepper(page, app_url):
+    """Open the stepper on the default program; wait for its graph and the seed. -> graph, steps, total."""
+    graph, steps = backward_steps(evaluate(PROGRAM).output)
+    open_page(page, f"{app_url}/stepper")
+    wait_for_node_count(page, len(graph.nodes))
+    wait_for_text(page, step_heading(0, len(steps)))
+    return graph, steps, len(steps)
+
+
 def panel_text(page, position: int, total: int) -> str:
     """The text of the column beside the graph that explains step `position`."""
     column = page.locator('[data-testid="stColumn"]', has_text=step_heading(position, total))
@@ -89,12 +98,8 @@ def panel_text(page, position: int, total: int) -> str:
 
 
 def test_next_moves_the_active_node_in_backward_order(page, app_url, artifacts):
-    graph, steps = backward_steps(evaluate(PROGRAM).output)
-    total = len(steps)
+    graph, steps, total = open_stepper(page, app_url)
     assert total >= 4
-    open_page(page, f"{app_url}/stepper")
-    wait_for_node_count(page, len(graph.nodes))
-    wait_for_text(page, step_heading(0, total))
 
     styles = nodes_by_style(page)
     assert active_titles(styles) == set(), "no node is active before the first step"
@@ -130,10 +135,7 @@ def test_next_moves_the_active_node_in_backward_order(page, app_url, artifacts):
 
 
 def test_stepping_to_the_end_shows_final_grads(page, app_url, artifacts):
-    graph, steps = backward_steps(evaluate(PROGRAM).output)
-    total = len(steps)
-    open_page(page, f"{app_url}/stepper")
-    wait_for_node_count(page, len(graph.nodes))
+    graph, steps, total = open_stepper(page, app_url)
 
     # Drag the step slider to its end with the keyboard.
     thumb = page.get_by_role("slider", name=re.compile("^Step"))
@@ -168,11 +170,7 @@ def test_stepping_to_the_end_shows_final_grads(page, app_url, artifacts):
 
 def test_play_advances_on_its_own_and_pause_stops_it(page, app_url):
     """The Play timer (st.fragment run_every) only runs in a real browser: AppTest never fires it."""
-    graph, steps = backward_steps(evaluate(PROGRAM).output)
-    total = len(steps)
-    open_page(page, f"{app_url}/stepper")
-    wait_for_node_count(page, len(graph.nodes))
-    wait_for_text(page, step_heading(0, total))
+    graph, steps, total = open_stepper(page, app_url)
 
     wait_for_rerun(page, button(page, "Play").click)
     # At the default 2 steps per second, step 3 arrives within a few seconds without any click.
@@ -200,11 +198,7 @@ def test_play_advances_on_its_own_and_pause_stops_it(page, app_url):
 
 def test_arrow_keys_step_like_the_buttons(page, app_url):
     """→ / PageDown press Next and ← / PageUp press Prev (a presenter's clicker sends these keys)."""
-    graph, steps = backward_steps(evaluate(PROGRAM).output)
-    total = len(steps)
-    open_page(page, f"{app_url}/stepper")
-    wait_for_node_count(page, len(graph.nodes))
-    wait_for_text(page, step_heading(0, total))
+    graph, steps, total = open_stepper(page, app_url)
 
     for key, position in (("ArrowRight", 1), ("ArrowRight", 2), ("PageDown", 3), ("ArrowLeft", 2), ("PageUp", 1)):
         wait_for_rerun(page, lambda key=key: page.keyboard.press(key))
