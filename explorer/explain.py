@@ -273,7 +273,7 @@ def step_program(text: str):
 
 
 def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:
-    """Rows for st.dataframe: variable, shape, grad, numerical grad, max |error|, verdict."""
+    """Rows for the check table: variable, shape, grad, numerical grad, max |error|, verdict."""
     table = []
     for row in rows:
         if row.ok is None:

@@ -92,7 +92,7 @@ def test_each_preset_renders_its_graph_and_checks_its_grads(name):
     dot = graph_dot(at)
     assert len(labels(dot)) == len(graph.nodes)
     assert dot.count("->") == len(graph.edges)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     inputs = table[table["check"].isin(["pass", "FAIL"])]
     expected_inputs = [n.name for n in graph.nodes if n.kind == "input" and n.name]
     assert sorted(inputs["variable"]) == sorted(expected_inputs)
