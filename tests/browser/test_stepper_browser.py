@@ -199,6 +199,8 @@ def test_play_advances_on_its_own_and_pause_stops_it(page, app_url):
 def test_arrow_keys_step_like_the_buttons(page, app_url):
     """→ / PageDown press Next and ← / PageUp press Prev (a presenter's clicker sends these keys)."""
     graph, steps, total = open_stepper(page, app_url)
+    # The listener comes with the component's script, which may run a moment after the page's text.
+    page.wait_for_function("() => (window.__hotkeys || {}).listening === true", timeout=10_000)
 
     for key, position in (("ArrowRight", 1), ("ArrowRight", 2), ("PageDown", 3), ("ArrowLeft", 2), ("PageUp", 1)):
         wait_for_rerun(page, lambda key=key: page.keyboard.press(key))
