@@ -8,7 +8,7 @@ from autograd.graph import grads_at
 from explorer import explain, presets
 from explorer.dot import LAYOUTS, to_dot
 from explorer.follow_node import follow_node
-from explorer.formatting import kinds_in, legend_html
+from explorer.formatting import kinds_in, legend_html, markdown_safe
 from explorer.hotkeys import hotkeys
 
 stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
@@ -35,7 +35,7 @@ try:
     graph, steps = stepped(program)
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     message, caret = explain.error_report(program, exc)
-    st.error(message, icon=":material/error:")
+    st.error(markdown_safe(message), icon=":material/error:")
     if caret:
         st.code(caret, language=None)
     st.page_link(

@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import explain, presets
 from explorer.dot import LAYOUTS, to_dot, to_svg
-from explorer.formatting import heatmap_figure, kinds_in, legend_html
+from explorer.formatting import heatmap_figure, kinds_in, legend_html, markdown_safe
 
 analyse = st.cache_data(max_entries=64, show_spinner=False)(explain.analyse_program)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
@@ -72,7 +72,7 @@ with left:
         error = exc
     if error is not None:
         message, caret = explain.error_report(program, error)
-        st.error(message, icon=":material/error:")
+        st.error(markdown_safe(message), icon=":material/error:")
         if caret:
             st.code(caret, language=None)
         last_good = st.session_state.get("explorer_last_good")

@@ -5,7 +5,7 @@ import time
 import streamlit as st
 
 from explorer import datasets, figures, training
-from explorer.formatting import short_number
+from explorer.formatting import markdown_safe, short_number
 from explorer.live_chart import live_chart
 
 LEARNING_RATES = [0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
@@ -42,6 +42,16 @@ def _load_widgets(config: training.TrainConfig) -> None:
     ss.pg_seed = config.seed
     ss.pg_features = list(config.features)
 
+
+# NOTE: Streamlit deletes a widget's state when a run does not draw the widget, as happens on
+# every other page; a copy under another name brings the settings back when the user returns.
+SETTINGS = (
+    "pg_dataset", "pg_noise", "pg_n", "pg_split", "pg_hidden", "pg_activation", "pg_features",
+    "pg_optimizer", "pg_lr", "pg_l2", "pg_batch", "pg_seed", "pg_speed", "pg_upload_task",
+)
+for _name in SETTINGS:
+    if _name not in ss and f"_kept_{_name}" in ss:
+        ss[_name] = ss[f"_kept_{_name}"]
 
 if "pg_started" not in ss:
     ss.pg_started = True
@@ -97,7 +107,7 @@ with st.sidebar:
         )
         st.file_uploader("CSV file", type=["csv", "txt"], key="pg_file", on_change=_on_upload)
         if ss.get("pg_upload_error"):
-            st.error(ss.pg_upload_error)
+            st.error(markdown_safe(ss.pg_upload_error))
 
     st.header("Network")
     st.text_input("Hidden layer widths", key="pg_hidden", help="Comma-separated, e.g. 8, 8 — up to 8 layers of 64.")
@@ -114,6 +124,9 @@ with st.sidebar:
     st.select_slider("Batch size", BATCH_SIZES, key="pg_batch", format_func=lambda b: "full" if b == 0 else str(b))
     st.number_input("Seed", 0, 10_000, step=1, key="pg_seed")
     st.select_slider("Speed (steps per redraw)", SPEEDS, key="pg_speed")
+for _name in SETTINGS:
+    if _name in ss:
+        ss[f"_kept_{_name}"] = ss[_name]
 
 try:
     config = training.TrainConfig(
@@ -132,11 +145,11 @@ try:
         task=task,
     )
 except ValueError as err:
-    st.error(f"Settings problem: {err}")
+    st.error(markdown_safe(f"Settings problem: {err}"))
     st.stop()
 
 for problem in ss.pop("pg_url_problems", []):
-    st.warning(f"Ignored part of the link: {problem}.")
+    st.warning(markdown_safe(f"Ignored part of the link: {problem}."))
 
 query = config.to_query()
 if uploaded:
@@ -223,7 +236,7 @@ st.caption(
     )
 )
 if ss.get("pg_graph_error"):
-    st.info(ss.pop("pg_graph_error"))
+    st.info(markdown_safe(ss.pop("pg_graph_error")))
 
 
 # -------------------------------------------------------------------------- live view

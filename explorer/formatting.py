@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -77,3 +78,16 @@ def short_number(x: float) -> str:
             return text
     mantissa, exponent = f"{x:.1e}".split("e")
     return f"{mantissa}e{int(exponent)}"
+
+
+_MARKDOWN = re.compile(r"([\\*_\[\]<>$~#|])")
+
+
+def markdown_safe(message: str) -> str:
+    """A message for st.error and friends, which render Markdown: characters that would format
+    (``__class__`` turning bold, ``my_file.csv`` italic, ``$x$`` LaTeX) are escaped outside its
+    `code spans`, which the messages use on purpose. Unpaired backticks are escaped too."""
+    parts = message.split("`")
+    if len(parts) % 2 == 0:
+        return _MARKDOWN.sub(r"\\\1", message).replace("`", "\\`")
+    return "`".join(part if i % 2 else _MARKDOWN.sub(r"\\\1", part) for i, part in enumerate(parts))

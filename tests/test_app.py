@@ -124,6 +124,7 @@ def test_a_hostile_program_shows_an_error_and_keeps_the_last_graph(program, line
     no_exception(at)
     assert at.error, "an error message is shown"
     assert at.error[0].value.startswith(f"Line {line}, column {col}: ")
+    assert "__" not in at.error[0].value, "dunder names are escaped, or Markdown makes them bold"
     caret = [c.value for c in at.code if c.value.startswith(f"{line} | ")]
     assert caret and caret[0].splitlines()[1].index("^") == len(f"{line} | ") + col - 1
     assert graph_dot(at) == good, "the last good graph stays"

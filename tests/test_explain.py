@@ -223,3 +223,18 @@ def test_short_number_fits_a_metric_tile(value, text):
     from explorer.formatting import short_number
 
     assert short_number(value) == text and len(text) <= 7
+
+
+@pytest.mark.parametrize(
+    "message, shown",
+    [
+        ("attribute '__class__' is not allowed", r"attribute '\_\_class\_\_' is not allowed"),
+        ("points_2.csv: line 3 has 2 columns", r"points\_2.csv: line 3 has 2 columns"),
+        ("write `name = expression`, not *x* or $y$", r"write `name = expression`, not \*x\* or \$y\$"),
+        ("one ` backtick and _x_", r"one \` backtick and \_x\_"),
+    ],
+)
+def test_markdown_safe_escapes_user_text_but_keeps_code_spans(message, shown):
+    from explorer.formatting import markdown_safe
+
+    assert markdown_safe(message) == shown

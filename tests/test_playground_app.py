@@ -185,3 +185,20 @@ def test_the_open_tab_stays_open_across_play_and_pause(at):
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     assert [s["layout"]["title"]["text"] for s in specs] == [specs[0]["layout"]["title"]["text"]]
     assert "Network" in specs[0]["layout"]["title"]["text"] and not at.exception
+
+
+def test_leaving_and_coming_back_keeps_the_settings_and_the_run(at):
+    # Streamlit drops the sidebar widgets' state while another page runs; the page restores it.
+    at.select_slider(key="pg_lr").set_value(0.3).run()
+    at.selectbox(key="pg_activation").set_value("relu").run()
+    _button(at, "Step").click().run()
+    steps = at.session_state.pg_state.step
+    for page in ("app_pages/expression_explorer.py", "app_pages/backward_stepper.py"):
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        at.switch_page(PAGE).run()
+        assert not at.exception, at.exception
+        assert at.select_slider(key="pg_lr").value == 0.3
+        assert at.selectbox(key="pg_activation").value == "relu"
+        assert at.session_state.pg_state.step == steps, "the run goes on where it was"
+        assert _metric(at, "Step") == f"{steps:,}"
