@@ -178,15 +178,14 @@ class TrainConfig:
                 problems.append(f"{f.name}={text!r} is not valid")
         try:
             config = cls(**values)
-        except ValueError as err:
-            problems.append(str(err))
-            # Keep the valid part: drop fields one at a time until the config is accepted.
+        except ValueError:
+            # Keep the valid part: apply the fields one at a time, reporting each one refused.
             config = default
             for name, value in values.items():
                 try:
                     config = replace(config, **{name: value})
-                except ValueError:
-                    continue
+                except ValueError as err:
+                    problems.append(str(err))
         return config, problems
 
 

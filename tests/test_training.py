@@ -160,6 +160,14 @@ def test_query_round_trip_and_bad_values():
     bad, problems = TrainConfig.from_query({"dataset": "spiral", "lr": "fast", "hidden": "8,999"})
     assert bad.dataset == "spiral" and bad.lr == TrainConfig().lr and bad.hidden == TrainConfig().hidden
     assert any("lr" in p for p in problems) and any("64" in p for p in problems)
+    # Every refused field is reported, not only the first one the constructor met.
+    bad, problems = TrainConfig.from_query(
+        {"dataset": "moons", "lr": "abc", "hidden": "999", "activation": "foo", "optimizer": "Adam"}
+    )
+    assert bad.optimizer == "Adam" and bad.activation == TrainConfig().activation
+    assert len(problems) == 4, problems
+    for word in ("lr", "data set", "64", "activation"):
+        assert any(word in p for p in problems), (word, problems)
 
 
 def test_parse_hidden():
