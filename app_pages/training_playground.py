@@ -145,8 +145,13 @@ try:
         task=task,
     )
 except ValueError as err:
-    st.error(markdown_safe(f"Settings problem: {err}"))
-    st.stop()
+    # NOTE: a typo in a setting must not take the page away: the run keeps its last good settings.
+    if "pg_state" not in ss:
+        st.error(markdown_safe(f"Settings problem: {err}"))
+        st.stop()
+    st.error(markdown_safe(f"Settings problem: {err}. The run below keeps its last good settings."))
+    config = ss.pg_state.config
+    uploaded = config.dataset == datasets.UPLOADED
 
 for problem in ss.pop("pg_url_problems", []):
     st.warning(markdown_safe(f"Ignored part of the link: {problem}."))

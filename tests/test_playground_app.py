@@ -202,3 +202,16 @@ def test_leaving_and_coming_back_keeps_the_settings_and_the_run(at):
         assert at.selectbox(key="pg_activation").value == "relu"
         assert at.session_state.pg_state.step == steps, "the run goes on where it was"
         assert _metric(at, "Step") == f"{steps:,}"
+
+
+def test_a_typo_in_a_setting_keeps_the_page_and_the_run(at):
+    _button(at, "Step").click().run()
+    steps = at.session_state.pg_state.step
+    at.text_input(key="pg_hidden").input("8, x").run()
+    assert not at.exception, at.exception
+    assert any("Settings problem" in e.value and "'x'" in e.value for e in at.error)
+    assert [b.label for b in at.button] == ["Play", "Step", "Reset", "Show this step's graph"]
+    _button(at, "Step").click().run()
+    assert at.session_state.pg_state.step == steps + at.session_state.pg_speed, "training goes on"
+    at.text_input(key="pg_hidden").input("8, 4").run()
+    assert not at.error and at.session_state.pg_state.config.hidden == (8, 4)
