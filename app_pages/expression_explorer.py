@@ -114,7 +114,7 @@ with right:
     if analysis.note:
         st.info(analysis.note, icon=":material/info:")
     st.graphviz_chart(dot, width="stretch")
-    caption = f"{len(graph.nodes)} tensors, {len(graph.edges)} edges."
+    caption = f"{explain.counted(len(graph.nodes), 'tensor')}, {explain.counted(len(graph.edges), 'edge')}."
     if len(graph.nodes) > MAX_DRAWN:
         caption += (
             f" Too many to read at once: chains of elementwise ops are collapsed and at most {MAX_DRAWN} boxes"
@@ -127,14 +127,21 @@ def show_checks():
     rows = analysis.checks
     checked = [r for r in rows if r.ok is not None]
     if checked and all(r.ok for r in checked):
-        st.success(f"All {len(checked)} inputs match central differences (float64, eps = 1e-6).")
-    elif checked:
-        bad = ", ".join(r.name for r in checked if not r.ok)
-        st.warning(
-            f"The numerical check disagrees for: {bad}. Where an input sits on a kink (relu of exactly 0, "
+        inputs = "The input matches" if len(checked) == 1 else f"All {len(checked)} inputs match"
+        st.success(f"{inputs} central differences (float64, eps = 1e-6).")
+    not_finite = ", ".join(r.name for r in checked if not r.ok and not r.finite)
+    kinked = ", ".join(r.name for r in checked if not r.ok and r.finite)
+    if not_finite:
+        st.warning(markdown_safe(
+            f"Not a finite number (nan or inf) for: {not_finite}. The program divides by zero, takes log or "
+            "sqrt of a value ≤ 0, or overflows somewhere; there is no slope to compare there."
+        ))
+    if kinked:
+        st.warning(markdown_safe(
+            f"The numerical check disagrees for: {kinked}. Where an input sits on a kink (relu of exactly 0, "
             "abs of 0, a tie in max) the two one-sided slopes differ: backward() takes relu'(0) = 0, "
             "central differences average the two sides."
-        )
+        ))
     # NOTE: a static table, not st.dataframe: this tab is open on the first load, and the data grid's
     # JavaScript competed with Graphviz's, delaying the graph by ~0.8 s (first load 4.1-4.5 s -> 3.4-3.7 s).
     st.table(explain.check_table(list(rows)))

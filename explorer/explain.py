@@ -35,6 +35,11 @@ def sync_program(state: MutableMapping, query: MutableMapping, default: str) -> 
 # ----------------------------------------------------------------------------- node names
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 tensor``, ``35 tensors``, ``0 edges``."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def node_label(node) -> str:
     """How the pages name a node: its variable name, else its op and id (``mul #5``)."""
     if node.name:
@@ -137,6 +142,12 @@ class GradCheckRow:
     total: int  # elements in the tensor
     ok: bool | None  # None: not checked (see note)
     note: str = ""  # why a variable was not checked
+
+    @property
+    def finite(self) -> bool:
+        """False when backward()'s grad or a checked central difference is nan or inf."""
+        grad_ok = self.grad is None or bool(np.isfinite(self.grad).all())
+        return grad_ok and (self.max_abs_error is None or bool(np.isfinite(self.max_abs_error)))
 
 
 def finite_difference_check(

@@ -314,3 +314,15 @@ def test_a_program_without_grads_says_so():
     at.switch_page(STEPPER).run()
     no_exception(at)
     assert any("Nothing to step through" in i.value for i in at.info)
+
+
+def test_a_non_finite_gradient_is_not_blamed_on_a_kink():
+    at = app().run()
+    at.text_area(key="explorer_editor").input("a = 0.0\nb = log(a)\nc = b * 0\n").run()
+    no_exception(at)
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("Not a finite number (nan or inf) for: a.") for w in warnings), warnings
+    assert not any("kink" in w for w in warnings), warnings
+    at.text_area(key="explorer_editor").input("x = 3.0\ny = exp(x)\n").run()
+    assert at.success[0].value.startswith("The input matches central differences"), "one input, singular"
+    assert any(c.value.startswith("2 tensors, 1 edge.") for c in at.caption)

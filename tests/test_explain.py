@@ -238,3 +238,20 @@ def test_markdown_safe_escapes_user_text_but_keeps_code_spans(message, shown):
     from explorer.formatting import markdown_safe
 
     assert markdown_safe(message) == shown
+
+
+def test_counted_agrees_in_number():
+    from explorer.explain import counted
+
+    assert [counted(n, "tensor") for n in (0, 1, 2, 1234)] == ["0 tensors", "1 tensor", "2 tensors", "1,234 tensors"]
+
+
+def test_a_non_finite_check_row_is_told_apart_from_a_kink():
+    (log_row,) = explain.finite_difference_check(
+        lambda v: np.log(v["a"]) * 0.0, {"a": np.array(0.0)}, {"a": np.array(np.nan)}
+    )
+    (kink_row,) = explain.finite_difference_check(
+        lambda v: np.maximum(v["b"], 0.0), {"b": np.array(0.0)}, {"b": np.array(0.0)}
+    )
+    assert not log_row.ok and not log_row.finite
+    assert not kink_row.ok and kink_row.finite  # relu at 0: backward() says 0, the two sides average 0.5
