@@ -321,9 +321,12 @@ def step_states(graph, steps, position: int) -> dict[int, str]:
 
     The node of step ``position - 1`` is active, earlier steps' nodes are done. Nodes that are
     never processed (leaves) are done once every contribution they receive has arrived. Nodes
-    that do not require grad (constants) take no part and get no state.
+    that do not require grad (constants) take no part and get no state. At the seed the output
+    has its grad (the ones) and no state either: it is drawn as the output, not as waiting.
     """
     state = {node.id: "waiting" for node in graph.nodes if node.requires_grad}
+    if position == 0:
+        state.pop(graph.output, None)
     received: dict[int, int] = {}
     for step in steps[:position]:
         state[step.node] = "done"

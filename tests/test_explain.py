@@ -94,6 +94,8 @@ def test_step_states_walk_from_waiting_to_done():
     n = len(steps)
     start = explain.step_states(graph, steps, 0)
     assert set(start.values()) == {"waiting"}
+    assert graph.output not in start, "at the seed the output has its grad: drawn as the output"
+    assert set(start) == {node.id for node in graph.nodes if node.requires_grad} - {graph.output}
     mid = explain.step_states(graph, steps, 1)
     assert mid[steps[0].node] == "active" and list(mid.values()).count("active") == 1
     end = explain.step_states(graph, steps, n)
