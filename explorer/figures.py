@@ -211,7 +211,9 @@ def decision_boundary(
                 {"z": boundary_levels(f["probs"])[0], "caption": f["caption"], "step": f["step"]} for f in frames
             ],
         },
-        xaxis={"title": {"text": "x1"}, "range": x_range, "showgrid": False, "zeroline": False},
+        # NOTE: both axes shrink their domain to keep x and y at one scale; with the default
+        # (constrain="range") Plotly widened x's range instead, past the heatmap's edges.
+        xaxis={"title": {"text": "x1"}, "range": x_range, "showgrid": False, "zeroline": False, "constrain": "domain"},
         yaxis={
             "title": {"text": "x2"},
             "range": y_range,

@@ -183,3 +183,22 @@ def test_narrow_window_and_show_graph(browser, app_url, artifacts):
         assert page.locator(GRAPH_NODES).count() > 10
     finally:
         context.close()
+
+
+def test_square_data_keeps_its_axis_titles_inside_the_chart(page, app_url):
+    # Spiral data is as tall as it is wide, so the boundary fills the chart's whole height; the
+    # component must leave room for the caption line above it, or the x axis is cut off.
+    _open_playground(page, app_url, "?dataset=spiral")
+    page.wait_for_selector('div.live-chart[data-name="boundary"] .xtitle', state="attached", timeout=30_000)
+    boxes = page.evaluate(
+        """() => {
+            const chart = document.querySelector('div.live-chart[data-name="boundary"]');
+            let box = chart.parentElement;
+            while (box && getComputedStyle(box).overflow === 'visible') box = box.parentElement;
+            const bottom = (el) => Math.round(el.getBoundingClientRect().bottom);
+            return {title: bottom(chart.querySelector('.xtitle')), chart: bottom(chart),
+                    clip: box ? bottom(box) : null};
+        }"""
+    )
+    assert boxes["title"] <= boxes["chart"], boxes
+    assert boxes["clip"] is None or boxes["chart"] <= boxes["clip"] + 1, boxes
