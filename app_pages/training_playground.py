@@ -165,9 +165,17 @@ if {k: st.query_params.get(k) for k in query} != query:
 # ------------------------------------------------------------------------------ the run
 run_key = (config.run_key(), upload["token"] if uploaded else None)
 if ss.get("pg_run_key") != run_key:
+    old = ss.get("pg_state") if ss.get("pg_run_key") is not None else None  # None after Reset
     data = (upload["X"], upload["y"]) if uploaded else None
     ss.pg_state = training.new_state(config, data)
     ss.pg_run_key = run_key
+    if old is not None and old.step > 0:
+        changed = training.changed_settings(old.config, config) or ["the data"]
+        st.toast(
+            f"Training restarted at step 0: {', '.join(changed)} changed. "
+            "Learning rate and L2 change without a restart.",
+            icon=":material/restart_alt:",
+        )
 state = ss.pg_state
 if (state.config.lr, state.config.l2) != (config.lr, config.l2):
     training.set_hyperparameters(state, lr=config.lr, l2=config.l2)

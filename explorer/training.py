@@ -189,6 +189,18 @@ class TrainConfig:
         return config, problems
 
 
+SETTING_NAMES = {
+    "dataset": "data set", "noise": "noise", "n": "points", "test_fraction": "test split",
+    "hidden": "hidden layers", "activation": "activation", "optimizer": "optimiser",
+    "batch_size": "batch size", "seed": "seed", "features": "input features", "task": "task",
+}
+
+
+def changed_settings(old: TrainConfig, new: TrainConfig) -> list[str]:
+    """The settings, by their names on the page, whose change makes `new` a new run of `old`."""
+    return [label for name, label in SETTING_NAMES.items() if getattr(old, name) != getattr(new, name)]
+
+
 # ------------------------------------------------------------------------ state
 
 

@@ -215,3 +215,19 @@ def test_a_typo_in_a_setting_keeps_the_page_and_the_run(at):
     assert at.session_state.pg_state.step == steps + at.session_state.pg_speed, "training goes on"
     at.text_input(key="pg_hidden").input("8, 4").run()
     assert not at.error and at.session_state.pg_state.config.hidden == (8, 4)
+
+
+def test_a_setting_that_restarts_the_run_says_so(at):
+    _button(at, "Step").click().run()
+    at.select_slider(key="pg_lr").set_value(0.1).run()
+    assert not at.toast, "the learning rate changes without a restart"
+    assert at.session_state.pg_state.step > 0
+    at.selectbox(key="pg_activation").set_value("relu").run()
+    assert at.session_state.pg_state.step == 0
+    assert [t.value for t in at.toast] == [
+        "Training restarted at step 0: activation changed. Learning rate and L2 change without a restart."
+    ]
+    _button(at, "Step").click().run()
+    _button(at, "Reset").click().run()
+    assert at.session_state.pg_state.step == 0
+    assert not at.toast, "Reset restarts on purpose: nothing to explain"

@@ -1,6 +1,7 @@
 """The training runner: determinism, convergence, divergence, live lr change, frames, programs."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -224,3 +225,12 @@ def test_one_step_program_too_big_network_says_so():
     state = training.new_state(TrainConfig(hidden=(64,) * 8))
     with pytest.raises(ValueError, match="too many to show"):
         training.one_step_program(state)
+
+
+def test_changed_settings_names_what_restarts_a_run():
+    old = TrainConfig()
+    assert training.changed_settings(old, replace(old, lr=1.0, l2=0.1)) == []  # tuned live, no restart
+    new = replace(old, activation="relu", optimizer="SGD", hidden=(4,))
+    assert training.changed_settings(old, new) == ["hidden layers", "activation", "optimiser"]
+    # every field but lr and l2 is in the run key, and has a name on the page
+    assert set(training.SETTING_NAMES) == {f for f in TrainConfig.__dataclass_fields__ if f not in ("lr", "l2")}
