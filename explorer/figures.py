@@ -405,15 +405,19 @@ def neuron_heatmaps(
     """
     rows = max(len(activations), 1)
     cols = max(1, min(max_per_layer, max((a.shape[-1] for a in activations), default=1)))
-    gap_x, gap_y = 0.02, 0.1 / rows
+    margin = {"l": 10, "r": 10, "t": 56, "b": 10}
+    height = 80 + 112 * rows
+    # NOTE: the gap between rows is in pixels, room for the next row's labels ("L2 n1"), which
+    # overlapped the pictures above when it was a fraction of the height.
+    gap_x, gap_y = 0.02, 22 / (height - margin["t"] - margin["b"])
     width = (1 - gap_x * (cols - 1)) / cols
     height_frac = (1 - gap_y * (rows - 1)) / rows
     data: list[dict] = []
     layout = _layout(
         "What each hidden neuron computes over the input plane (blue > 0, orange < 0)",
-        80 + 100 * rows,
+        height,
         annotations=[],
-        margin={"l": 10, "r": 10, "t": 56, "b": 10},
+        margin=margin,
     )
     for i, act in enumerate(activations):
         for j in range(min(cols, act.shape[-1])):
@@ -442,7 +446,8 @@ def neuron_heatmaps(
             y1 = 1 - i * (height_frac + gap_y)
             axis = {"visible": False}
             layout[f"xaxis{suffix}"] = {**axis, "domain": [x0, x0 + width], "anchor": f"y{suffix}"}
-            layout[f"yaxis{suffix}"] = {**axis, "domain": [y1 - height_frac, y1], "anchor": f"x{suffix}"}
+            bottom = max(0.0, round(y1 - height_frac, 6))  # Plotly refuses a domain of -5e-17
+            layout[f"yaxis{suffix}"] = {**axis, "domain": [bottom, round(y1, 6)], "anchor": f"x{suffix}"}
             layout["annotations"].append(
                 {
                     "text": f"L{i + 1} n{j + 1}",

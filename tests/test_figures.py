@@ -111,6 +111,15 @@ def test_neuron_heatmaps_one_per_neuron():
     assert len(spec["data"]) == 5 and all(t["type"] == "heatmap" for t in spec["data"])
     assert [a["text"] for a in spec["layout"]["annotations"]] == ["L1 n1", "L1 n2", "L1 n3", "L2 n1", "L2 n2"]
     go.Figure(spec)
+    # A row's labels sit in the gap above it, clear of the pictures of the row before (>= 16 px).
+    layout = spec["layout"]
+    plot_px = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    assert (layout["yaxis"]["domain"][0] - layout["yaxis4"]["domain"][1]) * plot_px >= 16
+
+
+@pytest.mark.parametrize("layers", range(1, 9))
+def test_neuron_heatmaps_for_any_depth_are_valid_figures(layers):
+    go.Figure(figures.neuron_heatmaps(XS[:10], YS[:10], [np.zeros((10, 10, 8))] * layers))
 
 
 def test_network_diagram_edges_by_sign_and_width():
