@@ -351,7 +351,7 @@ def _log_axis(title: str, *series: Sequence[float] | None) -> dict:
     thousands of tick labels and freezes the page for seconds."""
     values = np.concatenate([np.asarray(s, dtype=np.float64).ravel() for s in series if s is not None] or [[]])
     values = values[np.isfinite(values) & (values > 0)]
-    axis = {"title": {"text": title}, "type": "log"}
+    axis = {"title": {"text": title}, "type": "log", "exponentformat": "power"}  # 10⁻⁴, not "100µ"
     if values.size and np.log10(values.max()) - np.log10(values.min()) <= LOG_MINOR_TICK_DECADES:
         axis["dtick"] = "D2"
     return axis
@@ -553,6 +553,7 @@ def network_diagram(
             "mode": "text",
             "text": [*input_names, *output_names],
             "textposition": ["middle left"] * len(input_names) + ["middle right"] * len(output_names),
+            "cliponaxis": False,  # a long name ("logit (class 1)") runs into the margin, not off the plot
             "hoverinfo": "skip",
             "showlegend": False,
         }
@@ -565,6 +566,7 @@ def network_diagram(
         height,
         xaxis={"visible": False, "range": [-0.9, len(sizes) - 0.1]},
         yaxis={"visible": False, "range": [-1.15, 1.15]},
+        margin={"l": 48, "r": 12 + 7 * max(map(len, output_names), default=0), "t": 48, "b": 40},
     )
     return {"data": data, "layout": layout}
 
