@@ -342,6 +342,11 @@ def loss_curves(
         xaxis={"title": {"text": "step"}, "range": [0, last]},
         yaxis=_log_axis("loss", train_loss, test_loss) if log_y else {"title": {"text": "loss"}},
     )
+    if len(steps) < 2:  # one point draws no line: say how to get one
+        layout["annotations"] = [
+            {"text": "Press Play or Step to train", "showarrow": False, "xref": "paper", "yref": "paper",
+             "x": 0.5, "y": 0.5, "font": {"size": 13, "color": "#6b7280"}}
+        ]
     return {"data": data, "layout": layout}
 
 

@@ -171,3 +171,10 @@ def test_state_view_draws_the_boundary_or_the_fitted_curve(dataset, first_type):
     spec = figures.state_view(state, grid, caption="step 0")
     assert spec["data"][0]["type"] == first_type
     assert spec["layout"]["meta"]["caption"] == "step 0" and spec["layout"]["meta"]["step"] == state.step
+
+
+def test_an_untrained_loss_chart_says_how_to_start():
+    empty = figures.loss_curves([0], [0.7], [0.72])
+    assert [a["text"] for a in empty["layout"]["annotations"]] == ["Press Play or Step to train"]
+    trained = figures.loss_curves([0, 20], [0.7, 0.4], [0.72, 0.5])
+    assert "annotations" not in trained["layout"]
