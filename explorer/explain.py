@@ -4,6 +4,7 @@ check and what each backward step did. Plain Python (no Streamlit): the pages on
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 
@@ -365,13 +366,20 @@ class StepView:
 def describe_step(graph, step, total: int) -> StepView:
     """What one backward step did, in words and numbers."""
     node = graph.nodes[step.node]
-    label = node_label(node)
+    # NOTE: `g += ...` gives two nodes the name g; such a name is shown with its op ("g = div"), as
+    # its box in the graph reads, so "→ g" does not leave the reader guessing which g.
+    names = Counter(n.name for n in graph.nodes if n.name)
+
+    def label_of(n) -> str:
+        return f"{n.name} = {n.op}" if n.name and n.op and names[n.name] > 1 else node_label(n)
+
+    label = label_of(node)
     slots = slot_names(node)
     views = []
     seen: dict[int, int] = {}
     for c in step.contributions:
         parent = graph.nodes[c.parent]
-        plabel = node_label(parent)
+        plabel = label_of(parent)
         # NOTE: x * x lists x in two slots; contributions come in argument order, so the k-th
         # contribution to a parent belongs to its k-th slot.
         positions = [i for i, p in enumerate(node.parents) if p == c.parent]
@@ -399,7 +407,8 @@ def describe_step(graph, step, total: int) -> StepView:
             )
         )
     return StepView(
-        title=f"Step {step.index + 1} of {total}: {label}" + (f" = {node.op}" if node.name and node.op else ""),
+        title=f"Step {step.index + 1} of {total}: {label}"
+        + (f" = {node.op}" if node.name and node.op and names[node.name] == 1 else ""),
         node=label,
         op=step.op or node.op,
         formula=step.formula or node.formula,

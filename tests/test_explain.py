@@ -257,3 +257,13 @@ def test_a_non_finite_check_row_is_told_apart_from_a_kink():
     )
     assert not log_row.ok and not log_row.finite
     assert not kink_row.ok and kink_row.finite  # relu at 0: backward() says 0, the two sides average 0.5
+
+
+def test_a_reused_name_is_shown_with_its_op_in_the_stepper():
+    # micrograd's `g = f / 2.0` then `g += 10.0 / f`: two nodes named g.
+    graph, steps = backward_steps(evaluate(presets.program("micrograd")).output)
+    first = explain.describe_step(graph, steps[0], len(steps))
+    assert first.title == "Step 1 of 25: g = add"
+    assert first.contributions[0].parent == "g = div" and first.contributions[1].parent.startswith("div #")
+    unique = explain.describe_step(graph, steps[3], len(steps))
+    assert unique.title == "Step 4 of 25: f = pow" and unique.contributions[0].parent == "e"
