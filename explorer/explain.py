@@ -51,13 +51,15 @@ def node_label(node) -> str:
 
 
 def node_choice(node) -> str:
-    """A selectbox line for a node: ``d = mul  (3, 4)``."""
+    """A selectbox line for a node: ``d = mul  ·  op, (3, 4)``; a scalar shows its value, as its
+    box does (``c = add  ·  op, scalar = -2``), which tells apart the nodes of ``c += ...``."""
     shape = shape_text(tuple(node.shape))
     if node.name and node.op:
         head = f"{node.name} = {node.op}"
     else:
         head = node_label(node)
-    return f"{head}  ·  {node.kind}, {shape}"
+    value = f" = {fmt_number(float(node.data))}" if np.size(node.data) == 1 else ""
+    return f"{head}  ·  {node.kind}, {shape}{value}"
 
 
 # ----------------------------------------------------------------------------- values as text

@@ -267,3 +267,10 @@ def test_a_reused_name_is_shown_with_its_op_in_the_stepper():
     assert first.contributions[0].parent == "g = div" and first.contributions[1].parent.startswith("div #")
     unique = explain.describe_step(graph, steps[3], len(steps))
     assert unique.title == "Step 4 of 25: f = pow" and unique.contributions[0].parent == "e"
+
+
+def test_node_choices_tell_reassigned_scalars_apart():
+    graph, _ = backward_steps(evaluate(presets.program("micrograd")).output)
+    cs = [explain.node_choice(n) for n in graph.nodes if n.name == "c"]
+    assert len(cs) == 3 and len(set(cs)) == 3, cs
+    assert cs[0] == "c = add  ·  op, scalar = -2"
