@@ -19,7 +19,7 @@ GRAPH_PANE_HEIGHT = 560  # px, at most; the CSS below shrinks the pane to a shor
 PANE_CSS = (
     "<style>.st-key-stepper_graph {height: auto !important;"
     f" max-height: clamp(320px, calc(100vh - 480px), {GRAPH_PANE_HEIGHT}px)}}"
-    " div:has(> .st-key-stepper_graph) {height: auto !important}</style>"
+    " div:has(> .st-key-stepper_graph) {height: auto !important; flex: 0 0 auto !important}</style>"
 )
 
 st.title("Backward Stepper")

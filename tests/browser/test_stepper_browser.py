@@ -108,6 +108,16 @@ def test_next_moves_the_active_node_in_backward_order(page, app_url, artifacts):
         f"n{node.id}" for node in graph.nodes if node.requires_grad and node.id != graph.output
     }
     assert button(page, "Prev").is_disabled()
+    # The pane is as tall as it shows: the Layout control follows right under it, not after a blank.
+    gap = page.evaluate(
+        """() => {
+            const pane = document.querySelector('.st-key-stepper_graph').getBoundingClientRect();
+            const layout = [...document.querySelectorAll('[data-testid="stWidgetLabel"]')]
+                .find((label) => label.innerText.trim() === 'Layout').getBoundingClientRect();
+            return layout.top - pane.bottom;
+        }"""
+    )
+    assert 0 <= gap <= 40, f"{gap:.0f} px between the graph's pane and the Layout control"
 
     seen_waiting = len(waiting_titles(styles)) + 1  # the output, seeded, is the first to leave the queue
     for k in range(1, 5):
