@@ -50,16 +50,16 @@ def node_label(node) -> str:
     return f"{node.kind} #{node.id}"
 
 
+def node_heading(node) -> str:
+    """A node named as its box's title reads: ``d = mul`` for a named op, else ``node_label``."""
+    return f"{node.name} = {node.op}" if node.name and node.op else node_label(node)
+
+
 def node_choice(node) -> str:
     """A selectbox line for a node: ``d = mul  ·  op, (3, 4)``; a scalar shows its value, as its
     box does (``c = add  ·  op, scalar = -2``), which tells apart the nodes of ``c += ...``."""
-    shape = shape_text(tuple(node.shape))
-    if node.name and node.op:
-        head = f"{node.name} = {node.op}"
-    else:
-        head = node_label(node)
     value = f" = {fmt_number(float(node.data))}" if np.size(node.data) == 1 else ""
-    return f"{head}  ·  {node.kind}, {shape}{value}"
+    return f"{node_heading(node)}  ·  {node.kind}, {shape_text(tuple(node.shape))}{value}"
 
 
 # ----------------------------------------------------------------------------- values as text
@@ -373,7 +373,7 @@ def describe_step(graph, step, total: int) -> StepView:
     names = Counter(n.name for n in graph.nodes if n.name)
 
     def label_of(n) -> str:
-        return f"{n.name} = {n.op}" if n.name and n.op and names[n.name] > 1 else node_label(n)
+        return node_heading(n) if names[n.name] > 1 else node_label(n)
 
     label = label_of(node)
     slots = slot_names(node)
@@ -409,8 +409,7 @@ def describe_step(graph, step, total: int) -> StepView:
             )
         )
     return StepView(
-        title=f"Step {step.index + 1} of {total}: {label}"
-        + (f" = {node.op}" if node.name and node.op and names[node.name] == 1 else ""),
+        title=f"Step {step.index + 1} of {total}: {node_heading(node)}",
         node=label,
         op=step.op or node.op,
         formula=step.formula or node.formula,
