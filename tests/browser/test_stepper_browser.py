@@ -188,11 +188,8 @@ def test_play_advances_on_its_own_and_pause_stops_it(page, app_url):
     # At the default 2 steps per second, step 3 arrives within a few seconds without any click.
     # (Polled on the slider: a heading can be replaced faster than a locator catches it.)
     slider = page.get_by_role("slider", name=re.compile("^Step"))
-    for _ in range(100):
-        if int(slider.input_value()) >= 3:
-            break
-        page.wait_for_timeout(200)
-    assert int(slider.input_value()) >= 3, "Play did not advance the stepper on its own"
+    reached = settled(lambda: int(slider.input_value()), lambda step: step >= 3, timeout=20.0, interval=0.2)
+    assert reached >= 3, "Play did not advance the stepper on its own"
     button(page, "Pause").click()
     button(page, "Play").wait_for()  # the label flips back once the timer has stopped
     wait_for_idle(page)
