@@ -330,9 +330,6 @@ def _result(data, parents, prim, meta=None):
     return out
 
 
-Tensor._result = staticmethod(_result)
-
-
 def broadcast_axes(grad_shape, shape):
     """The axes of an array of `grad_shape` to sum so that it takes `shape` (undoing broadcasting).
 
