@@ -1,4 +1,4 @@
-"""Autograd Explorer: the entry point that routes to the three pages in app_pages/."""
+"""Autograd Explorer: the entry point that routes to the three pages in pages/."""
 
 from pathlib import Path
 
@@ -9,8 +9,9 @@ from pathlib import Path
 import pandas  # noqa: F401
 import streamlit as st
 
-# NOTE: the pages live in app_pages/, not pages/: with a folder named pages/ beside the entry point,
-# Streamlit runs a link straight to a page in its old multipage mode (file names in the sidebar).
+# NOTE: app.py calls st.navigation, so Streamlit ignores pages/ as an old-style multipage folder
+# (checked on 1.67.0: a fresh server's first request to /stepper or /playground shows only these
+# titles; tests/browser/test_navigation_browser.py samples the sidebar to keep it so).
 # The favicon is a local file: a Material page icon would make the browser fetch one from the internet.
 FAVICON = str(Path(__file__).parent / "static" / "favicon.png")
 
@@ -18,13 +19,13 @@ st.set_page_config(page_title="Autograd Explorer", page_icon=FAVICON, layout="wi
 
 pages = [
     st.Page(
-        "app_pages/expression_explorer.py", title="Expression Explorer", icon=":material/functions:", default=True
+        "pages/expression_explorer.py", title="Expression Explorer", icon=":material/functions:", default=True
     ),
     st.Page(
-        "app_pages/backward_stepper.py", title="Backward Stepper", icon=":material/step_over:", url_path="stepper"
+        "pages/backward_stepper.py", title="Backward Stepper", icon=":material/step_over:", url_path="stepper"
     ),
     st.Page(
-        "app_pages/training_playground.py",
+        "pages/training_playground.py",
         title="Training Playground",
         icon=":material/model_training:",
         url_path="playground",

@@ -61,17 +61,26 @@ def test_sidebar_links_reach_every_page(page, app_url, artifacts):
 def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, artifacts):
     """A link straight to a page, as the first visit to a fresh server, gets the app's navigation.
 
-    (With a folder named `pages/` beside app.py, Streamlit would run a deep link in its old
-    multipage mode: file names in the sidebar and no st.set_page_config. So the pages live in
-    `app_pages/`.)
+    The pages live in `pages/` beside app.py, the folder Streamlit's old multipage mode reads. Since
+    app.py calls st.navigation, that mode must never show: the sidebar is sampled for 4 s from the
+    first paint and must only ever hold the three titles, never a name made from a file
+    ("expression explorer", "backward stepper", "training playground").
     """
     url = streamlit_app("app.py")  # a fresh server: this is its first session
     open_page(page, f"{url}/{path}")
-    time.sleep(0.5)  # the sidebar is filled by the first run's navigation message
+    seen = set()
+    deadline = time.monotonic() + 4.0
+    while time.monotonic() < deadline:
+        seen.update(page.locator('[data-testid="stSidebarNav"] a').all_inner_texts())
+        page.wait_for_timeout(50)
     links = sidebar_links(page)
     page.screenshot(path=str(artifacts / f"direct-{path or 'explorer'}.png"))
     for title in TITLES.values():
         assert any(title in link for link in links), f"sidebar on /{path}: {links}"
+    # A link's text is its Material icon's ligature name, then its title, on separate lines.
+    names = {text.strip().splitlines()[-1].strip() for text in seen if text.strip()}
+    stray = names - set(TITLES.values())
+    assert not stray, f"sidebar on /{path} showed entries that are not page titles: {sorted(stray)}"
     wait_for_text(page, TITLES[path])
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 _component = st.components.v2.component(
-    "explorer.follow_node",
+    "components.follow_node",
     js=(Path(__file__).parent / "follow_node.js").read_text(encoding="utf-8"),
 )
 

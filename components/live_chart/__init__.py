@@ -4,7 +4,7 @@
 (TESTING.md, "Live animation"). This `st.components.v2` component keeps one div and calls
 `Plotly.react` on it. plotly.js is served by this Streamlit server from the plotly wheel's own
 `package_data/plotly.min.js` (no CDN): a v1 component declared on that directory exposes it at
-`<base>/component/explorer.live_chart.plotly_js/plotly.min.js`.
+`<base>/component/components.live_chart.plotly_js/plotly.min.js`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ _ASSET_NAME = "plotly_js"
 CAPTION_PX = 24  # the caption line above the chart; the component is this much taller than the chart
 
 _component = st.components.v2.component(
-    "explorer.live_chart",
+    "components.live_chart",
     js=(_HERE / "live_chart.js").read_text(encoding="utf-8"),
     css=(
         "div.live-chart { width: 100%; } div.live-caption { font-size: 0.95rem; font-weight: 600;"

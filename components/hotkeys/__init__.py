@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 _component = st.components.v2.component(
-    "explorer.hotkeys",
+    "components.hotkeys",
     js=(Path(__file__).parent / "hotkeys.js").read_text(encoding="utf-8"),
 )
 
