@@ -19,13 +19,13 @@ st.set_page_config(page_title="Autograd Explorer", page_icon=FAVICON, layout="wi
 
 pages = [
     st.Page(
-        "pages/expression_explorer.py", title="Expression Explorer", icon=":material/functions:", default=True
+        "pages/explorer.py", title="Expression Explorer", icon=":material/functions:", default=True
     ),
     st.Page(
-        "pages/backward_stepper.py", title="Backward Stepper", icon=":material/step_over:", url_path="stepper"
+        "pages/stepper.py", title="Backward Stepper", icon=":material/step_over:", url_path="stepper"
     ),
     st.Page(
-        "pages/training_playground.py",
+        "pages/playground.py",
         title="Training Playground",
         icon=":material/model_training:",
         url_path="playground",

@@ -14,8 +14,8 @@ from tests.helpers import traced
 
 TIMEOUT = 60
 ROOT = Path(__file__).resolve().parent.parent
-EXPLORER = "pages/expression_explorer.py"
-STEPPER = "pages/backward_stepper.py"
+EXPLORER = "pages/explorer.py"
+STEPPER = "pages/stepper.py"
 NODE = re.compile(r"^\s*(n\d+|notice) \[label=(.*)>, fillcolor", re.M)
 
 
@@ -66,7 +66,7 @@ def test_app_opens_on_the_explorer_with_the_default_program():
 
 @pytest.mark.parametrize(
     "page, title",
-    [(EXPLORER, "Expression Explorer"), (STEPPER, "Backward Stepper"), ("pages/training_playground.py", None)],
+    [(EXPLORER, "Expression Explorer"), (STEPPER, "Backward Stepper"), ("pages/playground.py", None)],
 )
 def test_each_page_runs_without_exception(page, title):
     at = app().run()

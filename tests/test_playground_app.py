@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/training_playground.py"
+PAGE = "pages/playground.py"
 
 
 @pytest.fixture
@@ -193,7 +193,7 @@ def test_leaving_and_coming_back_keeps_the_settings_and_the_run(at):
     at.selectbox(key="pg_activation").set_value("relu").run()
     _button(at, "Step").click().run()
     steps = at.session_state.pg_state.step
-    for page in ("pages/expression_explorer.py", "pages/backward_stepper.py"):
+    for page in ("pages/explorer.py", "pages/stepper.py"):
         at.switch_page(page).run()
         assert not at.exception, at.exception
         at.switch_page(PAGE).run()

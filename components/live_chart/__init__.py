@@ -3,8 +3,7 @@
 `st.plotly_chart` remounts the chart for every new figure, which blanks it for a moment
 (TESTING.md, "Live animation"). This `st.components.v2` component keeps one div and calls
 `Plotly.react` on it. plotly.js is served by this Streamlit server from the plotly wheel's own
-`package_data/plotly.min.js` (no CDN): a v1 component declared on that directory exposes it at
-`<base>/component/components.live_chart.plotly_js/plotly.min.js`.
+`package_data/plotly.min.js` (no CDN), through `components.assets.served_url`.
 """
 
 from __future__ import annotations
@@ -13,7 +12,8 @@ from pathlib import Path
 
 import plotly
 import streamlit as st
-import streamlit.components.v1 as components_v1
+
+from components.assets import served_url
 
 _HERE = Path(__file__).parent
 _PLOTLY_DIR = Path(plotly.__file__).parent / "package_data"
@@ -35,10 +35,7 @@ _component = st.components.v2.component(
 
 def plotly_url() -> str:
     """URL (absolute path on this server) of plotly.min.js; registers the asset directory."""
-    declared = components_v1.declare_component(_ASSET_NAME, path=str(_PLOTLY_DIR))
-    base = st.get_option("server.baseUrlPath").strip("/")
-    prefix = f"/{base}" if base else ""
-    return f"{prefix}/component/{declared.name}/plotly.min.js"
+    return served_url(_ASSET_NAME, _PLOTLY_DIR, "plotly.min.js")
 
 
 def live_chart(figure: str, *, key: str, height: int = 400) -> None:

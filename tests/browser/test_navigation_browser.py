@@ -61,17 +61,19 @@ def test_sidebar_links_reach_every_page(page, app_url, artifacts):
 def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, artifacts):
     """A link straight to a page, as the first visit to a fresh server, gets the app's navigation.
 
-    The pages live in `pages/` beside app.py, the folder Streamlit's old multipage mode reads. Since
-    app.py calls st.navigation, that mode must never show: the sidebar is sampled for 4 s from the
-    first paint and must only ever hold the three titles, never a name made from a file
-    ("expression explorer", "backward stepper", "training playground").
+    The pages live in `pages/` beside app.py, the folder Streamlit's old multipage mode reads on a
+    fresh server's first request (components/entry.py). That mode must never show: the sidebar is
+    sampled for 4 s from the first paint and must only ever hold the three titles, never a name made
+    from a file ("stepper", "playground"), and no "Page not found" dialog may appear.
     """
     url = streamlit_app("app.py")  # a fresh server: this is its first session
     open_page(page, f"{url}/{path}")
     seen = set()
+    not_found = 0
     deadline = time.monotonic() + 4.0
     while time.monotonic() < deadline:
         seen.update(page.locator('[data-testid="stSidebarNav"] a').all_inner_texts())
+        not_found += page.get_by_text("Page not found").count()
         page.wait_for_timeout(50)
     links = sidebar_links(page)
     page.screenshot(path=str(artifacts / f"direct-{path or 'explorer'}.png"))
@@ -81,6 +83,8 @@ def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, arti
     names = {text.strip().splitlines()[-1].strip() for text in seen if text.strip()}
     stray = names - set(TITLES.values())
     assert not stray, f"sidebar on /{path} showed entries that are not page titles: {sorted(stray)}"
+    assert not_found == 0, f"/{path} showed Streamlit's 'Page not found' dialog"
+    assert page.title() == "Autograd Explorer" or TITLES[path] in page.title(), page.title()
     wait_for_text(page, TITLES[path])
 
 

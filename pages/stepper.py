@@ -5,11 +5,14 @@ import time
 import streamlit as st
 
 from autograd.graph import grads_at
+from components.entry import through_app
 from components.follow_node import follow_node
 from components.hotkeys import hotkeys
 from explorer import explain, presets
 from explorer.dot import LAYOUTS, to_dot
 from explorer.formatting import kinds_in, legend_html, markdown_safe
+
+through_app()
 
 stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
 GRAPH_PANE_HEIGHT = 560  # px, at most; the CSS below shrinks the pane to a short graph or window
@@ -39,7 +42,7 @@ except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a t
     if caret:
         st.code(caret, language=None)
     st.page_link(
-        "pages/expression_explorer.py",
+        "pages/explorer.py",
         label="Fix the program in the Expression Explorer",
         icon=":material/functions:",
     )

@@ -4,9 +4,12 @@ import time
 
 import streamlit as st
 
+from components.entry import through_app
 from components.live_chart import live_chart
 from explorer import datasets, figures, training
 from explorer.formatting import markdown_safe, short_number
+
+through_app()
 
 LEARNING_RATES = [0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
 L2_VALUES = [0.0, 0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1]
@@ -208,7 +211,7 @@ def _show_graph() -> None:
 
 
 if ss.pop("pg_goto_explorer", False):
-    st.switch_page("pages/expression_explorer.py", query_params={"program": ss.program})
+    st.switch_page("pages/explorer.py", query_params={"program": ss.program})
 
 playing = ss.pg_playing and state.diverged is None
 buttons = st.container(horizontal=True)  # wraps on a narrow window

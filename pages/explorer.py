@@ -2,9 +2,12 @@
 
 import streamlit as st
 
+from components.entry import through_app
 from explorer import explain, presets
 from explorer.dot import LAYOUTS, to_dot, to_svg
 from explorer.formatting import heatmap_figure, kinds_in, legend_html, markdown_safe
+
+through_app()
 
 analyse = st.cache_data(max_entries=64, show_spinner=False)(explain.analyse_program)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
