@@ -1,0 +1,20 @@
+"""The server settings shipped in .streamlit/config.toml, which `streamlit run app.py` reads."""
+
+import tomllib
+from pathlib import Path
+
+CONFIG = tomllib.loads((Path(__file__).parent.parent / ".streamlit" / "config.toml").read_text())
+
+
+def test_no_full_garbage_collection_after_every_rerun():
+    # Streamlit's default gc.collect(2) after each (fragment) run froze eight playing learners.
+    assert CONFIG["runner"]["postScriptGC"] is False
+
+
+def test_the_server_stays_local_and_quiet():
+    assert CONFIG["browser"]["gatherUsageStats"] is False
+    assert CONFIG["server"]["headless"] is True
+
+
+def test_the_toolbar_has_no_deploy_button():
+    assert CONFIG["client"]["toolbarMode"] == "viewer"
