@@ -164,7 +164,7 @@ def _same_array_twice_vjp(g, out, a, b, need):
     return d, d
 
 
-SAME_TWICE = Primitive("same_twice", _same_array_twice_vjp, "")
+SAME_TWICE = Primitive("same_twice", None, _same_array_twice_vjp, "")
 
 
 def test_a_vjp_that_sends_one_new_array_to_two_parents_still_gives_each_its_own_grad():
@@ -417,8 +417,8 @@ def _transposed_vjp(g, out, a, need):
     return (g.T,)
 
 
-WRONG_SHAPE = Primitive("wrong_shape", _wrong_shape_vjp, "")
-TRANSPOSED = Primitive("transposed", _transposed_vjp, "")
+WRONG_SHAPE = Primitive("wrong_shape", None, _wrong_shape_vjp, "")
+TRANSPOSED = Primitive("transposed", None, _transposed_vjp, "")
 
 
 def test_vjp_with_wrong_shape_is_reported_with_the_op_name():
