@@ -114,7 +114,7 @@ def _var_shape(a, axis=None, correction=1, keepdims=False):
 def _var_vjp(g, out, a, need, axis, correction, keepdims):
     with np.errstate(invalid="ignore", divide="ignore"):
         scale = expand(g, axis, keepdims, a.ndim) * (2.0 / _divisor(a.shape, axis, correction))
-    return (scale * _deviations(a, axis),)
+        return (scale * _deviations(a, axis),)
 
 
 VAR = Primitive("var", var, _var_vjp, "dA = G ⊙ 2(A − mean A) / (n − correction)", slots=("A",),
@@ -130,13 +130,15 @@ def std(a, axis=None, correction=1, keepdims=False):
 
 
 def _std_vjp(g, out, a, need, axis, correction, keepdims):
+    # NOTE: where the std is 0 (all values equal) the gradient is taken as 0, as PyTorch does, not 0/0.
     with np.errstate(invalid="ignore", divide="ignore"):
-        scale = expand(g / out, axis, keepdims, a.ndim) / _divisor(a.shape, axis, correction)
+        per_std = np.where(out == 0, 0.0, g / out)
+        scale = expand(per_std, axis, keepdims, a.ndim) / _divisor(a.shape, axis, correction)
         return (scale * _deviations(a, axis),)
 
 
-STD = Primitive("std", std, _std_vjp, "dA = G ⊙ (A − mean A) / ((n − correction)·std A)", slots=("A",),
-                shape=_var_shape, methods=("std",))
+STD = Primitive("std", std, _std_vjp, "dA = G ⊙ (A − mean A) / ((n − correction)·std A), 0 where std A = 0",
+                slots=("A",), shape=_var_shape, methods=("std",))
 
 
 # ---- softmax, log_softmax ------------------------------------------------------------------
