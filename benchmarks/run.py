@@ -18,6 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import autograd  # noqa: E402
 from benchmarks import cases  # noqa: E402
 
 
@@ -96,6 +97,7 @@ def main():
 
     from threadpoolctl import threadpool_limits
 
+    autograd.tune_malloc()  # as the app does: freed buffers are kept for the next step
     with threadpool_limits(limits=1):
         print(f"numpy {np.__version__}; torch: {cases.torch_version() or 'not installed'}; BLAS pinned to 1 thread\n")
         report(
