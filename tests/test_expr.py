@@ -223,7 +223,8 @@ def test_check_validates_without_computing():
     assert check("W = randn(3, 4)\ny = (W @ ones(4)).relu().sum()") is None
     with pytest.raises(ExpressionError, match="unknown method"):
         check("x = randn(2)\ny = x.frobnicate()")
-    check("x = ones(3) + ones(4)")  # shapes are only known when computing: evaluate() reports them
+    with pytest.raises(ExpressionError, match="cannot be broadcast"):
+        check("x = ones(3) + ones(4)")  # shapes are predicted, not computed
 
 
 def test_number_arithmetic_is_folded_safely():
@@ -323,7 +324,7 @@ def test_messages_help():
     assert "used before it is assigned (on line 2)" in message("y = x + 1\nx = 2")
     assert "strings are not allowed" in message("x = 'a'")
     assert "where(cond, a, b)" in message("if 1:\n    x = 1")
-    assert "you can use .T and the methods" in message("x = randn(2)\ny = x.data")
+    assert "you can use .T, .shape and the methods" in message("x = randn(2)\ny = x.data")
     assert "cannot be broadcast" in message("y = ones(3) + ones(4)") and "`ones(3) + ones(4)`" in message(
         "y = ones(3) + ones(4)"
     )
