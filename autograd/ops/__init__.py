@@ -30,7 +30,7 @@ from autograd.ops.losses import (
 )
 from autograd.ops.reductions import (
     LOG_SOFTMAX, MAX, MEAN, MIN, SOFTMAX, STD, SUM, VAR,
-    log_softmax, log_softmax_array, max, mean, min, softmax, std, sum, var,
+    log_softmax, log_softmax_array, max, mean, min, softmax, softmax_array, std, sum, var,
 )
 from autograd.ops.shapes import (
     CONCAT, GETITEM, RESHAPE, SQUEEZE, STACK, TRANSPOSE, UNSQUEEZE,
@@ -99,7 +99,7 @@ Tensor.masked_fill = masked_fill
 Tensor.clip = clip
 
 __all__ = [
-    "PRIMITIVES", "as_tensor", "compare", "matmul_work", "stable_sigmoid", "log_softmax_array",
+    "PRIMITIVES", "as_tensor", "compare", "matmul_work", "stable_sigmoid", "softmax_array", "log_softmax_array",
     "add", "sub", "mul", "div", "pow", "neg", "maximum", "minimum", "matmul", "linear",
     "exp", "log", "sqrt", "abs", "relu", "tanh", "sigmoid", "gelu", "silu", "clip", "masked_fill", "where",
     "sum", "mean", "max", "min", "var", "std", "softmax", "log_softmax",

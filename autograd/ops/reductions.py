@@ -148,10 +148,15 @@ def log_softmax_array(x, axis):
     return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
 
+def softmax_array(x, axis=-1):
+    """softmax of an array along `axis`, shifted by the max so that exp never overflows."""
+    shifted = np.exp(x - x.max(axis=axis, keepdims=True))
+    return shifted / shifted.sum(axis=axis, keepdims=True)
+
+
 def softmax(a, axis=-1):
     axes_of(axis, a.ndim)
-    shifted = np.exp(a.data - a.data.max(axis=axis, keepdims=True))
-    return _result(shifted / shifted.sum(axis=axis, keepdims=True), (a,), SOFTMAX, {"axis": axis})
+    return _result(softmax_array(a.data, axis), (a,), SOFTMAX, {"axis": axis})
 
 
 def _softmax_vjp(g, out, a, need, axis):
