@@ -229,7 +229,7 @@ class Checker:
         costs = self.budget.costs
         costs["forward_elements"] += size
         if costs["forward_elements"] > msg.MAX_TOTAL_ELEMENTS:
-            raise self.fail(node, msg.total_too_big())
+            raise self.fail(node, msg.total_too_big(costs["forward_elements"]))
 
     def count_node(self, node: ast.AST) -> None:
         self.budget.costs["nodes"] += 1
@@ -254,7 +254,7 @@ class Checker:
             if costs["stepper_elements"] > msg.MAX_STEPPER_ELEMENTS and self.budget.stepper_over is None:
                 self.budget.stepper_over = self.source.place(node)
         if costs["backward_elements"] > msg.MAX_BACKWARD_ELEMENTS:
-            raise self.fail(node, msg.backward_too_big(self.culprit()))
+            raise self.fail(node, msg.backward_too_big(costs["backward_elements"], self.culprit()))
 
     def culprit(self) -> str:
         raw, node = self.budget.largest
@@ -276,7 +276,7 @@ class Checker:
             slots=self.slots,
             output=output.ref,
             output_shape=output.shape,
-            names=tuple(self.scope),
+            shapes={name: value.shape for name, value in self.scope.items()},
             inputs={name: value.shape for name, value in self.inputs.items()},
             input_at=dict(self.input_at),
             fixed={name: (line, self.inputs[name].known) for name, line in self.fixed.items()},
@@ -636,7 +636,7 @@ class Checker:
     def charge_matmul(self, node: ast.AST, work: int) -> None:
         self.budget.costs["matmul_work"] += work
         if self.budget.costs["matmul_work"] > msg.MAX_MATMUL_WORK:
-            raise self.fail(node, msg.too_much_matmul())
+            raise self.fail(node, msg.too_much_matmul(self.budget.costs["matmul_work"]))
 
     def compare(self, node: ast.Compare) -> Value:
         if len(node.ops) > 1:

@@ -344,13 +344,14 @@ def tensor_too_big(size, shape):
     return f"this would make a tensor of {size:,} elements{where}; the limit is {MAX_ELEMENTS:,}"
 
 
-def total_too_big():
-    return f"the program would create more than {MAX_TOTAL_ELEMENTS:,} numbers in total; use smaller tensors"
+def total_too_big(total):
+    return (f"the program would create {total:,} numbers in total (the limit is {MAX_TOTAL_ELEMENTS:,}); "
+            "use smaller tensors")
 
 
-def backward_too_big(culprit):
-    return (f"the backward pass would compute more than {MAX_BACKWARD_ELEMENTS:,} gradient numbers in total; "
-            f"{culprit} Use smaller tensors or fewer operations on large ones")
+def backward_too_big(total, culprit):
+    return (f"the backward pass would compute {total:,} gradient numbers in total (the limit is "
+            f"{MAX_BACKWARD_ELEMENTS:,}); {culprit} Use smaller tensors or fewer operations on large ones")
 
 
 def stepper_too_big(total, culprit):
@@ -363,13 +364,13 @@ def culprit(quote, size):
     return f"the largest part comes from `{quote}`, whose backward step makes {size:,} numbers."
 
 
-def too_much_matmul():
-    return (f"the program's matrix products would take more than {MAX_MATMUL_WORK:,} multiply-adds; "
+def too_much_matmul(work):
+    return (f"the program's matrix products would take {work:,} multiply-adds (the limit is {MAX_MATMUL_WORK:,}); "
             "use smaller tensors")
 
 
 def too_many_nodes():
-    return f"the program would build more than {MAX_NODES:,} graph nodes; make it smaller"
+    return f"the program would build more than {MAX_NODES:,} graph nodes (the limit); make it smaller"
 
 
 def not_finite():

@@ -98,7 +98,7 @@ class Program:
     slots: int
     output: Slot
     output_shape: tuple
-    names: tuple  # the variables, in order of first assignment
+    shapes: dict  # variable name -> the shape of its last value, in order of first assignment
     inputs: dict  # name -> shape: the leaves run(inputs=...) may replace
     input_at: dict  # name -> (line, col, end_col, quote) of its first assignment
     fixed: dict  # input name -> (line, value): inputs that set a shape, an index or an axis

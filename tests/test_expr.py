@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from autograd import Tensor
 from autograd import functional as F
-from autograd.expr import ExpressionError, Result, check, evaluate, to_python
+from autograd.expr import ExpressionError, Result, check, compile_program, evaluate, to_python
 from explorer import presets
 from tests.expr_corpus import HOSTILE
 from tests.helpers import micrograd_tensors
@@ -343,13 +343,17 @@ PRELUDE = "a = randn(2, 3)\nb = ones(3)\nx = tensor([1, -2, 3])\n"
 
 
 def assert_clean(text):
+    """The program is refused with a position, or it runs and every shape the checker predicted is right."""
     try:
-        result = evaluate(text)
+        program = compile_program(text)
+        result = program.run()
     except ExpressionError as error:
         assert error.line >= 1 and error.col >= 1
         assert "internal error" not in error.message, error.message
     else:
         assert isinstance(result, Result) and isinstance(result.output, Tensor)
+        assert program.output_shape == result.output.shape
+        assert program.shapes == {name: t.shape for name, t in result.variables.items()}
 
 
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # ast.parse warns about odd literals such as 1if
@@ -374,14 +378,15 @@ OPERATORS = ["+", "-", "*", "/", "**", "@", ">", "<", "==", "!="]
 FUNCTIONS = [
     "relu", "tanh", "sigmoid", "gelu", "silu", "softmax", "log_softmax", "exp", "log", "sqrt", "abs", "mse_loss",
     "binary_cross_entropy_with_logits", "cross_entropy", "embedding", "concat", "stack", "where", "tensor",
-    "randn", "rand", "zeros", "ones", "eye", "arange",
+    "randn", "rand", "zeros", "ones", "eye", "arange", "maximum", "minimum", "linear",
 ]
 METHODS = [
-    "sum", "mean", "max", "exp", "log", "sqrt", "abs", "relu", "tanh", "sigmoid", "gelu", "silu", "softmax",
-    "log_softmax", "reshape", "transpose", "masked_fill", "clip",
+    "sum", "mean", "max", "min", "var", "std", "pow", "exp", "log", "sqrt", "abs", "relu", "tanh", "sigmoid",
+    "gelu", "silu", "softmax", "log_softmax", "reshape", "transpose", "unsqueeze", "squeeze", "masked_fill", "clip",
 ]
-KEYWORDS = ["", "axis=0", "axis=-1", "keepdims=True", "axis=(0, 1)", "axis=None", "lo=0", "axis=5"]
-INDICES = ["0", "-1", "1:3", ":, 0", "[0, 1]", "0, 1", "::2", "5", "[[0], [1]], [0, 1]", "::-1", "[]"]
+KEYWORDS = ["", "axis=0", "axis=-1", "keepdims=True", "axis=(0, 1)", "axis=None", "lo=0", "axis=5", "correction=0"]
+INDICES = ["0", "-1", "1:3", ":, 0", "[0, 1]", "0, 1", "::2", "5", "[[0], [1]], [0, 1]", "::-1", "[]", "None",
+           "..., 0", "None, ..., None", "[0, 1], ..., [1, 0]", "0, :, [1, 0]"]
 
 
 def _call(prefix, args, keyword):
@@ -398,6 +403,8 @@ def _grow(inner):
         st.builds("({})[{}]".format, inner, st.sampled_from(INDICES)),
         st.builds("(-{})".format, inner),
         st.builds("({}).T".format, inner),
+        st.builds("randn(*({}).shape)".replace("*", "").format, inner),
+        st.builds("({}).reshape(({}).shape)".format, inner, inner),
         args.map(lambda items: "[" + ", ".join(items) + "]"),
     )
 
