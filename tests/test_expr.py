@@ -431,7 +431,18 @@ output * randn(1) + (randn(2, 2) @ randn(2)).sum() * 1e-3 + k + x[[]].sum()
 """
 
 
-@pytest.mark.parametrize("text", [EXPORT_PROGRAM, MICROGRAD, EQUIVALENT[4][0], EQUIVALENT[5][0]])
+EXPORT_NEW_FORMS = """
+x = randn(4, 3)
+n, d = x.shape                # unpacking a shape: two leaves
+W, b = randn(2, d), zeros(2)  # unpacking a tuple
+h = linear(x, W, b)
+s = h.pow(2).sum() + h.min() + h.std(axis=0).sum() + h.var(correction=0)
+m = maximum(h, 0.1) * minimum(h[None], h[:, None]).squeeze()[..., 0].unsqueeze(-1)
+s + m.sum() + x[None, ..., 1].sum() * n
+"""
+
+
+@pytest.mark.parametrize("text", [EXPORT_PROGRAM, EXPORT_NEW_FORMS, MICROGRAD, EQUIVALENT[4][0], EQUIVALENT[5][0]])
 def test_to_python_script_reproduces_grads(text, tmp_path):
     script = to_python(text)
     ast.parse(script)  # it is valid Python
