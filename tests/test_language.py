@@ -252,6 +252,11 @@ def test_the_stepper_budget_is_checked_apart():
         program.check_stepper()
     assert info.value.line == 2 and "`x[0]`" in info.value.message and "20,000,000" in info.value.message
     compile_program("x = randn(1000)\ny = (x * 2).sum()").check_stepper()  # small: fine
+    from explorer import explain
+
+    with pytest.raises(ExpressionError, match="Backward Stepper would record"):
+        explain.step_program(text)  # the Stepper's page refuses it before recording a single step
+    assert explain.analyse_program(text).checks  # the Explorer still shows it
 
 
 def test_a_parser_give_up_is_reported_on_its_own_line():
