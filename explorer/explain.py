@@ -241,6 +241,7 @@ def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0)
     in_graph = {id(node.data) for node in graph.nodes if node.kind == "input"}
     leaves = {name: t for name, t in result.inputs.items() if id(t.data) in in_graph}
     shadowed = [n for n in graph.nodes if n.kind == "input" and n.name and leaves.get(n.name) is None]
+    fixed = {name: leaves.pop(name) for name in program.fixed if name in leaves}  # a nudge would change a shape
     base = {name: t.data for name, t in leaves.items()}
 
     def run(values: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -254,11 +255,13 @@ def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0)
     except ValueError as exc:  # ExpressionError: a nudged input made the program invalid
         note = f"not checked: {getattr(exc, 'message', exc)}"
     rows = checked or [_unchecked(name, node, note) for name, node in leaves.items()]
+    for name, t in fixed.items():
+        rows.append(_unchecked(name, t, "not checked: it sets a shape, an index or an axis"))
     for node in shadowed:
         note = "not checked: assigned more than once (give each input a name of its own)"
         rows.append(_unchecked(node.name, node, note))
     for name, t in result.variables.items():
-        if name not in leaves and not any(node.name == name for node in shadowed):
+        if name not in leaves and name not in fixed and not any(node.name == name for node in shadowed):
             rows.append(_unchecked(name, t, "not an input"))
     return Analysis(graph=graph, checks=tuple(rows), python=python)
 

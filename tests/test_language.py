@@ -298,3 +298,12 @@ def test_limits_live_in_messages():
     # forward and backward together stay far under a gigabyte of float64
     assert 8 * (msg.MAX_TOTAL_ELEMENTS + msg.MAX_BACKWARD_ELEMENTS) < 2**30 * 0.5
     assert math.isclose(lib.CONSTANTS["pi"], math.pi)
+
+
+def test_the_explorers_check_skips_only_the_inputs_that_set_a_shape():
+    from explorer import explain
+
+    analysis = explain.analyse_program("n = 3\nx = randn(n, 2)\ny = (x * n).sum()")
+    rows = {row.name: row for row in analysis.checks}
+    assert rows["x"].ok is True and rows["x"].checked == 6
+    assert rows["n"].ok is None and "sets a shape" in rows["n"].note
