@@ -57,12 +57,6 @@ class _Group:
             if p.data is not views[i]:
                 self._adopt(i)
 
-    def check_grad(self, i):
-        if np.shape(self.params[i].grad) != self.shapes[i]:
-            raise ValueError(
-                f"a parameter of shape {self.shapes[i]} has a grad of shape {np.shape(self.params[i].grad)}"
-            )
-
     def buffer(self, name):
         """The flat state buffer `name`, zeros at first."""
         buf = self.buffers.get(name)
@@ -73,15 +67,23 @@ class _Group:
     def gather(self):
         """The flat gradient if every parameter has one, else None."""
         grads = []
-        for i, p in enumerate(self.params):
+        for p, shape in zip(self.params, self.shapes):
             g = p.grad
             if g is None:
                 return None
-            self.check_grad(i)
+            if type(g) is not np.ndarray or g.shape != shape:
+                g = self.checked_grad(p, shape)
             grads.append(g.reshape(-1))
         np.concatenate(grads, out=self.grad, casting="same_kind")
         return self.grad
 
+    @staticmethod
+    def checked_grad(p, shape):
+        """p.grad as an array of p's shape, or ValueError saying what is wrong."""
+        g = np.asarray(p.grad)
+        if g.shape != shape:
+            raise ValueError(f"a parameter of shape {shape} has a grad of shape {g.shape}")
+        return g
 
 
 class Optimizer:
@@ -103,28 +105,30 @@ class Optimizer:
         self._groups = []
         for dtype in dict.fromkeys(p.data.dtype for p in self.params):
             self._groups.append(_Group([p for p in self.params if p.data.dtype == dtype], dtype))
-        # Updates applied so far to each parameter (PyTorch counts per parameter, and skips a
-        # parameter without a grad).
-        self._steps = [np.zeros(len(g.params), dtype=np.int64) for g in self._groups]
+        # Updates applied so far: one count for a group whose parameters are all in step (the common
+        # case), else one per parameter (PyTorch counts per parameter, skipping one without a grad).
+        self._steps = [0] * len(self._groups)
 
     def zero_grad(self):
         for p in self.params:
             p.grad = None
 
     def step(self):
-        for group, steps in zip(self._groups, self._steps):
+        for k, group in enumerate(self._groups):
             group.sync()
+            steps = self._steps[k]
             grad = group.gather()
-            if grad is not None and (steps == steps[0]).all():
-                steps += 1
-                self._update(group, group.flat, grad, int(steps[0]), None)
+            if grad is not None and type(steps) is int:
+                self._steps[k] = steps + 1
+                self._update(group, group.flat, grad, steps + 1, None)
                 continue
+            counts = [steps] * len(group.params) if type(steps) is int else steps
             for i, p in enumerate(group.params):  # some parameters are not in step: one at a time
                 if p.grad is not None:
-                    group.check_grad(i)
-                    steps[i] += 1
-                    grad = np.asarray(p.grad, dtype=group.flat.dtype).reshape(-1)
-                    self._update(group, group.flat[group.slices[i]], grad, int(steps[i]), i)
+                    grad = group.checked_grad(p, group.shapes[i]).astype(group.flat.dtype, copy=False)
+                    counts[i] += 1
+                    self._update(group, group.flat[group.slices[i]], grad.reshape(-1), counts[i], i)
+            self._steps[k] = counts[0] if len(set(counts)) == 1 else counts
 
     def _state(self, group, name, index):
         buf = group.buffer(name)

@@ -29,9 +29,15 @@ def _loss_shape(item_shape, reduction):
 
 
 def _loss_scale(g, reduction, count):
-    """The upstream gradient spread over the loss's items (for the item axis of the inputs)."""
+    """The upstream gradient spread over the loss's items (for the item axis of the inputs).
+
+    NOTE: a reduced loss's G is one number, taken as a Python float: multiplying an array by it is one
+    NumPy call and keeps the array's dtype (float32 stays float32).
+    """
     if reduction == "mean":
-        return g / count
+        return float(g) / count
+    if reduction == "sum":
+        return float(g)
     return g
 
 
@@ -132,7 +138,8 @@ def mse_loss(pred, target, reduction="mean"):
 
 
 def _mse_vjp(g, out, pred, target, need, reduction, diff):
-    dpred = diff * (2 * _loss_scale(g, reduction, diff.size))
+    scale = _loss_scale(g, reduction, diff.size)
+    dpred = diff * (2.0 * scale)
     return dpred, (-dpred if need[1] else None)
 
 
