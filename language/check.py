@@ -158,6 +158,11 @@ def _numbers_only(value: Any) -> bool:
     return True
 
 
+# Ops whose forward keeps an array of its first input's size for the backward (gelu's Φ(x), silu's σ(x),
+# the fused losses' probabilities or differences): charged as forward elements too.
+_SAVED = frozenset({"gelu", "silu", "cross_entropy", "bce_with_logits", "mse_loss"})
+
+
 def _vjp_elements(prim: str, out: tuple, inputs: list) -> list:
     """Elements of each gradient a VJP returns (before broadcasting is undone), per input."""
     if prim == "matmul":
@@ -529,6 +534,8 @@ class Checker:
         """The tensor an op makes: its size charged, its node counted, its backward costs predicted."""
         shape = tuple(int(d) for d in shape)
         self.charge(math.prod(shape), node, shape)
+        if prim in _SAVED:
+            self.charge(parents[0].size, node)
         self.count_node(node)
         grad = any(p.grad for p in parents)
         if grad:

@@ -200,6 +200,7 @@ BUDGET_PROGRAMS = [
     "x = randn(300, 1)\nb = randn(1, 400)\ny = (maximum(x, b) * x).std(axis=0).sum()",
     "x = randn(500, 400)\ny = where(x > 0, x, x * 0.1).var() + x.max(axis=1).sum()",
     "x = randn(50, 40, 30)\ny = x.transpose(2, 0, 1).reshape(30, -1).unsqueeze(0).squeeze().sum(axis=1).sum()",
+    "x = randn(300, 200)\ny = gelu(gelu(silu(x)))\nz = cross_entropy(y, arange(300) * 0) + mse_loss(y, x)",
 ]
 
 
