@@ -16,7 +16,7 @@ import builtins
 import math
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -25,12 +25,14 @@ from autograd import Tensor
 from autograd import ops as engine
 from language import library as lib
 from language import messages as msg
+from language.budget import SAVED, Budget
+from language.emit import code_attr, code_call, code_name, literal
 from language.program import Call, Costs, Leaf, Program, Slot, Store, make_constant_tensor
 from language.source import ExpressionError, Source
 
 UNKNOWN = object()  # a value not known before running
 
-_BINARY = {  # ast operator -> (symbol, primitive, function on Tensors and numbers, function on arrays)
+_BINARY = {  # ast operator -> (symbol, primitive, the function: on Tensors, numbers and arrays alike)
     ast.Add: ("+", "add", operator.add), ast.Sub: ("-", "sub", operator.sub),
     ast.Mult: ("*", "mul", operator.mul), ast.Div: ("/", "div", operator.truediv),
     ast.Pow: ("**", "pow", operator.pow), ast.MatMult: ("@", "matmul", operator.matmul),
@@ -58,7 +60,6 @@ class Value:
     grad: bool = False  # a tensor that requires grad
     items: tuple = ()  # a tuple's or list's item Values
     sources: frozenset = frozenset()  # inputs a known tensor value was computed from
-    dtype: str = "f"  # 'f' (float64) or 'b' (a boolean mask)
     node: "_Node | None" = None  # a tensor's graph node, shared by every name for that tensor
 
     @property
@@ -80,50 +81,8 @@ class _Node:
         self.uses = 0  # gradient contributions it receives (the Stepper keeps a running sum from the second)
 
 
-@dataclass
-class _Budget:
-    """The costs predicted so far, and where each budget was crossed or spent most."""
-
-    costs: dict = field(default_factory=lambda: dict.fromkeys(Costs.__dataclass_fields__, 0))
-    largest: tuple = (0, None)  # (elements, node) of the costliest single backward contribution
-    stepper_over: tuple | None = None  # (line, col, end_col) where the stepper's records cross their limit
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _name(text: str) -> ast.Name:
-    return ast.Name(id=text, ctx=ast.Load())
-
-
-def _attr(value: ast.expr, name: str) -> ast.Attribute:
-    return ast.Attribute(value=value, attr=name, ctx=ast.Load())
-
-
-def _call(func: ast.expr, args=(), keywords=None) -> ast.Call:
-    kws = [ast.keyword(arg=k, value=v) for k, v in (keywords or {}).items()]
-    return ast.Call(func=func, args=list(args), keywords=kws)
-
-
-def literal(value: Any) -> ast.expr:
-    """Python code for a plain value: a number, True/False/None, a tuple, a list, an integer array."""
-    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
-        name = "nan" if math.isnan(value) else "inf"
-        code = _attr(_name("np"), name)
-        return ast.UnaryOp(op=ast.USub(), operand=code) if value < 0 else code
-    if isinstance(value, np.generic):
-        value = value.item()
-    if _is_number(value) and (value < 0 or (value == 0 and math.copysign(1.0, value) < 0)):
-        return ast.UnaryOp(op=ast.USub(), operand=literal(-value))
-    if isinstance(value, tuple):
-        return ast.Tuple(elts=[literal(v) for v in value], ctx=ast.Load())
-    if isinstance(value, list):
-        return ast.List(elts=[literal(v) for v in value], ctx=ast.Load())
-    if isinstance(value, np.ndarray):
-        dtype = _name("float") if value.dtype.kind == "f" else _attr(_name("np"), str(value.dtype))
-        return _call(_attr(_name("np"), "array"), [literal(value.tolist())], {"dtype": dtype})
-    return ast.Constant(value=value)
 
 
 def _fold_numbers(op: type, a: int | float, b: int | float) -> int | float:
@@ -158,24 +117,6 @@ def _numbers_only(value: Any) -> bool:
     return True
 
 
-# Ops whose forward keeps an array of its first input's size for the backward (gelu's Φ(x), silu's σ(x),
-# the fused losses' probabilities or differences): charged as forward elements too.
-_SAVED = frozenset({"gelu", "silu", "cross_entropy", "bce_with_logits", "mse_loss"})
-
-
-def _vjp_elements(prim: str, out: tuple, inputs: list) -> list:
-    """Elements of each gradient a VJP returns (before broadcasting is undone), per input."""
-    if prim == "matmul":
-        a, b = inputs
-        a2 = (1, *a) if len(a) == 1 else a
-        b2 = (*b, 1) if len(b) == 1 else b
-        batch = math.prod(np.broadcast_shapes(a2[:-2], b2[:-2]))
-        return [batch * a2[-2] * a2[-1], batch * b2[-2] * b2[-1]]
-    if prim == "linear":
-        return [math.prod(s) for s in inputs]
-    return [max(math.prod(s), math.prod(out)) for s in inputs]
-
-
 class Checker:
     """Compiles one program. `compile()` returns the Program or raises ExpressionError."""
 
@@ -190,7 +131,7 @@ class Checker:
         self.input_at: dict[str, tuple] = {}
         self.fixed: dict[str, int] = {}  # input name -> line where its value sets a shape, index or axis
         self.lines: list[ast.stmt] = []  # the exported script's statements
-        self.budget = _Budget()
+        self.budget = Budget(source)
         self.uses_rng = False
         self.assigned_on: dict[str, int] = {}
         for statement in tree.body:
@@ -228,42 +169,7 @@ class Checker:
         return slot
 
     def charge(self, size: int, node: ast.AST, shape: tuple | None = None) -> None:
-        """Charges an array the program creates: within the limit for one tensor, and for all of them."""
-        if size > msg.MAX_ELEMENTS:
-            raise self.fail(node, msg.tensor_too_big(size, shape))
-        costs = self.budget.costs
-        costs["forward_elements"] += size
-        if costs["forward_elements"] > msg.MAX_TOTAL_ELEMENTS:
-            raise self.fail(node, msg.total_too_big(costs["forward_elements"]))
-
-    def count_node(self, node: ast.AST) -> None:
-        self.budget.costs["nodes"] += 1
-        if self.budget.costs["nodes"] > msg.MAX_NODES:
-            raise self.fail(node, msg.too_many_nodes())
-
-    def charge_backward(self, node: ast.AST, prim: str, out: tuple, parents: list[Value]) -> None:
-        """The gradients this op's backward step computes, and what the Stepper would keep of them."""
-        costs = self.budget.costs
-        costs["backward_elements"] += math.prod(out)  # the node's own grad
-        for parent, raw in zip(parents, _vjp_elements(prim, out, [p.shape for p in parents])):
-            if not parent.grad:
-                continue
-            costs["backward_elements"] += raw
-            # The Stepper keeps the VJP's output, the gradient summed back to the parent's shape when
-            # that differs, and the parent's running total when it receives more than one.
-            kept = raw + (parent.size if raw != parent.size else 0) + (parent.size if parent.node.uses else 0)
-            parent.node.uses += 1
-            costs["stepper_elements"] += kept
-            if raw > self.budget.largest[0]:
-                self.budget.largest = (raw, node)
-            if costs["stepper_elements"] > msg.MAX_STEPPER_ELEMENTS and self.budget.stepper_over is None:
-                self.budget.stepper_over = self.source.place(node)
-        if costs["backward_elements"] > msg.MAX_BACKWARD_ELEMENTS:
-            raise self.fail(node, msg.backward_too_big(costs["backward_elements"], self.culprit()))
-
-    def culprit(self) -> str:
-        raw, node = self.budget.largest
-        return msg.culprit(self.source.quote(node), raw) if raw else ""
+        self.budget.charge(size, node, shape)
 
     # ---- the program ---------------------------------------------------------------------------------
     def compile(self) -> Program:
@@ -287,7 +193,7 @@ class Checker:
             fixed={name: (line, self.inputs[name].known) for name, line in self.fixed.items()},
             costs=costs,
             stepper_over=self.budget.stepper_over,
-            stepper_culprit=self.culprit() if self.budget.stepper_over else "",
+            stepper_culprit=self.budget.culprit() if self.budget.stepper_over else "",
             script=self.script(output),
         )
 
@@ -348,11 +254,11 @@ class Checker:
         self.instructions.append(Store(name, tensor.ref, self.at(node)))
         if not tensor.node.named:
             tensor.node.named = True
-            label = ast.Attribute(value=_name(script_name), attr="name", ctx=ast.Store())
+            label = ast.Attribute(value=code_name(script_name), attr="name", ctx=ast.Store())
             self.lines.append(ast.Assign(targets=[label], value=ast.Constant(value=name)))
         # NOTE: from here on the script calls this tensor by this name (the Value is a copy, but its
         # graph node is shared, so every name for the tensor sees the same uses and name).
-        self.scope[name] = replace(tensor, code=_name(script_name))
+        self.scope[name] = replace(tensor, code=code_name(script_name))
         return self.scope[name]
 
     def stored(self, value: Value, node: ast.AST, name: str | None) -> Value:
@@ -368,9 +274,9 @@ class Checker:
             self.slots += 1
             is_input = name is not None and name not in self.inputs
             self.instructions.append(Leaf(array.ref, name, is_input, slot.index, self.at(node)))
-            self.count_node(node)
-            self.budget.costs["backward_elements"] += array.size  # its grad
-            code = _call(_name("Tensor"), [array.code], {"requires_grad": ast.Constant(value=True)})
+            self.budget.node(node)
+            self.budget.leaf(array.size)
+            code = code_call(code_name("Tensor"), [array.code], {"requires_grad": ast.Constant(value=True)})
             sources = frozenset({name}) if is_input else frozenset()
             leaf = Value("tensor", slot, code, array.shape, array.known, True, sources=sources, node=_Node())
             if is_input:
@@ -463,7 +369,7 @@ class Checker:
             except ValueError:
                 raise self.fail(node, msg.RAGGED) from None
             self.charge(array.size, node, array.shape)
-            code = _call(_attr(_name("np"), "array"), [literal(value.known)], {"dtype": _name("float")})
+            code = code_call(code_attr(code_name("np"), "array"), [literal(value.known)], {"dtype": code_name("float")})
             return Value("array", array, code, array.shape, known=array)
         raise self.fail(node, msg.expected_tensor(value.describe()))
 
@@ -473,9 +379,9 @@ class Checker:
             return value
         if value.kind in ("number", "list", "array"):
             array = self.constant_array(value, node)
-            self.count_node(node)
+            self.budget.node(node)
             slot = self.emit(node, make_constant_tensor, array.ref)
-            code = _call(_name("Tensor"), [array.code])
+            code = code_call(code_name("Tensor"), [array.code])
             return Value("tensor", slot, code, array.shape, known=array.known, node=_Node())
         raise self.fail(node, msg.expected_tensor(value.describe()))
 
@@ -534,12 +440,12 @@ class Checker:
         """The tensor an op makes: its size charged, its node counted, its backward costs predicted."""
         shape = tuple(int(d) for d in shape)
         self.charge(math.prod(shape), node, shape)
-        if prim in _SAVED:
+        if prim in SAVED:
             self.charge(parents[0].size, node)
-        self.count_node(node)
+        self.budget.node(node)
         grad = any(p.grad for p in parents)
         if grad:
-            self.charge_backward(node, prim, shape, parents)
+            self.budget.backward(node, prim, shape, parents)
         sources = frozenset().union(*(p.sources for p in parents)) if known is not UNKNOWN else frozenset()
         return Value("tensor", slot, code, shape, known, grad, sources=sources, node=_Node())
 
@@ -614,7 +520,7 @@ class Checker:
         shape = self.shape_of_binary(node, prim, left, right)
         for operand in (left, right):
             if operand.kind == "number":  # the engine makes it a constant tensor: a node of the graph
-                self.count_node(node)
+                self.budget.node(node)
         slot = self.emit(node, fn, left.ref, right.ref)
         known = self.known_result(node, fn, [left, right], math.prod(shape))
         tensors = [v for v in (left, right) if v.kind == "tensor"]
@@ -633,17 +539,12 @@ class Checker:
                 shape = engine.PRIMITIVES["matmul"].shape(a, b)
             except ValueError:
                 raise self.fail(node, msg.matmul_batch(a, b, self.source.quote(node))) from None
-            self.charge_matmul(node, engine.matmul_work(a, b))
+            self.budget.matmul(engine.matmul_work(a, b), node)
             return shape
         try:
             return tuple(np.broadcast_shapes(a, b))
         except ValueError:
             raise self.fail(node, msg.broadcast([a, b], self.source.quote(node))) from None
-
-    def charge_matmul(self, node: ast.AST, work: int) -> None:
-        self.budget.costs["matmul_work"] += work
-        if self.budget.costs["matmul_work"] > msg.MAX_MATMUL_WORK:
-            raise self.fail(node, msg.too_much_matmul(self.budget.costs["matmul_work"]))
 
     def compare(self, node: ast.Compare) -> Value:
         if len(node.ops) > 1:
@@ -658,11 +559,11 @@ class Checker:
         except ValueError:
             raise self.fail(node, msg.broadcast([left.shape, right.shape], self.source.quote(node))) from None
         self.charge(math.prod(shape), node, shape)
-        self.count_node(node)
+        self.budget.node(node)
         slot = self.emit(node, fn, left.ref, right.ref)
         known = self.known_result(node, fn, [left, right], math.prod(shape))
         code = ast.Compare(left=left.code, ops=[type(node.ops[0])()], comparators=[right.code])
-        return Value("tensor", slot, code, shape, known, dtype="b", node=_Node())
+        return Value("tensor", slot, code, shape, known, node=_Node())  # a boolean mask, no grad
 
     # -- attributes and indexing --
     def attribute(self, node: ast.Attribute) -> Value:
@@ -678,12 +579,12 @@ class Checker:
             if value.kind not in ("tensor", "array"):
                 raise self.fail(node, msg.shape_of(value.describe()))
             items = tuple(Value("number", d, literal(d), known=d) for d in value.shape)
-            return Value("tuple", None, _attr(value.code, "shape"), known=value.shape, items=items)
+            return Value("tuple", None, code_attr(value.code, "shape"), known=value.shape, items=items)
         tensor = self.tensor(value, node.value)  # .T
         shape = self.predict(node, "transpose", tensor.shape)
         slot = self.emit(node, engine.transpose, tensor.ref)
         known = self.known_result(node, engine.transpose, [tensor], tensor.size)
-        return self.result(node, "transpose", shape, [tensor], slot, _attr(tensor.code, "T"), known)
+        return self.result(node, "transpose", shape, [tensor], slot, code_attr(tensor.code, "T"), known)
 
     def attribute_error(self, node: ast.Attribute, message: str) -> ExpressionError:
         """Points at the attribute's name (after the dot) rather than at the start of the expression."""
@@ -808,7 +709,7 @@ class Checker:
             kind = entry.args[i] if i < len(entry.args) and entry.args != "*" else "P"
             value, shape_arg = self.argument(kind, arg, arg_node, entry.prim.name)
             if kind == "N" and value.kind == "number":
-                self.count_node(arg_node)
+                self.budget.node(arg_node)
             converted.append(value)
             shapes.append(shape_arg)
             if kind in ("T", "N") and value.kind == "tensor":
@@ -818,7 +719,7 @@ class Checker:
         prim = entry.prim.name
         shape = self.predict(node, prim, *shapes, **keywords)
         if prim == "linear":
-            self.charge_matmul(node, math.prod(shape) * shapes[1][-1])
+            self.budget.matmul(math.prod(shape) * shapes[1][-1], node)
         refs = [v.ref for v in converted]
         slot = self.emit(node, entry.run, *refs, **keywords)
         known = UNKNOWN
@@ -871,8 +772,8 @@ class Checker:
         kws = {k: literal(v) for k, v in keywords.items()}
         if entry.method:
             receiver, *rest = converted
-            return _call(_attr(receiver.code, entry.name), [v.code for v in rest], kws)
-        return _call(_attr(_name("F"), entry.name), [v.code for v in converted], kws)
+            return code_call(code_attr(receiver.code, entry.name), [v.code for v in rest], kws)
+        return code_call(code_attr(code_name("F"), entry.name), [v.code for v in converted], kws)
 
     def construct(self, node: ast.Call, name: str) -> Value:
         """tensor([...]), randn, rand, zeros, ones, eye, arange: constant arrays (leaves once assigned)."""
@@ -884,7 +785,7 @@ class Checker:
                 raise self.fail(node, msg.tensor_argument())
             array = self.constant_array(args[0], node)
             if args[0].kind == "array":  # a copy of its own
-                code = _call(_attr(_name("np"), "array"), [array.code])
+                code = code_call(code_attr(code_name("np"), "array"), [array.code])
                 if array.known is not UNKNOWN:
                     return Value("array", array.ref, code, array.shape, known=array.known)
                 self.charge(array.size, node, array.shape)
@@ -908,14 +809,14 @@ class Checker:
             self.uses_rng = True
             method = "standard_normal" if name == "randn" else "random"
             slot = self.emit(node, _DRAWS[name], Slot(0), shape)
-            return Value("array", slot, _call(_attr(_name("rng"), method), [literal(shape)]), shape)
+            return Value("array", slot, code_call(code_attr(code_name("rng"), method), [literal(shape)]), shape)
         make = _deterministic(name)
         if name in ("zeros", "ones"):
-            code = _call(_attr(_name("np"), name), [literal(shape)])
+            code = code_call(code_attr(code_name("np"), name), [literal(shape)])
         elif name == "eye":
-            code = _call(_attr(_name("np"), "eye"), [literal(shape[0])])
+            code = code_call(code_attr(code_name("np"), "eye"), [literal(shape[0])])
         else:
-            code = _call(_attr(_name("np"), "arange"), [literal(shape[0])], {"dtype": _name("float")})
+            code = code_call(code_attr(code_name("np"), "arange"), [literal(shape[0])], {"dtype": code_name("float")})
         if size <= msg.KNOWN_LIMIT:
             array = make(shape)
             return Value("array", array, code, shape, known=array)

@@ -6,6 +6,10 @@ so the script gives identical numbers. The script is built as an `ast` tree and 
 """
 
 import ast
+import math
+from typing import Any
+
+import numpy as np
 
 IMPORTS = (
     "import numpy as np\n\n"
@@ -14,7 +18,43 @@ IMPORTS = (
 )
 
 
+# ---- how the script spells things: small ast builders the checker uses for every value -----------
+def code_name(text: str) -> ast.Name:
+    return ast.Name(id=text, ctx=ast.Load())
+
+
+def code_attr(value: ast.expr, attribute: str) -> ast.Attribute:
+    return ast.Attribute(value=value, attr=attribute, ctx=ast.Load())
+
+
+def code_call(func: ast.expr, args=(), keywords=None) -> ast.Call:
+    kws = [ast.keyword(arg=k, value=v) for k, v in (keywords or {}).items()]
+    return ast.Call(func=func, args=list(args), keywords=kws)
+
+
+def literal(value: Any) -> ast.expr:
+    """Python code for a plain value: a number, True/False/None, a tuple, a list, an integer array."""
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        code = code_attr(code_name("np"), "nan" if math.isnan(value) else "inf")
+        return ast.UnaryOp(op=ast.USub(), operand=code) if value < 0 else code
+    if isinstance(value, np.generic):
+        value = value.item()
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and (value < 0 or (value == 0 and math.copysign(1.0, value) < 0)):
+        return ast.UnaryOp(op=ast.USub(), operand=literal(-value))
+    if isinstance(value, tuple):
+        return ast.Tuple(elts=[literal(v) for v in value], ctx=ast.Load())
+    if isinstance(value, list):
+        return ast.List(elts=[literal(v) for v in value], ctx=ast.Load())
+    if isinstance(value, np.ndarray):
+        dtype = code_name("float") if value.dtype.kind == "f" else code_attr(code_name("np"), str(value.dtype))
+        return code_call(code_attr(code_name("np"), "array"), [literal(value.tolist())], {"dtype": dtype})
+    return ast.Constant(value=value)
+
+
+# ---- the script --------------------------------------------------------------------------------------
 def script(program) -> str:
+    """The script's text: a header quoting the program, the imports, the statements, backward and the grads."""
     parts = program.script
     text = program.text
     quoted = "\n".join("#   " + line for line in text.strip().splitlines())
