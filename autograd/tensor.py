@@ -351,17 +351,18 @@ def toposort(root, only_grad=True):
     """
     order = []
     seen = {root}  # NOTE: Tensors hash by identity, so sets and dicts of them are cheap and exact
-    stack = [(root, iter(root._parents))]
-    while stack:
-        node, parents = stack[-1]
-        for parent in parents:
+    nodes = [root]
+    parents = [iter(root._parents)]
+    while parents:
+        for parent in parents[-1]:
             if parent not in seen and (parent.requires_grad or not only_grad):
                 seen.add(parent)
-                stack.append((parent, iter(parent._parents)))
+                nodes.append(parent)
+                parents.append(iter(parent._parents))
                 break
         else:
-            stack.pop()
-            order.append(node)
+            parents.pop()
+            order.append(nodes.pop())
     return order
 
 

@@ -3,7 +3,9 @@
 import numpy as np
 
 from autograd.ops._common import broadcast_shape, pair, same_shape
-from autograd.tensor import Primitive, Tensor, _result
+from autograd.tensor import Primitive, Tensor, _no_grad_depth, _result, is_grad_enabled
+
+_new = object.__new__
 
 
 def _elementwise(a, b, fn, prim):
@@ -14,7 +16,22 @@ def _elementwise(a, b, fn, prim):
         out = fn(a.data, b.data)
     except ValueError:
         raise ValueError(f"{prim.name}: shapes {a.shape} and {b.shape} cannot be broadcast together") from None
-    return _result(out, (a, b), prim)
+    # NOTE: this is tensor._result written out for two operands: every + - * / ** comes through here,
+    # and the call it saves is ~6% of an op's forward (counted with callgrind on the 1,000-op chain).
+    result = _new(Tensor)
+    result.data = out if type(out) is np.ndarray else np.asarray(out)
+    result.grad = None
+    result.name = None
+    if (a.requires_grad or b.requires_grad) and (not _no_grad_depth or is_grad_enabled()):
+        result.requires_grad = True
+        result._parents = (a, b)
+        result._prim = prim
+    else:
+        result.requires_grad = False
+        result._parents = ()
+        result._prim = None
+    result._meta = None
+    return result
 
 
 # ---- add -----------------------------------------------------------------------------------
