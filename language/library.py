@@ -49,11 +49,6 @@ class Entry:
     def prim(self) -> Primitive:
         return _OWNER[("Tensor." if self.method else "F.") + self.name]
 
-    @property
-    def code(self) -> str:
-        """How the exported script spells the call: 'F.relu' or the method's name."""
-        return self.name if self.method else "F." + self.name
-
     def bind(self, args, keywords):
         """Checks the argument count and keywords against the engine's own signature; raises TypeError."""
         inspect.signature(self.run).bind(*args, **keywords)

@@ -299,11 +299,6 @@ def keyword_not_allowed(keyword, allowed):
     return f"keyword '{keyword}' is not allowed here (allowed: {options})"
 
 
-def argument_count(name, low, high, got):
-    wanted = f"{low}" if low == high else f"{low} to {high}"
-    return f"{name}() takes {wanted} argument{'s' if high != 1 else ''} here, got {got}"
-
-
 # ---- shapes and sizes, predicted before anything runs ------------------------------------------------
 def broadcast(shapes, quote):
     listed = " and ".join(str(tuple(s)) for s in shapes)
