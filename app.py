@@ -34,4 +34,12 @@ pages = [
         url_path="playground",
     ),
 ]
-st.navigation(pages).run()
+page = st.navigation(pages, position="hidden")
+# NOTE: the sidebar's links are drawn here rather than by Streamlit's own navigation menu, which
+# .streamlit/config.toml switches off (client.showSidebarNavigation): on a fresh server's first
+# request Streamlit's old pages/ mode fills that menu with file names for a moment (see
+# components/entry.py); these links show the titles from the first paint.
+with st.sidebar:
+    for listed in pages:
+        st.page_link(listed)
+page.run()
