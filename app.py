@@ -9,12 +9,15 @@ from pathlib import Path
 import pandas  # noqa: F401
 import streamlit as st
 
+import autograd
+
 # NOTE: app.py calls st.navigation, so Streamlit ignores pages/ as an old-style multipage folder
 # (checked on 1.67.0: a fresh server's first request to /stepper or /playground shows only these
 # titles; tests/browser/test_navigation_browser.py samples the sidebar to keep it so).
 # The favicon is a local file: a Material page icon would make the browser fetch one from the internet.
 FAVICON = str(Path(__file__).parent / "static" / "favicon.png")
 
+autograd.tune_malloc()  # keeps freed NumPy buffers for reuse between training steps (see autograd/_memory.py)
 st.set_page_config(page_title="Autograd Explorer", page_icon=FAVICON, layout="wide")
 
 pages = [
