@@ -102,6 +102,7 @@ def _from_npz(data: bytes) -> training.TrainState:
     except ValueError:
         raise ModelFileError("the .npz file's 'meta' entry is not JSON") from None
     state = _state_from_meta(meta)
+    arrays = {k: _array(v, k) for k, v in arrays.items()}
     optimizer = {k: v for k, v in arrays.items() if k.startswith("optimizer.")}
     _set_parameters(state, {k: v for k, v in arrays.items() if k not in optimizer})
     _set_optimizer(state, optimizer)

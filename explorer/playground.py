@@ -26,8 +26,10 @@ from explorer.playground_settings import SLOW_MOTION, TrainConfig, changed_setti
 from explorer.run_store import RUNS, RunStore, new_run_id
 
 TICK_SECONDS = 0.2  # the live fragment's period while playing (faster speeds)
+BIG_TICK_SECONDS = 0.4  # ... for networks whose frames are big (over FRAME_PAYLOAD bytes)
 MAX_FRAMES_PER_TICK = 6
 FRAME_PAYLOAD = 60_000  # bytes of weights per tick at most: big networks send fewer frames
+EXACT_PARAMS = 20_000  # up to this many parameters frames carry float64 (exact), above float32
 TRAIN_BUDGET = 0.6  # share of a tick's period that training may take
 CATCH_UP_SECONDS = 0.5  # after a stall, at most this much wall clock's worth of steps is made up
 HISTORY_EVERY = 1.0  # seconds between full curve histories while playing
@@ -156,7 +158,9 @@ class Playground:
     def interval(self) -> float:
         """Seconds between ticks while playing: once per step in slow motion."""
         speed = self.config.speed
-        return 1.0 / speed if speed <= SLOW_MOTION else TICK_SECONDS
+        if speed <= SLOW_MOTION:
+            return 1.0 / speed
+        return BIG_TICK_SECONDS if _frame_bytes(self.state) > FRAME_PAYLOAD else TICK_SECONDS
 
     def tick(self) -> list[training.Frame]:
         """Train the steps due since the last tick; the frames to paint, oldest first."""
@@ -184,8 +188,7 @@ class Playground:
         each part: (the frames, the steps done)."""
         if steps <= 0:
             return [], 0
-        frame_bytes = training.flat_params(self.state).nbytes
-        count = max(1, min(steps, MAX_FRAMES_PER_TICK, FRAME_PAYLOAD // frame_bytes))
+        count = max(1, min(steps, MAX_FRAMES_PER_TICK, FRAME_PAYLOAD // _frame_bytes(self.state)))
         parts = [steps // count + (1 if i < steps % count else 0) for i in range(count)]
         deadline = time.perf_counter() + TRAIN_BUDGET * self.interval
         start = self.state.step
@@ -256,7 +259,8 @@ class Playground:
             "rate": round(self.wall_rate, 1),
             "compute": round(s.compute_rate),
             "diverged": s.diverged,
-            "frames": [_frame_data(f) for f in (frames or [training.frame(s)])],
+            "dtype": _dtype(s),
+            "frames": [_frame_data(f, _dtype(s)) for f in (frames or [training.frame(s)])],
         }
         if full:
             data["model"] = _model_data(s)
@@ -264,7 +268,7 @@ class Playground:
             data["history"] = _history_data(s.history)
             self._history_sent = now
         if replay:
-            data["replay"] = [_frame_data(f) for f in s.frames]
+            data["replay"] = [_frame_data(f, _dtype(s)) for f in s.frames]
         return data
 
 
@@ -279,17 +283,27 @@ def _round(values) -> list[float | None]:
     return out
 
 
-def encode_f64(a: np.ndarray) -> str:
-    """A float64 array as base64 of its little-endian bytes (exact: the browser computes with them)."""
-    return base64.b64encode(np.ascontiguousarray(a, dtype="<f8").tobytes()).decode("ascii")
+def _dtype(s: training.TrainState) -> str:
+    """How a frame's parameters travel: float64 (exact: the browser computes the same pictures as
+    the engine) unless the network is big, then float32 (half the bytes, the same picture to the eye)."""
+    return "f8" if sum(p.data.size for p in s.model.parameters()) <= EXACT_PARAMS else "f4"
 
 
-def _frame_data(f: training.Frame) -> dict:
+def _frame_bytes(s: training.TrainState) -> int:
+    return sum(p.data.size for p in s.model.parameters()) * (8 if _dtype(s) == "f8" else 4)
+
+
+def encode(a: np.ndarray, dtype: str = "f8") -> str:
+    """An array as base64 of its little-endian float64 ("f8") or float32 ("f4") bytes."""
+    return base64.b64encode(np.ascontiguousarray(a, dtype="<" + dtype).tobytes()).decode("ascii")
+
+
+def _frame_data(f: training.Frame, dtype: str) -> dict:
     m = f.metrics
     return {
         "step": m.step,
         "m": _round([m.train_loss, m.test_loss, m.train_acc, m.test_acc]),
-        "p": encode_f64(f.params),
+        "p": encode(f.params, dtype),
         "h": [
             [*_round([h.grad_norm, h.weight_norm, h.update_ratio]),
              None if h.dead is None else round(h.dead, 4),

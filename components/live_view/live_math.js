@@ -10,12 +10,13 @@
 const LM_SQRT_HALF = 0.7071067811865476;
 const LM_TWO_OVER_SQRT_PI = 1.1283791670955126;
 
-function lmDecodeF64(b64) {
-  // Base64 of little-endian float64 bytes (explorer/playground.py `encode_f64`) -> Float64Array.
+function lmDecode(b64, dtype = "f8") {
+  // Base64 of little-endian float64 ("f8") or float32 ("f4") bytes (explorer/playground.py
+  // `encode`) -> Float64Array.
   const raw = atob(b64);
   const bytes = new Uint8Array(raw.length);
   for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
-  return new Float64Array(bytes.buffer);
+  return dtype === "f4" ? Float64Array.from(new Float32Array(bytes.buffer)) : new Float64Array(bytes.buffer);
 }
 
 function lmErf(x) {

@@ -126,9 +126,6 @@ const CSS = `
 .lv-tip table { border-collapse: collapse; margin-top: 4px; font-variant-numeric: tabular-nums; }
 .lv-tip td { padding: 0 6px 0 0; white-space: nowrap; }
 .lv-tip .bar { display: inline-block; height: 8px; vertical-align: middle; border-radius: 2px; }
-.lv-diverged { display: none; margin-top: 6px; padding: 4px 8px; border-radius: 6px; font-size: 0.78rem;
-  color: var(--st-red-text-color, #b91c1c); background: var(--st-red-background-color, rgba(255,0,0,0.08)); }
-.lv-diverged.on { display: block; }
 `;
 
 function el(tag, cls, parent, attrs) {
@@ -176,7 +173,6 @@ function build(root) {
     "(about 1e-3 is healthy). Dead: ReLUs that output 0 on every point of the batch. Saturated: tanh/sigmoid units " +
     "on a flat tail for every point of the batch.";
   const health = el("div", "lv-health", healthBox);
-  const diverged = el("div", "lv-diverged", lv);
   const replay = el("div", "lv-replay", lv);
   const replayButton = el("button", null, replay, { type: "button", "data-replay": "play" });
   replayButton.textContent = "▶ Replay";
@@ -185,7 +181,7 @@ function build(root) {
   const tip = el("div", "lv-tip", lv);
   return {
     lv, stats, tiles, status, grid, boundary, boundaryTitle, boundaryCanvas, legend, network, net, netCanvas, side,
-    lossCanvas, accCanvas, health, diverged, replay, replayButton, replaySlider, replayLabel, tip, neurons: [],
+    lossCanvas, accCanvas, health, replay, replayButton, replaySlider, replayLabel, tip, neurons: [],
   };
 }
 
@@ -845,9 +841,8 @@ function paintStatus(s) {
   t.box.dataset.value = t.value.textContent;
   t.box.title = `Training steps per second of wall clock (the speed setting asks for ${m.speed}). ` +
     (m.compute ? `Compute alone (forward + backward + update) runs at about ${Math.round(m.compute).toLocaleString("en-US")} steps/s.` : "");
-  s.dom.status.textContent = s.replaying ? "Replay" : m.playing ? (m.speed <= 5 ? "Playing in slow motion" : "Playing") : "Paused";
-  s.dom.diverged.classList.toggle("on", Boolean(m.diverged));
-  s.dom.diverged.textContent = m.diverged ? `Training stopped: ${m.diverged}` : "";
+  s.dom.status.textContent = m.diverged ? "Stopped: the run diverged" : s.replaying ? "Replay"
+    : m.playing ? (m.speed <= 5 ? "Playing in slow motion" : "Playing") : "Paused";
 }
 
 // ---------------------------------------------------------------------------- frames
@@ -855,7 +850,7 @@ function paintStatus(s) {
 function paint(s, frame, opts = {}) {
   // One picture of every panel from one frame.
   s.theme = s.theme || readTheme(s.dom.lv);
-  const params = frame.decoded || (frame.decoded = lmDecodeF64(frame.p));
+  const params = frame.decoded || (frame.decoded = lmDecode(frame.p, s.dtype));
   const layers = lmUnpack(s.model.sizes, params);
   const regression = s.model.task === "regression";
   const res = regression ? 200 : lmGridResolution(s.model, GRID_BUDGET);
@@ -913,6 +908,7 @@ function onMessage(s, data) {
   }
   if (data.history) s.history = data.history;
   s.msg = data;
+  s.dtype = data.dtype;
   if (!s.model) {
     if (s.asked !== data.run) {
       s.asked = data.run;
