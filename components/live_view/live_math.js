@@ -219,12 +219,12 @@ function lmNumber(v, digits = 3) {
   if (!Number.isFinite(v)) return v > 0 ? "∞" : "−∞";
   if (v === 0) return "0";
   const a = Math.abs(v);
-  if (a >= 1e-3 && a < 1e5) return String(Number(v.toPrecision(digits)));
-  return v.toExponential(Math.max(digits - 2, 0)).replace("e+", "e");
+  if (a >= 1e-3 && a < 1e5) return a >= Math.pow(10, digits) ? String(Math.round(v)) : String(Number(v.toPrecision(digits)));
+  return Number(v.toExponential(Math.max(digits - 1, 0))).toExponential().replace("e+", "e");
 }
 
 function lmPercent(v) {
   // An accuracy (a fraction) as a percentage; "—" when there is none (no test points, regression).
   if (v === null || v === undefined || !Number.isFinite(v)) return "—";
-  return (100 * v).toFixed(v >= 0.999 || v < 0.1 ? 0 : 1) + "%";
+  return (100 * v).toFixed(1).replace(/\.0$/, "") + "%";
 }
