@@ -12,7 +12,8 @@
 // coloured and sized by weight, the curves and the health rows, all from the same frame.
 // Nothing is removed or remounted while playing.
 //
-// Test hooks: root [data-testid=live-view] with data-frame (+1 per paint) and data-step; the
+// Test hooks: root [data-testid=live-view] with data-frame (+1 per paint), data-step and data-probe
+// (the prediction at the middle of the picture); the
 // network [data-testid=live-network] with a [data-neuron="L.i"] box per neuron (L = 0 for inputs,
 // then the Linear layer it is the output of; i from 1); health rows [data-layer=L] with
 // data-grad-norm, data-weight-norm, data-update-ratio, data-dead, data-saturated, data-trouble;
@@ -734,6 +735,13 @@ function paintChart(canvas, size, theme, steps, series, opts) {
     ctx.stroke();
   }
   ctx.setLineDash([]);
+  if (steps.length < 2 && opts.hint) {
+    ctx.fillStyle = theme.faint;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.font = `12px ${theme.font}`;
+    ctx.fillText(opts.hint, m.l + pw / 2, m.t + ph / 2);
+  }
   if (opts.marker !== undefined && opts.marker !== null) {
     ctx.fillStyle = rgb(theme.text, 0.5);
     ctx.fillRect(Math.round(X(opts.marker)), m.t, 1, ph);
@@ -759,7 +767,8 @@ function paintCurves(s, marker) {
   const hasTest = model.test.x.length > 0;
   const loss = [{ name: "train", values: d.train_loss, colour: theme.classes[1] }];
   if (hasTest) loss.push({ name: "test", values: d.test_loss, colour: theme.classes[0], dash: true });
-  paintChart(s.dom.lossCanvas, s.size.loss, theme, d.step, loss, { log: true, title: `Loss (${model.loss}, log scale)`, marker });
+  paintChart(s.dom.lossCanvas, s.size.loss, theme, d.step, loss, { log: true, title: `Loss (${model.loss}, log scale)`, marker,
+    hint: "Press Play or Step to train" });
   if (model.task === "regression") {
     s.dom.accCanvas.style.display = "none";
     return;
@@ -874,6 +883,10 @@ function paint(s, frame, opts = {}) {
   s.frameCount += 1;
   s.dom.lv.dataset.frame = String(s.frameCount);
   s.dom.lv.dataset.step = String(frame.step);
+  // The prediction in the middle of the picture, for tests: the same weights give the same number.
+  const middle = regression ? Math.floor(res / 2) : Math.floor(res / 2) * res + Math.floor(res / 2);
+  const k = s.model.classes > 2 ? s.model.classes : 1;
+  s.dom.lv.dataset.probe = Array.from(pass.out.subarray(middle * k, middle * k + k), (v) => v.toPrecision(12)).join(",");
 }
 
 function playQueue(s) {

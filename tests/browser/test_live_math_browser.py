@@ -95,6 +95,8 @@ def test_a_log_axis_always_has_numbers(math_page, lo, hi):
 
 def test_missing_numbers_read_as_a_dash_never_nan(math_page):
     # Rough edge 1: with a test split of 0 the caption read "test accuracy nan%".
-    got = math_page.evaluate("() => [lmPercent(null), lmPercent(NaN), lmNumber(null), lmNumber(NaN), lmPercent(0.955),"
-                             " lmPercent(1), lmNumber(0.000123), lmNumber(12345.6), lmNumber(Infinity), lmNumber(2.5e7)]")
+    got = math_page.evaluate(
+        "() => [lmPercent(null), lmPercent(NaN), lmNumber(null), lmNumber(NaN), lmPercent(0.955), lmPercent(1),"
+        " lmNumber(0.000123), lmNumber(12345.6), lmNumber(Infinity), lmNumber(2.5e7)]"
+    )
     assert got == ["—", "—", "—", "—", "95.5%", "100%", "1.23e-4", "12346", "∞", "2.5e7"]
