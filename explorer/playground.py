@@ -27,7 +27,7 @@ from explorer.run_store import RUNS, RunStore, new_run_id
 
 TICK_SECONDS = 0.2  # the live fragment's period while playing (faster speeds)
 BIG_TICK_SECONDS = 0.4  # ... for networks whose frames are big (over FRAME_PAYLOAD bytes)
-MAX_FRAMES_PER_TICK = 6
+MAX_FRAMES_PER_TICK = 8
 FRAME_PAYLOAD = 60_000  # bytes of weights per tick at most: big networks send fewer frames
 EXACT_PARAMS = 20_000  # up to this many parameters frames carry float64 (exact), above float32
 TRAIN_BUDGET = 0.6  # share of a tick's period that training may take

@@ -52,7 +52,7 @@ def test_many_steps_are_shared_between_at_most_six_frames(clock):
     clock.now += 0.2
     frames = pg.tick()
     assert len(frames) == pgm.MAX_FRAMES_PER_TICK and frames[-1].step == 50
-    assert np.diff([0] + [f.step for f in frames]).tolist() == [9, 9, 8, 8, 8, 8]
+    assert np.diff([0] + [f.step for f in frames]).tolist() == [7, 7, 6, 6, 6, 6, 6, 6]
 
 
 def test_a_stall_is_not_made_up_all_at_once(clock):

@@ -5,7 +5,8 @@
 // `layer_outputs` computes, in float64, the same way: inputs normalised as (x - shift) / scale, the
 // extra features of explorer/nets.py, then Linear (x·Wᵀ + b) and the activation, layer by layer.
 // tests/browser/test_live_math_browser.py checks the two agree to 1e-6 for every activation and
-// feature. Loaded as a classic script by that test, and prepended to live_view.js in the app.
+// feature. A classic script: the app loads it before live_view.js (see components/live_view/__init__.py)
+// and that test loads it alone; its functions are globals with the prefix "lm".
 
 const LM_SQRT_HALF = 0.7071067811865476;
 const LM_TWO_OVER_SQRT_PI = 1.1283791670955126;

@@ -25,7 +25,7 @@ const POSITIVE = "#1f77b4";
 const NEGATIVE = "#f28e2b";
 const GRID_BUDGET = 30e6; // multiply-adds per picture of the boundary
 const NEURON_RES = 24; // a neuron's picture is at most this many samples a side
-const MAX_QUEUE_MESSAGES = 2; // frames of at most this many messages wait to be painted
+const MAX_QUEUE_MESSAGES = 3; // frames of at most this many messages wait to be painted
 
 // --------------------------------------------------------------------------- colours
 
@@ -858,6 +858,7 @@ function paintStatus(s) {
 
 function paint(s, frame, opts = {}) {
   // One picture of every panel from one frame.
+  const t0 = performance.now();
   s.theme = s.theme || readTheme(s.dom.lv);
   const params = frame.decoded || (frame.decoded = lmDecode(frame.p, s.dtype));
   const layers = lmUnpack(s.model.sizes, params);
@@ -887,19 +888,27 @@ function paint(s, frame, opts = {}) {
   const middle = regression ? Math.floor(res / 2) : Math.floor(res / 2) * res + Math.floor(res / 2);
   const k = s.model.classes > 2 ? s.model.classes : 1;
   s.dom.lv.dataset.probe = Array.from(pass.out.subarray(middle * k, middle * k + k), (v) => v.toPrecision(12)).join(",");
+  s.dom.lv.dataset.paintMs = (performance.now() - t0).toFixed(1);
 }
 
 function playQueue(s) {
-  // Paint the queued frames one after another, spaced over the time until the next message.
+  // Paint the queued frames one after another, spaced over the time until the next message, each
+  // on an animation frame of its own (two paints within one display frame would show only one).
   if (s.timer) return;
-  const next = () => {
+  const next = (now) => {
     s.timer = null;
-    const frame = s.queue.shift();
-    if (!frame || !s.model || !s.dom.lv.isConnected) return;
-    if (!s.replaying) paint(s, frame);
-    if (s.queue.length) s.timer = setTimeout(next, s.spacing);
+    if (!s.model || !s.dom.lv.isConnected || s.replaying) return;
+    if (now >= (s.due || 0)) {
+      const frame = s.queue.shift();
+      if (!frame) return;
+      // NOTE: a frame painted late makes the next one wait less, so a message's frames keep pace.
+      const late = Math.min(s.spacing / 2, Math.max(0, now - (s.due || now)));
+      paint(s, frame);
+      s.due = now + s.spacing - late;
+    }
+    if (s.queue.length) s.timer = requestAnimationFrame(next);
   };
-  next();
+  s.timer = requestAnimationFrame(next);
 }
 
 function onMessage(s, data) {
@@ -937,10 +946,13 @@ function onMessage(s, data) {
     const newest = s.queue.length ? s.queue[s.queue.length - 1].step : s.frame ? s.frame.step : -1;
     s.queue.push(...frames.filter((f) => f.step > newest || newRun));
     s.queue = s.queue.slice(-MAX_QUEUE_MESSAGES * Math.max(frames.length, 1));
-    s.spacing = Math.max(16, Math.min(1000, (s.gap || data.interval * 1000) / Math.max(frames.length, 1)));
+    // Spread this message's frames over the time until the next one, a little faster so that
+    // the queue empties before it arrives rather than piling up.
+    s.spacing = Math.max(16, Math.min(1000, (0.9 * (s.gap || data.interval * 1000)) / Math.max(s.queue.length, 1)));
   } else {
-    clearTimeout(s.timer);
+    cancelAnimationFrame(s.timer);
     s.timer = null;
+    s.due = 0;
     s.queue = frames.slice(-1);
   }
   setReplay(s, data.playing ? null : data.replay || null);
@@ -1117,7 +1129,7 @@ export default function (component) {
     // Streamlit calls this before every update too; let go only once the view has left the page.
     setTimeout(() => {
       if (s.dom.lv.isConnected) return;
-      clearTimeout(s.timer);
+      cancelAnimationFrame(s.timer);
       clearInterval(s.themeTimer);
       clearInterval(s.replayTimer);
       s.observer.disconnect();
