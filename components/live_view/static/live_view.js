@@ -158,7 +158,6 @@ function build(root) {
   const legend = el("div", "lv-legend", boundary);
   const network = el("div", "lv-panel", grid, { "data-testid": "live-network" });
   const networkTitle = el("div", "lv-title", network);
-  networkTitle.textContent = "Network: each neuron's output over the input plane; edges by weight";
   const net = el("div", "lv-net", network);
   const netCanvas = el("canvas", null, net);
   const side = el("div", "lv-side", grid);
@@ -181,7 +180,7 @@ function build(root) {
   const replayLabel = el("span", null, replay, { "data-replay": "label" });
   const tip = el("div", "lv-tip", lv);
   return {
-    lv, stats, tiles, status, grid, boundary, boundaryTitle, boundaryCanvas, legend, network, net, netCanvas, side,
+    lv, stats, tiles, status, grid, boundary, boundaryTitle, boundaryCanvas, legend, network, networkTitle, net, netCanvas, side,
     lossCanvas, accCanvas, health, replay, replayButton, replaySlider, replayLabel, tip, neurons: [],
   };
 }
@@ -926,7 +925,12 @@ function onMessage(s, data) {
     s.model = data.model;
     s.netLayout = null;
     paintLegend(s);
-    s.dom.boundaryTitle.textContent = data.model.task === "regression" ? "Fitted curve (line) and the points" : "Decision boundary: the model's class for each point of the plane";
+    const regression = data.model.task === "regression";
+    s.dom.boundaryTitle.textContent = regression
+      ? "Fitted curve (line) and the points"
+      : "Decision boundary: the model's class for each point of the plane";
+    s.dom.networkTitle.textContent = `Network: each neuron's output ${regression ? "along x" : "over the input plane"}; ` +
+      "edges by weight (blue +, orange −)";
   }
   if (data.history) s.history = data.history;
   s.msg = data;
