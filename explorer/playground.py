@@ -33,6 +33,7 @@ EXACT_PARAMS = 20_000  # up to this many parameters frames carry float64 (exact)
 TRAIN_BUDGET = 0.6  # share of a tick's period that training may take
 CATCH_UP_SECONDS = 0.5  # after a stall, at most this much wall clock's worth of steps is made up
 HISTORY_EVERY = 1.0  # seconds between full curve histories while playing
+SAVE_EVERY = 1.0  # seconds between snapshots in the run store while playing (every action saves at once)
 DIGITS = 4  # significant digits of the numbers the live view draws (curves, points)
 
 
@@ -72,6 +73,8 @@ class Playground:
         self._last_tick = 0.0
         self._carry = 0.0  # fractional steps due
         self._history_sent = -math.inf
+        self._saved = -math.inf
+        self.save()  # a reload finds even an untouched run
 
     # ------------------------------------------------------------------ runs
     @property
@@ -180,7 +183,8 @@ class Playground:
             self.wall_rate = rate if self.wall_rate == 0 else 0.6 * self.wall_rate + 0.4 * rate
         if self.state.diverged is not None:
             self.playing = False
-        self.save()
+        if not self.playing or now - self._saved >= SAVE_EVERY:
+            self.save()
         return frames
 
     def _train(self, steps: int) -> tuple[list[training.Frame], int]:
@@ -204,6 +208,7 @@ class Playground:
     def save(self) -> None:
         """Keep the run in the store under its id (see explorer/run_store.py)."""
         self.store.put(self.run_id, (self.state, self.upload))
+        self._saved = self.clock()
 
     @classmethod
     def restore(cls, run_id: str, *, clock: Callable[[], float] = time.monotonic, store: RunStore = RUNS):

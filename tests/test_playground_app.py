@@ -194,6 +194,12 @@ def test_the_url_restores_the_config():
     assert any("n='oops'" in w.value for w in app.warning)
 
 
+def test_reloading_an_untouched_page_says_nothing(at):
+    url = {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    again = open_page(url)
+    assert not again.warning and pg(again).state.step == 0
+
+
 def test_a_new_session_with_the_run_in_its_url_continues_the_run(at):
     for _ in range(3):
         button(at, "Step").click().run()

@@ -198,3 +198,17 @@ def test_uploads_and_their_errors(clock):
     assert pg.use_upload("b.csv", text.encode(), "classification", "t2") is None
     pg.apply(TrainConfig(dataset="uploaded CSV", task="classification"))
     assert pg.state.config.dataset == "uploaded CSV" and len(pg.state.y_train) + len(pg.state.y_test) == 12
+
+
+def test_while_playing_the_store_gets_a_snapshot_once_a_second_and_at_pause(clock):
+    store = RunStore()
+    pg = make(clock, store=store)
+    pg.play()
+    steps_saved = []
+    for _ in range(10):
+        clock.now += 0.2
+        pg.tick()
+        steps_saved.append(store.get(pg.run_id)[0].step)
+    assert steps_saved == [0, 0, 0, 0, 25, 25, 25, 25, 25, 50]
+    pg.pause()
+    assert store.get(pg.run_id)[0].step == 50
