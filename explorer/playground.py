@@ -88,6 +88,12 @@ class Playground:
             return self.upload.X, self.upload.y
         return None
 
+    def task_of(self, dataset: str) -> str:
+        """The task of a data set the widgets name: the uploaded points' own, or the registry's."""
+        if dataset == datasets.UPLOADED and self.upload is not None:
+            return self.upload.task
+        return datasets.task_of(dataset if dataset in datasets.DATASETS else TrainConfig.dataset)
+
     def _key(self, config: TrainConfig) -> tuple:
         token = self.upload.token if self.upload is not None and config.dataset == datasets.UPLOADED else None
         return config.run_key(), token

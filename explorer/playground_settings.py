@@ -57,10 +57,6 @@ def _check_hidden(widths: tuple[int, ...]) -> None:
         raise ValueError(f"each hidden layer has 1 to {MAX_WIDTH} neurons; got {bad[0]}")
 
 
-def _hidden_text(widths: tuple[int, ...]) -> str:
-    return ", ".join(str(w) for w in widths)
-
-
 # ------------------------------------------------------------------------------ the table
 
 

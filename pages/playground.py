@@ -48,13 +48,10 @@ def _on_model() -> None:
 
 
 with st.sidebar:
-    upload = pg.upload
-    task = upload.task if upload and ss.pg_dataset == datasets.UPLOADED else datasets.task_of(
-        ss.pg_dataset if ss.pg_dataset in datasets.DATASETS else "two moons")
+    upload, task, uploaded = pg.upload, pg.task_of(ss.pg_dataset), ss.pg_dataset == datasets.UPLOADED
     st.header("Data")
-    uploaded = ss.pg_dataset == datasets.UPLOADED
     form.draw("Data", task, upload_label=f"uploaded: {upload.name}" if upload else "",
-              disabled=("noise", "n", "seed") if uploaded else ())
+              disabled=("noise", "n") if uploaded else ())
     st.button("Regenerate", icon=":material/casino:", on_click=lambda: ss.update(pg_seed=(ss.pg_seed + 1) % 10_001),
               disabled=uploaded, help="New points (and new first weights): the seed goes up by one.")
     with st.expander("Use your own points (CSV)"):
