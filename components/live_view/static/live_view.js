@@ -65,23 +65,49 @@ function readTheme(el) {
   };
 }
 
-function diverging(theme, v) {
-  // v in [-1, 1] -> orange (negative) .. background .. blue (positive).
-  const t = Math.max(-1, Math.min(1, v));
-  return mix(theme.bg, t >= 0 ? theme.pos : theme.neg, Math.abs(t) * 0.85);
+// Colours come from tables of LEVELS entries per theme (no allocation per pixel: a paint colours
+// tens of thousands of them).
+const LEVELS = 256;
+
+function table(theme, key, colourAt) {
+  theme.tables = theme.tables || {};
+  if (!theme.tables[key]) {
+    const t = new Uint8ClampedArray(LEVELS * 3);
+    for (let i = 0; i < LEVELS; i++) t.set(colourAt(i / (LEVELS - 1)), i * 3);
+    theme.tables[key] = t;
+  }
+  return theme.tables[key];
 }
 
-function classShade(theme, probs, k, classes) {
-  // The colour of a grid cell: the winning class's colour, stronger the surer the model is.
-  if (classes === 2) {
-    const p = probs[k];
-    return mix(theme.bg, p >= 0.5 ? theme.classes[1] : theme.classes[0], Math.abs(p - 0.5) * 2 * 0.62);
-  }
+function divergingTable(theme) {
+  // u in [0, 1] stands for v = 2u − 1 in [−1, 1]: orange (negative) .. background .. blue (positive).
+  return table(theme, "diverging", (u) => {
+    const v = 2 * u - 1;
+    return mix(theme.bg, v >= 0 ? theme.pos : theme.neg, Math.abs(v) * 0.85);
+  });
+}
+
+function classTable(theme, classes, k) {
+  // Two classes: index by p(class 1), orange below ½, blue above. More: class k's colour by how sure.
+  if (classes === 2) return table(theme, "binary", (p) => mix(theme.bg, theme.classes[p >= 0.5 ? 1 : 0], Math.abs(p - 0.5) * 1.24));
+  return table(theme, `class${k}`, (sure) => mix(theme.bg, theme.classes[k % theme.classes.length], 0.08 + sure * 0.55));
+}
+
+function setPixel(out, o, tab, u) {
+  const i = 3 * Math.round(Math.max(0, Math.min(1, u)) * (LEVELS - 1));
+  out[o] = tab[i];
+  out[o + 1] = tab[i + 1];
+  out[o + 2] = tab[i + 2];
+  out[o + 3] = 255;
+}
+
+function shadeCell(theme, probs, k, classes, out, o) {
+  // A grid cell: the winning class's colour, stronger the surer the model is.
+  if (classes === 2) return setPixel(out, o, classTable(theme, 2), probs[k]);
   let best = 0;
   for (let c = 1; c < classes; c++) if (probs[k * classes + c] > probs[k * classes + best]) best = c;
-  const top = probs[k * classes + best];
-  const sure = Math.max(0, (top - 1 / classes) / (1 - 1 / classes));
-  return mix(theme.bg, theme.classes[best % theme.classes.length], 0.08 + sure * 0.55);
+  const sure = (probs[k * classes + best] - 1 / classes) / (1 - 1 / classes);
+  setPixel(out, o, classTable(theme, classes, best), sure);
 }
 
 // ------------------------------------------------------------------------------ DOM
@@ -271,14 +297,8 @@ function paintBoundary(s, frame, pass) {
     const image = s.scratch(res, res);
     const data = image.ctx.createImageData(res, res);
     for (let r = 0; r < res; r++)
-      for (let c = 0; c < res; c++) {
-        const colour = classShade(theme, pass.out, r * res + c, model.classes);
-        const o = ((res - 1 - r) * res + c) * 4; // row 0 is the bottom of the plot
-        data.data[o] = colour[0];
-        data.data[o + 1] = colour[1];
-        data.data[o + 2] = colour[2];
-        data.data[o + 3] = 255;
-      }
+      for (let c = 0; c < res; c++) // row 0 is the bottom of the plot
+        shadeCell(theme, pass.out, r * res + c, model.classes, data.data, ((res - 1 - r) * res + c) * 4);
     image.ctx.putImageData(data, 0, 0);
     ctx.imageSmoothingEnabled = true;
     ctx.drawImage(image.canvas, 0, 0, res, res, ox, oy, pw, ph);
@@ -531,20 +551,16 @@ function paintNetwork(s, frame, layers, pass) {
 function paintPictureNode(ctx, atlas, theme, values, pass, p, node, res, scale, classIndex) {
   // A 2-D picture: the neuron's value over the input plane, sampled down to res × res.
   const full = pass.res;
+  const tab = divergingTable(theme);
   const data = atlas.ctx.createImageData(res, res);
   for (let r = 0; r < res; r++)
     for (let c = 0; c < res; c++) {
       const gr = Math.min(full - 1, Math.round(((r + 0.5) * full) / res - 0.5));
       const gc = Math.min(full - 1, Math.round(((c + 0.5) * full) / res - 0.5));
       const v = values[gr * full + gc];
-      let colour;
-      if (classIndex >= 0) colour = mix(theme.bg, theme.classes[classIndex % theme.classes.length], Math.max(0, Math.min(1, v)) * 0.85);
-      else colour = diverging(theme, (v - scale.centre) / scale.half);
       const o = ((res - 1 - r) * res + c) * 4;
-      data.data[o] = colour[0];
-      data.data[o + 1] = colour[1];
-      data.data[o + 2] = colour[2];
-      data.data[o + 3] = 255;
+      if (classIndex >= 0) setPixel(data.data, o, classTable(theme, 3, classIndex), v);
+      else setPixel(data.data, o, tab, 0.5 + (v - scale.centre) / (2 * scale.half));
     }
   atlas.ctx.putImageData(data, 0, 0);
   ctx.imageSmoothingEnabled = node > res;
