@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import datasets
-from explorer.playground_settings import DEFAULT_VALUES, SETTINGS, Setting, TrainConfig, parse_hidden
+from explorer.playground_settings import DEFAULT_VALUES, SETTINGS, SLOW_MOTION, Setting, TrainConfig, parse_hidden
 
 ss = st.session_state
 KEEP = "_kept_"
@@ -52,7 +52,7 @@ def _format(s: Setting, upload_label: str):
     if s.name == "batch_size":
         return lambda b: "full" if b == 0 else str(b)
     if s.name == "speed":
-        return lambda v: f"{v} (slow motion)" if v == 1 else str(v)
+        return lambda v: f"{v} (slow motion)" if v <= SLOW_MOTION else str(v)
     if s.name == "dataset":
         return lambda n: f"{n} ({datasets.task_of(n)})" if n in datasets.DATASETS else upload_label
     return lambda v: f"{v:g}" if isinstance(v, float) else str(v)

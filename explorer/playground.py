@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import math
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -74,6 +75,7 @@ class Playground:
         self._carry = 0.0  # fractional steps due
         self._history_sent = -math.inf
         self._saved = -math.inf
+        self._recent: deque[training.Frame] = deque(maxlen=SLOW_MOTION)  # slow motion resends these
         self.save()  # a reload finds even an untouched run
 
     # ------------------------------------------------------------------ runs
@@ -114,6 +116,7 @@ class Playground:
 
     def _start(self, state: training.TrainState) -> None:
         self.state = state
+        self._recent.clear()
         self.playing = False
         self.wall_rate = 0.0
         self.generation += 1
@@ -184,6 +187,7 @@ class Playground:
         if self.config.speed <= SLOW_MOTION:
             steps, self._carry = 1, 0.0
         frames, done = self._train(steps)
+        self._recent.extend(frames)
         if elapsed > 0:
             rate = done / elapsed
             self.wall_rate = rate if self.wall_rate == 0 else 0.6 * self.wall_rate + 0.4 * rate
@@ -261,6 +265,11 @@ class Playground:
         s = self.state
         self.seq += 1
         now = self.clock()
+        if frames and self.playing and s.config.speed <= SLOW_MOTION:
+            # NOTE: two updates of a component that arrive together are rendered once, with the later
+            # data; in slow motion every step must be seen, so each message repeats the last second's
+            # frames (a few hundred bytes each) and the browser paints the ones it has not.
+            frames = list(self._recent)
         data = {
             "run": f"{self.run_id}.{self.generation}",
             "seq": self.seq,

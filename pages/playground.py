@@ -2,14 +2,18 @@
 
 import streamlit as st
 
-from components import settings_form as form
 from components.entry import through_app
-from components.live_view import live_view
-from explorer import datasets, model_io, training
-from explorer.formatting import markdown_safe
-from explorer.playground import Playground
 
+# NOTE: first, before the page's own (heavier) imports: on a fresh server's first request this
+# hands over to app.py at once, so Streamlit's old pages/ mode shows for as short a time as can be.
 through_app()
+
+from components import settings_form as form  # noqa: E402
+from components.live_view import live_view  # noqa: E402
+from explorer import datasets, model_io, training  # noqa: E402
+from explorer.formatting import markdown_safe  # noqa: E402
+from explorer.playground import Playground  # noqa: E402
+
 ss = st.session_state
 
 st.title("Training Playground")

@@ -212,3 +212,20 @@ def test_while_playing_the_store_gets_a_snapshot_once_a_second_and_at_pause(cloc
     assert steps_saved == [0, 0, 0, 0, 25, 25, 25, 25, 25, 50]
     pg.pause()
     assert store.get(pg.run_id)[0].step == 50
+
+
+def test_slow_motion_messages_repeat_the_last_seconds_frames(clock):
+    # A message the browser misses (two updates rendered as one) must not lose a step's picture.
+    pg = make(clock, TrainConfig(speed=2))
+    pg.play()
+    sent = []
+    for _ in range(4):
+        clock.now += 0.5
+        sent.append([f["step"] for f in pg.view_data(pg.tick(), full=False)["frames"]])
+    assert sent == [[1], [1, 2], [1, 2, 3], [1, 2, 3, 4]]
+    fast = make(clock)
+    fast.play()
+    clock.now += 0.2
+    fast.tick()
+    clock.now += 0.2
+    assert [f["step"] for f in fast.view_data(fast.tick(), full=False)["frames"]] == [6, 7, 8, 9, 10]
