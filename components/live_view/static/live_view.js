@@ -959,8 +959,15 @@ function onMessage(s, data) {
     return;
   }
   const now = performance.now();
-  if (s.lastMessage) s.gap = Math.min(1000, 0.7 * (s.gap || data.interval * 1000) + 0.3 * (now - s.lastMessage));
+  // The time between messages while playing (the server's tick, stretched when it is busy); a
+  // pause, or a new speed, starts the estimate again from the tick the server announces.
+  const tick = data.interval * 1000;
+  if (s.lastMessage && s.wasPlaying && data.playing && s.tick === tick)
+    s.gap = 0.7 * s.gap + 0.3 * Math.min(now - s.lastMessage, 3 * tick);
+  else s.gap = tick;
   s.lastMessage = now;
+  s.wasPlaying = data.playing;
+  s.tick = tick;
   const frames = data.frames || [];
   if (data.playing) {
     const newest = s.queue.length ? s.queue[s.queue.length - 1].step : s.frame ? s.frame.step : -1;
@@ -968,7 +975,7 @@ function onMessage(s, data) {
     s.queue = s.queue.slice(-MAX_QUEUE_MESSAGES * Math.max(frames.length, 1));
     // Spread this message's frames over the time until the next one, a little faster so that
     // the queue empties before it arrives rather than piling up.
-    s.spacing = Math.max(16, Math.min(1000, (0.9 * (s.gap || data.interval * 1000)) / Math.max(s.queue.length, 1)));
+    s.spacing = Math.max(16, Math.min(1000, (0.9 * s.gap) / Math.max(s.queue.length, 1)));
   } else {
     cancelAnimationFrame(s.timer);
     s.timer = null;
