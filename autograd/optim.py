@@ -130,6 +130,45 @@ class Optimizer:
                     self._update(group, group.flat[group.slices[i]], grad.reshape(-1), counts[i], i)
             self._steps[k] = counts[0] if len(set(counts)) == 1 else counts
 
+    def state_dict(self):
+        """Each parameter's state, as copies: {"state": {i: {"step": n, name: array of p's shape}}}.
+
+        `i` is the parameter's position in `params`; parameters not yet updated have no entry
+        (PyTorch's layout, with this optimiser's buffer names: SGD "momentum", Adam "m" and "v").
+        """
+        position = {id(p): i for i, p in enumerate(self.params)}
+        state = {}
+        for group, steps in zip(self._groups, self._steps):
+            for j, p in enumerate(group.params):
+                count = steps if type(steps) is int else steps[j]
+                if count:
+                    entry = {"step": count}
+                    for name, buf in group.buffers.items():
+                        entry[name] = buf[group.slices[j]].reshape(group.shapes[j]).copy()
+                    state[position[id(p)]] = entry
+        return {"state": state}
+
+    def load_state_dict(self, state_dict):
+        """Restores what `state_dict()` gave (from this optimiser or one over same-shaped parameters)."""
+        state = state_dict["state"]
+        position = {id(p): i for i, p in enumerate(self.params)}
+        for k, group in enumerate(self._groups):
+            counts = []
+            for j, p in enumerate(group.params):
+                entry = state.get(position[id(p)], {})
+                counts.append(int(entry.get("step", 0)))
+                for name, value in entry.items():
+                    if name == "step":
+                        continue
+                    value = np.asarray(value)
+                    if value.shape != group.shapes[j]:
+                        raise ValueError(
+                            f"load_state_dict: '{name}' of parameter {position[id(p)]} has shape {value.shape}, "
+                            f"expected {group.shapes[j]}"
+                        )
+                    group.buffer(name)[group.slices[j]] = value.reshape(-1)
+            self._steps[k] = counts[0] if len(set(counts)) == 1 else counts
+
     def _state(self, group, name, index):
         buf = group.buffer(name)
         return buf if index is None else buf[group.slices[index]]

@@ -53,13 +53,21 @@ def shoot_stepper(page, url: str, out: Path, steps: int = 3) -> None:
     page.screenshot(path=str(out / "stepper.png"))
 
 
-def shoot_playground(page, url: str, out: Path, train_seconds: float) -> None:
-    helpers.open_page(page, f"{url}/playground")
-    play = helpers.button(page, "Play")
-    play.first.wait_for(timeout=60_000)
-    play.first.click()
-    time.sleep(train_seconds)
-    _settle(page)
+def shoot_playground(page, url: str, out: Path, train_seconds: float, steps: int = 300) -> None:
+    """Play until the run has taken `steps` steps (the boundary has formed), pause, and shoot."""
+    helpers.open_page(page, f"{url}/playground?speed=100")
+    view = page.locator('[data-testid="live-view"]')
+    view.wait_for(timeout=60_000)
+    helpers.button(page, "Play").first.click()
+    page.wait_for_function(
+        "(n) => { for (const el of document.querySelectorAll('*')) { const v = el.shadowRoot &&"
+        " el.shadowRoot.querySelector('[data-testid=\"live-view\"]'); if (v) return Number(v.dataset.step) >= n; }"
+        " return false; }",
+        arg=steps, timeout=max(60_000, train_seconds * 1000),
+    )
+    helpers.button(page, "Pause").first.click()
+    helpers.button(page, "Play").first.wait_for()
+    _settle(page, 1.0)
     page.screenshot(path=str(out / "playground.png"))
 
 

@@ -5,7 +5,7 @@ import pytest
 
 import autograd.functional as F
 from autograd import Parameter, Tensor, nn, optim
-from autograd.nn import MLP, SGD, Embedding, Linear, ReLU, Sequential, mse_loss
+from autograd.nn import MLP, SGD, Adam, AdamW, Embedding, Linear, ReLU, Sequential, Tanh, mse_loss
 
 
 # ---- training runs ------------------------------------------------------------------------------
@@ -501,3 +501,49 @@ def test_a_grad_of_the_wrong_shape_is_refused_clearly():
     q.grad = np.ones(3)
     with pytest.raises(ValueError, match="new optimiser"):
         opt.step()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps: SGD(ps, lr=0.1, momentum=0.9, nesterov=True),
+        lambda ps: Adam(ps, lr=0.01),
+        lambda ps: AdamW(ps, lr=0.01, weight_decay=0.1),
+    ],
+)
+def test_optimizer_state_dict_continues_exactly(make):
+    """An optimiser restored from state_dict() on copied parameters takes the very same next steps."""
+    rng = np.random.default_rng(3)
+    x = Tensor(rng.standard_normal((16, 3)))
+    y = Tensor(rng.standard_normal((16, 1)))
+
+    def train(model, opt, steps, skip_bias_at=None):
+        for k in range(steps):
+            opt.zero_grad()
+            mse_loss(model(x), y).backward()
+            if k == skip_bias_at:
+                model.layers[-1].bias.grad = None  # one parameter out of step, as PyTorch allows
+            opt.step()
+
+    model = Sequential(Linear(3, 4, rng=rng), Tanh(), Linear(4, 1, rng=rng))
+    opt = make(model.parameters())
+    train(model, opt, 3, skip_bias_at=1)
+    saved = opt.state_dict()
+    assert sorted(saved["state"]) == list(range(4))
+    assert saved["state"][3]["step"] == 2 and saved["state"][0]["step"] == 3
+
+    twin = Sequential(Linear(3, 4, rng=rng), Tanh(), Linear(4, 1, rng=rng))
+    twin.load_state_dict(model.state_dict())
+    twin_opt = make(twin.parameters())
+    twin_opt.load_state_dict(saved)
+    train(model, opt, 4)
+    train(twin, twin_opt, 4)
+    for (name, a), b in zip(model.state_dict().items(), twin.state_dict().values()):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+def test_optimizer_load_state_dict_refuses_a_wrong_shape():
+    model = Sequential(Linear(3, 4), Tanh(), Linear(4, 1))
+    opt = Adam(model.parameters())
+    with pytest.raises(ValueError, match="shape"):
+        opt.load_state_dict({"state": {0: {"step": 1, "m": np.zeros((2, 2)), "v": np.zeros((4, 3))}}})
