@@ -135,7 +135,13 @@ class Checker:
         self.uses_rng = False
         self.assigned_on: dict[str, int] = {}
         for statement in tree.body:
-            for target in statement.targets if isinstance(statement, ast.Assign) else ():
+            if isinstance(statement, ast.Assign):
+                targets = statement.targets
+            elif isinstance(statement, ast.AugAssign):
+                targets = [statement.target]  # `pi += pi` makes a variable pi, shadowing the constant
+            else:
+                targets = ()
+            for target in targets:
                 for name in ast.walk(target):
                     if isinstance(name, ast.Name):
                         self.assigned_on.setdefault(name.id, statement.lineno)

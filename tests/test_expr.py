@@ -474,3 +474,11 @@ def test_to_python_uses_explicit_seeded_numpy_calls():
     assert "rng = np.random.default_rng(7)" in script
     assert "rng.standard_normal((2, 3))" in script and "np.zeros((3,))" in script
     assert "eval(" not in script and "exec(" not in script
+
+
+def test_augmented_assignment_to_a_constant_name_makes_a_variable():
+    # Found by test_fuzz_token_soup: `pi += pi` crashed the checker (KeyError: 'pi').
+    r = evaluate("pi += pi")
+    assert list(r.variables) == ["pi"]
+    np.testing.assert_allclose(r.output.data, 2 * np.pi)
+    assert "pi" in to_python("pi += pi")
