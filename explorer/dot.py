@@ -260,6 +260,8 @@ def _value_row(box: int, part: str, lines: list[str], small: bool, tip: str) -> 
         body += _BR
         if small:  # statistics, then the sparkline in the row's colour
             body = f'{_esc(lines[0])}{_BR}<font color="{colour}">{_BR.join(_esc(x) for x in lines[1:])}</font>{_BR}'
+    if small and len(lines) == 1:  # compact: the sparkline and range in the row's colour
+        body = f'<font color="{colour}">{body}</font>'
     if small:
         body = f'<font point-size="12">{body}</font>'
     return (
@@ -453,7 +455,7 @@ def to_dot(
         "digraph autograd {",
         f'  graph [rankdir={rankdir}, bgcolor="transparent", nodesep=0.25, ranksep=0.3, fontname="Helvetica"];',
         '  node [shape=box, fontname="Helvetica", fontsize=13, margin="0.1,0.05"];',
-        f'  edge [color="{_GREY}", arrowsize=0.6, fontname="Helvetica", fontsize=8, fontcolor="{_GREY}"];',
+        f'  edge [color="{_GREY}", arrowsize=0.6, fontname="Helvetica", fontsize=10, fontcolor="{_GREY}"];',
     ]
     if notice:
         out.append(

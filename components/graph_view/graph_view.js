@@ -30,7 +30,9 @@ const LEGIBLE_PX = 6; // below this a fitted overview shows nothing readable
 const NODE_FONT = 13; // the DOT's node font size: text px = NODE_FONT * scale
 const MIN_SCALE = 0.05;
 const MAX_SCALE = 4;
-const PAD = 8; // px around the drawing inside the pane
+const PAD = 8; // px around the drawing inside the pane (its CSS padding)...
+const PAD_TOP = 44; // ...but above it, where the zoom controls float
+const BORDER = 2; // px of the pane's top and bottom borders (its CSS)
 const KEEP_LAYOUTS = 8;
 const TYPING = 'input, textarea, select, [contenteditable="true"], [role="slider"], [role="combobox"]';
 
@@ -673,7 +675,7 @@ class GraphView {
     const { width, height } = this.paneSize();
     const w = this.drawing.width, h = this.drawing.height;
     const fitWidth = (width - 2 * PAD) / w;
-    const fitBoth = Math.min(fitWidth, (height - 2 * PAD) / h);
+    const fitBoth = Math.min(fitWidth, (height - PAD - PAD_TOP - BORDER) / h);
     const lo = MIN_TEXT_PX / NODE_FONT, hi = MAX_TEXT_PX / NODE_FONT;
     // Small graphs at most 16 px text; others whole if that keeps 11 px, else at 11 px (scrolling
     // down), unless even the width does not fit at 11 px: then fitted to the width, as long as the
@@ -699,7 +701,7 @@ class GraphView {
     const w = d.width * this.scale, h = d.height * this.scale;
     d.svg.style.width = `${w}px`;
     d.svg.style.height = `${h}px`;
-    this.pane.style.height = `${Math.min(h + 2 * PAD, this.maxPaneHeight())}px`;
+    this.pane.style.height = `${Math.min(h + PAD + PAD_TOP + BORDER, this.maxPaneHeight())}px`;
     this.root.dataset.zoom = String(Math.round(this.scale * 1000) / 1000);
     this.zoomLabel.textContent = `${Math.round(this.scale * 100)} %`;
   }
@@ -744,9 +746,9 @@ class GraphView {
 
   fit() {
     if (!this.drawing) return;
-    const width = this.pane.clientWidth, height = this.maxPaneHeight();
+    const width = this.pane.clientWidth, height = this.maxPaneHeight() - BORDER;
     this.scale = Math.max(MIN_SCALE, Math.min(MAX_SCALE,
-      Math.min((width - 2 * PAD) / this.drawing.width, (height - 2 * PAD) / this.drawing.height)));
+      Math.min((width - 2 * PAD) / this.drawing.width, (height - PAD - PAD_TOP) / this.drawing.height)));
     this.userZoomed = true;
     this.applyScale();
     this.pane.scrollTo({ left: 0, top: 0 });
