@@ -3,7 +3,7 @@
 import streamlit as st
 
 from components.entry import through_app
-from components.graph_view import graph_view
+from components.graph_view import graph_view, program_view
 from explorer import explain, graph_data, presets
 from explorer.dot import to_svg
 from explorer.formatting import heatmap_figure, markdown_safe
@@ -13,12 +13,6 @@ through_app()
 analyse = st.cache_data(max_entries=64, show_spinner=False)(explain.analyse_program)
 stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def picture(program: str, _graph, _steps) -> dict:
-    """The graph view's data for a program (cached by its text: the graph and steps follow from it)."""
-    return graph_data.view_data(_graph, _steps)
 
 
 st.title("Expression Explorer")
@@ -103,13 +97,15 @@ with left:
         st.caption("The graph shows the last program that ran.")
 
 view = st.session_state.get("graph_view", {})
+picked = st.session_state.get("explorer_picked")  # a node clicked or chosen, if this graph has it
+picked = picked if picked in range(len(graph.nodes)) else None
 with right:
     note = st.empty()
     graph_view(
-        picture(shown, graph, steps),
+        program_view(shown, graph, steps),
         key="explorer_graph",
         view=view,
-        selected=st.session_state.get("explorer_picked"),
+        selected=picked,
         select_seq=st.session_state.get("explorer_select_seq", 0),
         on_select=clicked,
         on_view=view_changed,
@@ -164,13 +160,11 @@ def pick_node():
 
 def show_node():
     # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed.
-    ids = [node.id for node in graph.nodes]
-    picked = st.session_state.get("explorer_picked")
-    st.session_state["explorer_node"] = picked if picked in ids else graph.output
+    st.session_state["explorer_node"] = graph.output if picked is None else picked
     st.caption("Click a box in the graph, or choose it here.")
     node_id = st.selectbox(
         "Node",
-        ids,
+        [node.id for node in graph.nodes],
         key="explorer_node",
         on_change=pick_node,
         format_func=lambda i: explain.node_choice(graph.nodes[i]),

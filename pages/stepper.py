@@ -3,19 +3,13 @@
 import streamlit as st
 
 from components.entry import through_app
-from components.graph_view import graph_view
-from explorer import explain, graph_data, presets
+from components.graph_view import graph_view, program_view
+from explorer import explain, presets
 from explorer.formatting import markdown_safe
 
 through_app()
 
 stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def picture(program: str, _graph, _steps) -> dict:
-    """The graph view's data with every step (cached by the program's text: the steps follow from it)."""
-    return graph_data.view_data(_graph, _steps, stepper=True)
 
 
 st.title("Backward Stepper")
@@ -79,7 +73,7 @@ if n == 0:
 else:
     st.query_params["step"] = str(st.session_state["stepper_pos"])
 graph_view(
-    picture(program, graph, steps),
+    program_view(program, graph, steps, stepper=True),
     key="stepper_graph",
     view=st.session_state.get("graph_view", {}),
     start=st.session_state["stepper_start"],

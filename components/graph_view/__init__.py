@@ -24,6 +24,7 @@ from pathlib import Path
 import streamlit as st
 
 from components.assets import served_url
+from explorer import graph_data
 from explorer.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
 
 _HERE = Path(__file__).parent
@@ -65,6 +66,13 @@ def viz_url() -> str:
     return served_url(_ASSET_NAME, _VENDOR, "viz-global.js")
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def program_view(program: str, _graph, _steps, stepper: bool = False) -> dict:
+    """explorer.graph_data.view_data for a program's graph and steps, cached by the program's text (the
+    graph and the steps follow from it; they are not hashed)."""
+    return graph_data.view_data(_graph, _steps, stepper=stepper)
+
+
 def _noop() -> None:
     return None
 
@@ -81,7 +89,7 @@ def graph_view(
     on_select: Callable[[], None] | None = None,
     on_view: Callable[[], None] | None = None,
 ):
-    """Show the graph view for ``data`` (explorer.graph_data.view_data) under ``key``.
+    """Show the graph view for ``data`` (explorer.graph_data.view_data, see program_view) under ``key``.
 
     ``view`` is {show: parts drawn, rankdir, speed}; ``start`` the stepper's position when the view
     mounts or the program changes; ``selected`` the selected node's id, applied when the view mounts

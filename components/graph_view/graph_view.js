@@ -447,6 +447,7 @@ class GraphView {
   }
 
   paintSelection() {
+    if (this.selected !== null && !this.drawing.boxes.has(this.selected)) this.selected = null;
     for (const [key, box] of this.drawing.boxes) {
       const on = key === this.selected;
       if (on !== box.selected) {
@@ -816,12 +817,17 @@ class GraphView {
     });
     this.onKey = (e) => this.key(e);
     document.addEventListener("keydown", this.onKey);
-    this.onResize = () => {
-      if (!this.drawing) return;
+    // The pane's width changes with the window and with Streamlit's sidebar: an unzoomed graph keeps
+    // its opening size for the new width.
+    let width = 0;
+    this.resizeObserver = new ResizeObserver(() => {
+      const now = this.pane.clientWidth;
+      if (!this.drawing || Math.abs(now - width) < 2) return;
+      width = now;
       if (!this.userZoomed) this.scale = this.openingScale();
       this.applyScale();
-    };
-    window.addEventListener("resize", this.onResize);
+    });
+    this.resizeObserver.observe(this.stage);
   }
 
   pinchState() {
@@ -900,7 +906,7 @@ class GraphView {
     this.stop();
     clearTimeout(this.reportTimer);
     document.removeEventListener("keydown", this.onKey);
-    window.removeEventListener("resize", this.onResize);
+    this.resizeObserver.disconnect();
     this.layouts.clear();
   }
 }
