@@ -91,6 +91,27 @@ def download_dot(graph, steps, view: dict) -> str:
     )
 
 
+def value_texts(graph, *, max_nodes: int | None = MAX_DRAWN) -> dict[str, dict]:
+    """Each drawn box's data and grad as its cells show them, and its tooltip's summaries:
+    {box: {"d": lines, "g": lines, "tip": [data, grad]}}.
+
+    For a graph of the same program with other numbers (the same shapes), this is what the view
+    retexts in place over the layout it already has (``graph_view(..., values=...)``): no new layout.
+    """
+    drawing = dotmod.plan(graph, max_nodes=max_nodes)
+    texts = {}
+    for b in drawing.boxes:
+        if b in drawing.chains:
+            continue
+        node = graph.nodes[b]
+        entry = {"d": dotmod.value_lines(node.data, drawing.compact), "tip": [explain.compact(node.data), ""]}
+        if node.requires_grad:
+            entry["g"] = dotmod.value_lines(node.grad, drawing.compact)
+            entry["tip"][1] = explain.compact(node.grad)
+        texts[str(b)] = entry
+    return texts
+
+
 def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None = MAX_DRAWN) -> dict:
     """The graph view's data for a traced graph (final grads) and its backward steps.
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from autograd.expr import evaluate
-from autograd.graph import backward_steps, grads_at
+from autograd.graph import backward_steps, grads_at, trace
 from explorer import dot as dotmod
 from explorer import explain, graph_data, presets
 
@@ -119,3 +119,20 @@ def test_the_download_follows_the_view():
     graph, steps = stepped("layer norm")
     dot = graph_data.download_dot(graph, steps, {"show": ["grad"], "rankdir": "LR"})
     assert "rankdir=LR" in dot and '.d"' not in dot and '.g"' in dot and '.s"' not in dot
+
+
+def test_value_texts_retext_every_drawn_box_with_its_own_numbers():
+    first = evaluate("a = 1.0\nb = [1.0, -2.0, 0.5]\ny = (a * b).tanh().sum()\n")
+    first.output.backward()
+    graph = trace(first.output)
+    texts = graph_data.value_texts(graph)
+    assert set(texts) == {str(n.id) for n in graph.nodes}
+    for node in graph.nodes:
+        entry = texts[str(node.id)]
+        assert entry["d"] == dotmod.value_lines(node.data)
+        assert ("g" in entry) == node.requires_grad
+        if node.requires_grad:
+            assert entry["g"] == dotmod.value_lines(node.grad) and entry["tip"][1] == explain.compact(node.grad)
+    # the cells of the view's DOT hold exactly these lines: a retext swaps like for like
+    cells = grad_cells(graph_data.view_data(graph)["dot"])
+    assert {box: lines for box, lines in cells.items()} == {int(b): e["g"] for b, e in texts.items() if "g" in e}

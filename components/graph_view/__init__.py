@@ -85,6 +85,7 @@ def graph_view(
     start: int = 0,
     selected: int | None = None,
     select_seq: int = 0,
+    values: dict | None = None,
     on_step: Callable[[], None] | None = None,
     on_select: Callable[[], None] | None = None,
     on_view: Callable[[], None] | None = None,
@@ -93,8 +94,10 @@ def graph_view(
 
     ``view`` is {show: parts drawn, rankdir, speed}; ``start`` the stepper's position when the view
     mounts or the program changes; ``selected`` the selected node's id, applied when the view mounts
-    or ``select_seq`` grows. The callbacks run when the browser reports a new step, selection or
-    view; ``st.session_state[key]`` then holds {step, selected, view}. Returns the component's state.
+    or ``select_seq`` grows; ``values`` (explorer.graph_data.value_texts of a graph with the same
+    shapes) retexts the boxes' data and grad in place, over the layout already drawn. The callbacks
+    run when the browser reports a new step, selection or view; ``st.session_state[key]`` then holds
+    {step, selected, view}. Returns the component's state.
     """
     payload = {
         **data,
@@ -105,6 +108,7 @@ def graph_view(
         "start": int(start),
         "selected": selected,
         "select_seq": int(select_seq),
+        "values": values,
     }
     return _component(
         key=key,

@@ -78,6 +78,14 @@ function isDark(colour) {
   return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2] < 128;
 }
 
+// A cell's text lines (Graphviz drew one <text> per line): line i into text i, the rest blank.
+function setLines(texts, lines) {
+  texts.forEach((text, i) => {
+    const line = lines[i] === undefined ? "" : lines[i];
+    if (text.textContent !== line) text.textContent = line;
+  });
+}
+
 function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
@@ -256,7 +264,8 @@ class GraphView {
       this.rankSelect.replaceChildren(...Object.entries(data.layouts).map(([k, label]) => el("option", { value: k, text: label })));
     }
     if (first || newProgram) {
-      this.boxInfo = data.boxes;
+      this.boxInfo = { ...data.boxes };
+      this.valuesShown = null;
       this.renderLegend(data.legend);
       const n = this.stepData ? this.stepData.count : 0;
       this.root.dataset.steps = String(n);
@@ -382,6 +391,7 @@ class GraphView {
       box.grad = undefined;
     }
     for (const edge of drawing.edges) edge.cls = undefined;
+    this.valuesShown = null; // this drawing's cells hold the DOT's numbers (or older ones): retext
     this.pane.appendChild(drawing.svg);
     if (this.paneTop === undefined) this.paneTop = this.pane.getBoundingClientRect().top + window.scrollY;
     if (!this.userZoomed || programChanged) this.scale = this.openingScale();
@@ -399,6 +409,7 @@ class GraphView {
 
   paintAll() {
     if (!this.drawing) return;
+    this.paintValues();
     this.paintSelection();
     if (this.stepData && this.stepData.count) this.paintStep();
     this.root.dataset.step = String(this.pos);
@@ -422,10 +433,7 @@ class GraphView {
       if (cell) {
         const version = this.gradAt(key, k);
         if (version !== box.grad) {
-          const lines = version ? version[1] : ["—"];
-          cell.forEach((text, i) => {
-            text.textContent = lines[i] === undefined ? "" : lines[i];
-          });
+          setLines(cell, version ? version[1] : ["—"]);
           box.grad = version;
         }
       }
@@ -442,6 +450,22 @@ class GraphView {
     this.activeBox = active;
     this.renderPanel();
     this.syncControls();
+    this.updates += 1;
+    this.root.dataset.updates = String(this.updates);
+  }
+
+  // data.values: new numbers for boxes already drawn (same shapes, so the same lines per cell).
+  paintValues() {
+    const values = this.data.values;
+    if (!values || values === this.valuesShown) return;
+    for (const [key, v] of Object.entries(values)) {
+      const box = this.drawing.boxes.get(key);
+      if (!box) continue;
+      for (const part of ["d", "g"]) if (v[part] && box.cells[part]) setLines(box.cells[part], v[part]);
+      if (v.tip && this.boxInfo[key]) this.boxInfo[key] = { ...this.boxInfo[key], data: v.tip[0], grad: v.tip[1] };
+    }
+    this.valuesShown = values;
+    this.tipFor = null;
     this.updates += 1;
     this.root.dataset.updates = String(this.updates);
   }

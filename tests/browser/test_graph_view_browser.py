@@ -5,13 +5,24 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+import numpy as np
 import pytest
 
 from benchmarks.graph_view import MLP6
 from explorer import presets
+from explorer.dot import fmt_number
 from tests.helpers import traced
 
-from .helpers import GRAPH, boxes, horizontal_overflow, install_run_tracker, view_state, wait_for_idle, wait_for_view
+from .helpers import (
+    GRAPH,
+    boxes,
+    horizontal_overflow,
+    install_run_tracker,
+    settled,
+    view_state,
+    wait_for_idle,
+    wait_for_view,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -206,5 +217,41 @@ def test_a_phone_wide_window_keeps_everything_inside(browser, app_url, artifacts
         page.locator(f"{GRAPH} button.gv-next").tap()
         wait_for_view(page, step=1)
         page.screenshot(path=str(artifacts / "graph-view-phone.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def test_new_values_are_retexted_over_the_same_layout(browser, streamlit_app, artifacts):
+    """What live sliders will do: the same program with other numbers, sent as `values`."""
+    url = streamlit_app("tests/browser/apps/values_app.py")
+    context = browser.new_context(viewport={"width": 1000, "height": 800})
+    install_run_tracker(context)
+    page = context.new_page()
+    try:
+        page.goto(url, wait_until="domcontentloaded")
+        state = wait_for_view(page)
+        wait_for_idle(page)
+        a, y = "0", None  # a is the first tensor; y the output
+        texts = {key: b["text"] for key, b in boxes(page).items()}
+        y = next(key for key, text in texts.items() if text.startswith("y "))
+        assert texts[a].startswith("a data 1 grad")
+        thumb = page.get_by_role("slider", name="a")
+        thumb.focus()
+        for _ in range(3):  # 1.0 -> 2.5
+            thumb.press("ArrowRight")
+        page.wait_for_function(
+            "([sel, n]) => parseInt(document.querySelector(sel).dataset.updates) > n",
+            arg=[GRAPH, int(state["updates"])],
+        )
+        wait_for_idle(page)
+        shown = settled(lambda: boxes(page)[a]["text"], lambda text: "data 2.5" in text)
+        assert "data 2.5" in shown, shown
+        assert view_state(page)["layouts"] == state["layouts"] == "1", "new numbers, the same layout"
+        texts = {key: b["text"] for key, b in boxes(page).items()}
+        expected = np.tanh(2.5 * np.array([1.0, -2.0, 0.5]))
+        assert f"data {fmt_number(expected.sum())}" in texts[y], texts[y]
+        grad = np.sum((1 - expected**2) * np.array([1.0, -2.0, 0.5]))  # dy/da
+        assert f"grad {fmt_number(grad)}" in texts[a], texts[a]
+        page.screenshot(path=str(artifacts / "graph-view-values.png"))
     finally:
         context.close()
