@@ -1,6 +1,6 @@
 """The graph view: a program's DAG laid out once in the browser, then zoomed, clicked and stepped there.
 
-An `st.components.v2` component (graph_view.js, graph_view.css). Graphviz runs in the browser: the
+An `st.components.v2` component (drawing.js, stepper.js, graph_view.js and graph_view.css). Graphviz runs in the browser: the
 WebAssembly build of npm's `@viz-js/viz` 3.25.0 (`vendor/viz-global.js`, one file with Graphviz and
 Expat inside; licences beside it; 3.26 and later fail to compile in Debian's Chromium 156), served
 by this Streamlit server through `components.assets.served_url`. No network, no npm step.
@@ -55,7 +55,8 @@ def _tone_css() -> str:
 
 _component = st.components.v2.component(
     "components.graph_view",
-    js=(_HERE / "graph_view.js").read_text(encoding="utf-8"),
+    # one ES module, in this order: Graphviz and its SVG (drawing.js), the stepper, then the view
+    js="\n".join((_HERE / name).read_text(encoding="utf-8") for name in ("drawing.js", "stepper.js", "graph_view.js")),
     css=(_HERE / "graph_view.css").read_text(encoding="utf-8") + "\n" + _tone_css(),
     isolate_styles=False,
 )

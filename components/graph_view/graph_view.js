@@ -1,29 +1,29 @@
 // The graph view: a program's DAG laid out once by Graphviz (WebAssembly, in this page), then zoomed,
 // panned, hovered, clicked and stepped here, every change made in place on the drawn SVG.
+// Streamlit receives drawing.js (Graphviz and its SVG), stepper.js (the Backward Stepper) and this
+// file as one module.
 //
 // Streamlit calls the default export on mount and on every data update, with the same parentElement
 // and data = explorer.graph_data.view_data(...) + {viz_url, view, layouts, speeds, start, selected,
-// select_seq} (see components/graph_view/__init__.py for the protocol).
+// select_seq, values} (see components/graph_view/__init__.py for the protocol).
 //
 // - Layout: the DOT is laid out once per program and per choice of parts (data / grad / shape) and
 //   direction; the rows of hidden parts are cut out of the DOT text by their cell ids
 //   (n<id>.d / .g / .s), so every variant comes from the one DOT the server wrote. Laid-out SVGs are
 //   kept, so toggling back costs nothing.
-// - In place: each box's state classes (active / done / waiting, selected), its grad cell's text
-//   lines (one <text> per line, Graphviz keeps them in a group per cell), edge classes, the panel.
+// - In place: each box's state classes (active / done / waiting, selected), its data and grad cells'
+//   text lines (one <text> per line, Graphviz keeps them in a group per cell: the stepper's grads,
+//   or `values` of the same program with other numbers), edge classes, the panel.
 // - Zoom: Ctrl/⌘ + wheel or pinch around the pointer, the − / + / Fit / 100 % buttons; pan: drag,
 //   or scroll the pane. 100 % draws the 13-unit node text at 13 px.
-// - Stepper: ← / → / PageUp / PageDown (not while typing or on a slider), the buttons, the slider,
-//   Play at 1-20 steps/s (the clock decides the step: a late frame catches up). The position is
-//   reported to the server (state `step`) after the user pauses, and once a second while playing.
+// - Click: selects a box (reported as state `selected`), or in the stepper goes to its step.
 //
 // Hooks kept true on every repaint, on the root [data-testid="graph-view"]: data-step (0 = the seed),
 // data-steps, data-selected (node id, '' if none), data-zoom (1 = 100 %), data-ready ('1' once drawn),
-// data-layouts (layouts made), data-updates (in-place repaints); each box g.node[data-node=<id>] with
-// class active / done / waiting / selected; the panel [data-testid="graph-view-panel"][data-step].
+// data-layouts (layouts made), data-updates (in-place repaints), data-theme (light / dark); each box
+// g.node[data-node=<id>] with class active / done / waiting / selected; the stepper's panel
+// [data-testid="graph-view-panel"][data-step].
 
-const VIZ = { promise: null };
-const PART_CELL = { data: "d", grad: "g", shape: "s" };
 const MIN_TEXT_PX = 11;
 const MAX_TEXT_PX = 16;
 const LEGIBLE_PX = 6; // below this a fitted overview shows nothing readable
@@ -34,39 +34,6 @@ const PAD = 8; // px around the drawing inside the pane (its CSS padding)...
 const PAD_TOP = 44; // ...but above it, where the zoom controls float
 const BORDER = 2; // px of the pane's top and bottom borders (its CSS)
 const KEEP_LAYOUTS = 8;
-const TYPING = 'input, textarea, select, [contenteditable="true"], [role="slider"], [role="combobox"]';
-
-function loadViz(url) {
-  if (!VIZ.promise) {
-    VIZ.promise = new Promise((resolve, reject) => {
-      const ready = () => window.Viz.instance().then(resolve, reject);
-      if (window.Viz) {
-        ready();
-        return;
-      }
-      const script = document.createElement("script");
-      script.src = url;
-      script.async = true;
-      script.onload = ready;
-      script.onerror = () => {
-        VIZ.promise = null;
-        reject(new Error("could not load Graphviz from " + url));
-      };
-      document.head.appendChild(script);
-    });
-  }
-  return VIZ.promise;
-}
-
-function dotFor(dot, show, rankdir) {
-  let text = dot.replace(/rankdir=[A-Z]{2}/, "rankdir=" + rankdir);
-  const hidden = Object.keys(PART_CELL).filter((p) => !show.includes(p)).map((p) => PART_CELL[p]);
-  if (hidden.length) {
-    const cell = new RegExp('id="n\\d+\\.(' + hidden.join("|") + ')"');
-    text = text.replace(/<tr>(?:(?!<\/tr>).)*<\/tr>/g, (row) => (cell.test(row) ? "" : row));
-  }
-  return text;
-}
 
 // Whether a CSS colour (#rrggbb or rgb()) is dark: Streamlit's theme gives no light/dark flag.
 function isDark(colour) {
@@ -76,14 +43,6 @@ function isDark(colour) {
   else if (/^rgba?\(/.test(c)) rgb = c.replace(/[^\d.,]/g, "").split(",").slice(0, 3).map(Number);
   if (!rgb) return false;
   return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2] < 128;
-}
-
-// A cell's text lines (Graphviz drew one <text> per line): line i into text i, the rest blank.
-function setLines(texts, lines) {
-  texts.forEach((text, i) => {
-    const line = lines[i] === undefined ? "" : lines[i];
-    if (text.textContent !== line) text.textContent = line;
-  });
 }
 
 function escapeHtml(text) {
@@ -101,7 +60,6 @@ function el(tag, attrs = {}, children = []) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "text") node.textContent = v;
-    else if (k === "html") node.innerHTML = v;
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else node.setAttribute(k, v);
   }
@@ -135,59 +93,18 @@ function button(label, cls, onclick, iconName, title) {
   return b;
 }
 
-// Graphviz's SVG, made ours: node and edge groups tagged with data-*, the cells' <a> wrappers (made
-// by the DOT's tooltip attributes) unwrapped, and the ids and <title>s (native tooltips) removed.
-function prepare(svg) {
-  const vb = svg.viewBox.baseVal;
-  const drawing = { svg, width: vb.width, height: vb.height, boxes: new Map(), edges: [] };
-  svg.removeAttribute("width");
-  svg.removeAttribute("height");
-  svg.classList.add("gv-graph");
-  for (const title of svg.querySelectorAll("title")) title.remove();
-  for (const g of svg.querySelectorAll("g.node")) {
-    const key = g.id === "notice" ? "notice" : g.id.slice(1);
-    g.removeAttribute("id");
-    g.dataset.node = key;
-    const cells = {};
-    for (const group of g.querySelectorAll('g[id^="a_"]')) {
-      const cell = group.id.slice(2); // n5.g
-      const link = group.querySelector(":scope > a");
-      if (link) {
-        while (link.firstChild) group.insertBefore(link.firstChild, link);
-        link.remove();
-      }
-      group.removeAttribute("id");
-      group.dataset.cell = cell;
-      cells[cell.slice(cell.indexOf(".") + 1)] = [...group.querySelectorAll("text")];
-    }
-    drawing.boxes.set(key, { g, cells, state: null, selected: false, grad: null });
-  }
-  for (const g of svg.querySelectorAll("g.edge")) {
-    const match = /^en?(\d+)/.exec(g.id || "");
-    g.removeAttribute("id");
-    if (match) {
-      g.dataset.child = match[1];
-      drawing.edges.push({ g, child: match[1], cls: "" });
-    }
-  }
-  return drawing;
-}
-
 class GraphView {
   constructor(parent) {
     this.parent = parent;
     this.layouts = new Map(); // layout key -> {svg, ...} (prepared drawings), most recent last
     this.drawing = null;
-    this.programKey = null;
     this.scale = 1;
     this.userZoomed = false;
-    this.pos = 0;
-    this.playing = false;
+    this.stepper = null;
     this.selected = null;
     this.selectSeq = null;
     this.updates = 0;
     this.layoutCount = 0;
-    this.reported = { step: null };
     this.build();
   }
 
@@ -206,7 +123,7 @@ class GraphView {
         return b;
       }));
     this.rankSelect = el("select", { class: "gv-rankdir", "aria-label": "Layout", title: "Layout direction",
-      onchange: () => this.setView({ rankdir: this.rankSelect.value }) });
+      onchange: () => this.setOptions({ rankdir: this.rankSelect.value }, true) });
     this.zoomLabel = el("span", { class: "gv-zoom-label", text: "100 %" });
     const zoom = el("div", { class: "gv-group", role: "group", "aria-label": "Zoom" }, [
       el("button", { type: "button", class: "gv-button gv-zoom-out", "aria-label": "Zoom out", title: "Zoom out (Ctrl + wheel)", text: "−", onclick: () => this.zoomBy(1 / 1.25) }),
@@ -231,26 +148,6 @@ class GraphView {
     this.listen();
   }
 
-  buildControls(n, speeds) {
-    this.controls.replaceChildren();
-    this.controls.hidden = false;
-    this.btnReset = button("Reset", "gv-reset", () => this.stepTo(0, { stop: true }), "first", "Back to the seed");
-    this.btnPrev = button("Prev", "gv-prev", () => this.stepBy(-1), "prev", "Previous step (← or Page Up)");
-    this.btnPlay = button("Play", "gv-play gv-primary", () => (this.playing ? this.pause() : this.play()), "play", "Play");
-    this.btnNext = button("Next", "gv-next", () => this.stepBy(1), "next", "Next step (→ or Page Down)");
-    this.speedSelect = el("select", { class: "gv-speed", "aria-label": "Play speed (steps per second)", title: "Play speed",
-      onchange: () => this.setSpeed(Number(this.speedSelect.value)) },
-    speeds.map((s) => el("option", { value: String(s), text: `${s} step${s === 1 ? "" : "s"}/s` })));
-    this.stepLabel = el("span", { class: "gv-step-label" });
-    this.slider = el("input", { type: "range", class: "gv-slider", min: "0", max: String(n), step: "1", value: "0",
-      "aria-label": "Step", title: "0 is the seed; after step k, k nodes have run their VJP" });
-    this.slider.addEventListener("input", () => this.stepTo(Number(this.slider.value), { stop: true }));
-    this.controls.append(
-      el("div", { class: "gv-group gv-buttons" }, [this.btnReset, this.btnPrev, this.btnPlay, this.btnNext, this.speedSelect]),
-      el("div", { class: "gv-scrub" }, [this.stepLabel, this.slider]),
-    );
-  }
-
   // ------------------------------------------------------------------------- data from Streamlit
 
   update(data, setStateValue) {
@@ -258,30 +155,20 @@ class GraphView {
     const first = !this.data;
     const newProgram = !first && data.key !== this.data.key;
     this.data = data;
-    this.stepData = data.steps || null;
     if (first) {
-      this.view = { ...data.view };
+      this.options = { ...data.view };
       this.rankSelect.replaceChildren(...Object.entries(data.layouts).map(([k, label]) => el("option", { value: k, text: label })));
     }
     if (first || newProgram) {
       this.boxInfo = { ...data.boxes };
       this.valuesShown = null;
       this.renderLegend(data.legend);
-      const n = this.stepData ? this.stepData.count : 0;
-      this.root.dataset.steps = String(n);
-      if (this.stepData && n > 0) {
-        this.buildControls(n, data.speeds);
-        this.speedSelect.value = String(this.view.speed);
-        this.panel.hidden = false;
-        this.pos = Math.max(0, Math.min(Number(data.start) || 0, n));
-        this.reported.step = this.pos;
-        this.prepareSteps();
-      } else {
-        this.controls.hidden = true;
-        this.panel.hidden = true;
-        this.pos = 0;
-      }
-      this.stop();
+      if (this.stepper) this.stepper.destroy();
+      const steps = data.steps && data.steps.count > 0 ? data.steps : null;
+      this.stepper = steps ? new Stepper(this, steps, data.start) : null;
+      this.controls.hidden = this.panel.hidden = !steps;
+      this.root.dataset.steps = String(steps ? steps.count : 0);
+      this.root.dataset.step = String(steps ? this.stepper.pos : 0);
       if (newProgram) this.userZoomed = false;
     }
     if (first || newProgram || data.select_seq !== this.selectSeq) {
@@ -290,56 +177,16 @@ class GraphView {
     }
     this.root.dataset.theme = isDark(getComputedStyle(this.root).getPropertyValue("--st-background-color")) ? "dark" : "light";
     this.syncToolbar();
-    this.hint.textContent = (this.stepData && this.stepData.count ? "← / → step · " : "")
+    this.hint.textContent = (this.stepper ? "← / → step · " : "")
       + "Ctrl + wheel or pinch to zoom · drag to pan · hover a box for its values"
-      + (this.stepData ? "" : " · click a box to inspect it");
+      + (data.steps ? "" : " · click a box to inspect it");
     this.relayout(first || newProgram);
-  }
-
-  prepareSteps() {
-    const s = this.stepData;
-    // node id -> box id (chains draw several nodes); the members of each box
-    this.boxOfNode = new Map();
-    this.membersOf = new Map();
-    for (const [box, info] of Object.entries(this.boxInfo)) {
-      const members = info.members || [Number(box)];
-      this.membersOf.set(box, members);
-      for (const m of members) this.boxOfNode.set(m, box);
-    }
-    this.grads = new Map(Object.entries(s.grads));
-  }
-
-  // Timeline.state (explorer/explain.py), evaluated here for node `i` at position `k`.
-  nodeState(i, k) {
-    const s = this.stepData;
-    if (!s.takes_part[i]) return null;
-    if (k === s.active_at[i]) return "active";
-    if (s.done_at[i] >= 0 && s.done_at[i] <= k) return "done";
-    if (k === 0 && i === s.output) return null;
-    return "waiting";
-  }
-
-  boxState(box, k) {
-    const members = this.membersOf.get(box);
-    if (!members) return null;
-    if (members.length === 1) return this.nodeState(members[0], k);
-    const states = members.map((m) => this.nodeState(m, k));
-    if (states.includes("active")) return "active";
-    if (states.includes("waiting")) return "waiting";
-    return states.every((st) => st === "done") ? "done" : null;
-  }
-
-  gradAt(box, k) {
-    const versions = this.grads.get(box);
-    let found = null;
-    if (versions) for (const v of versions) if (v[0] <= k) found = v;
-    return found;
   }
 
   // ------------------------------------------------------------------------- layout
 
   layoutKey() {
-    return `${this.data.key}|${this.view.show.join(",")}|${this.view.rankdir}`;
+    return `${this.data.key}|${this.options.show.join(",")}|${this.options.rankdir}`;
   }
 
   relayout(programChanged) {
@@ -360,7 +207,7 @@ class GraphView {
       show(cached);
       return;
     }
-    const dot = dotFor(this.data.dot, this.view.show, this.view.rankdir);
+    const dot = dotFor(this.data.dot, this.options.show, this.options.rankdir);
     loadViz(this.data.viz_url)
       .then((viz) => {
         if (token !== this.token) return;
@@ -399,7 +246,7 @@ class GraphView {
     this.pane.scrollTo({ left: 0, top: 0 });
     this.paintAll();
     if (anchor) this.centreOn(anchor.x, anchor.y);
-    else if (this.stepData && this.stepData.count) this.reveal(this.activeBox || this.boxOfNode.get(this.stepData.output));
+    else if (this.stepper) this.reveal(this.stepper.activeBox || this.stepper.outputBox());
     else if (drawing.width * this.scale > this.pane.clientWidth * 3) this.reveal(this.data.output);
     this.root.dataset.layouts = String(this.layoutCount);
     this.root.dataset.ready = "1";
@@ -411,45 +258,11 @@ class GraphView {
     if (!this.drawing) return;
     this.paintValues();
     this.paintSelection();
-    if (this.stepData && this.stepData.count) this.paintStep();
-    this.root.dataset.step = String(this.pos);
+    if (this.stepper) this.stepper.paint();
   }
 
-  paintStep() {
-    const k = this.pos;
-    const d = this.drawing;
-    let active = null;
-    for (const [key, box] of d.boxes) {
-      if (key === "notice") continue;
-      const state = this.boxState(key, k);
-      if (state === "active") active = key;
-      if (state !== box.state) {
-        box.g.classList.toggle("active", state === "active");
-        box.g.classList.toggle("done", state === "done");
-        box.g.classList.toggle("waiting", state === "waiting");
-        box.state = state;
-      }
-      const cell = box.cells.g;
-      if (cell) {
-        const version = this.gradAt(key, k);
-        if (version !== box.grad) {
-          setLines(cell, version ? version[1] : ["—"]);
-          box.grad = version;
-        }
-      }
-    }
-    for (const edge of d.edges) {
-      const state = d.boxes.get(edge.child) ? d.boxes.get(edge.child).state : null;
-      const cls = state === "active" ? "hot" : state === "waiting" ? "waiting" : "";
-      if (cls !== edge.cls) {
-        edge.g.classList.toggle("hot", cls === "hot");
-        edge.g.classList.toggle("waiting", cls === "waiting");
-        edge.cls = cls;
-      }
-    }
-    this.activeBox = active;
-    this.renderPanel();
-    this.syncControls();
+  // One more repaint made in place (data-updates).
+  counted() {
     this.updates += 1;
     this.root.dataset.updates = String(this.updates);
   }
@@ -466,8 +279,7 @@ class GraphView {
     }
     this.valuesShown = values;
     this.tipFor = null;
-    this.updates += 1;
-    this.root.dataset.updates = String(this.updates);
+    this.counted();
   }
 
   paintSelection() {
@@ -480,59 +292,13 @@ class GraphView {
       }
     }
     this.root.dataset.selected = this.selected === null ? "" : this.selected;
-    if (!this.stepData) {
-      const info = this.selected !== null ? this.boxInfo[this.selected] : null;
-      this.hint.dataset.selected = info ? info.title : "";
-    }
-  }
-
-  renderPanel() {
-    const k = this.pos;
-    const panel = this.stepData.panels[k];
-    const parts = [];
-    if (k === 0) {
-      parts.push(`<h3>${escapeHtml(panel.title)}</h3>`, `<p>${inline(panel.text)}</p>`, `<pre>${escapeHtml(panel.seed)}</pre>`);
-    } else {
-      parts.push(`<h3>${escapeHtml(panel.title)}</h3>`);
-      parts.push(`<div class="gv-label"><b>Rule</b> (VJP of <code>${escapeHtml(panel.op)}</code>, G is the upstream grad)</div>`);
-      parts.push(`<pre class="gv-rule">${escapeHtml(panel.formula || "—")}</pre>`);
-      parts.push(`<div class="gv-label"><b>Upstream grad G</b> of <code>${escapeHtml(panel.node)}</code></div>`);
-      parts.push(`<pre>${escapeHtml(panel.upstream)}</pre>`);
-      if (!panel.contributions.length) parts.push('<p class="gv-quiet">No parent needs a grad from this node.</p>');
-      for (const c of panel.contributions) {
-        const slot = c.slot ? ` (slot ${escapeHtml(c.slot)})` : "";
-        parts.push(`<div class="gv-label"><b>→ <code>${escapeHtml(c.parent)}</code></b>${slot}: adds</div>`);
-        parts.push(`<pre>${escapeHtml(c.value)}</pre>`);
-        if (c.broadcast) parts.push(`<div class="gv-note gv-broadcast"><b>Σ</b> ${escapeHtml(c.broadcast)}</div>`);
-        if (c.fan_out) {
-          parts.push(`<div class="gv-label">${escapeHtml(c.fan_out)}; <code>${escapeHtml(c.parent)}.grad</code> so far =</div>`);
-          parts.push(`<pre>${escapeHtml(c.accumulated)}</pre>`);
-        }
-      }
-      if (k === this.stepData.count) parts.push(`<div class="gv-note gv-done">${escapeHtml(this.stepData.done)}</div>`);
-    }
-    this.panel.innerHTML = parts.join("");
-    this.panel.dataset.step = String(k);
-  }
-
-  syncControls() {
-    const n = this.stepData.count;
-    this.btnReset.disabled = this.pos === 0;
-    this.btnPrev.disabled = this.pos === 0;
-    this.btnNext.disabled = this.pos >= n;
-    this.slider.value = String(this.pos);
-    this.stepLabel.textContent = this.pos === 0 ? `Seed (of ${n} steps)` : `Step ${this.pos} of ${n}`;
-    const label = this.playing ? "Pause" : "Play";
-    if (this.btnPlay.getAttribute("aria-label") !== label) {
-      this.btnPlay.replaceChildren(icon(this.playing ? "pause" : "play"), el("span", { text: label }));
-      this.btnPlay.setAttribute("aria-label", label);
-      this.btnPlay.title = label;
-    }
+    const info = this.selected !== null ? this.boxInfo[this.selected] : null;
+    this.hint.dataset.selected = info ? info.title : "";
   }
 
   syncToolbar() {
-    for (const [part, b] of Object.entries(this.partButtons)) b.setAttribute("aria-pressed", String(this.view.show.includes(part)));
-    this.rankSelect.value = this.view.rankdir;
+    for (const [part, b] of Object.entries(this.partButtons)) b.setAttribute("aria-pressed", String(this.options.show.includes(part)));
+    this.rankSelect.value = this.options.rankdir;
   }
 
   renderLegend(entries) {
@@ -543,100 +309,10 @@ class GraphView {
     }));
   }
 
-  // ------------------------------------------------------------------------- stepping
-
-  stepTo(k, { stop = false, follow = true } = {}) {
-    if (!this.stepData || !this.stepData.count) return;
-    if (stop) this.stop();
-    const n = this.stepData.count;
-    k = Math.max(0, Math.min(n, k));
-    if (k === this.pos) {
-      this.syncControls();
-      return;
-    }
-    this.pos = k;
-    this.root.dataset.step = String(k);
-    if (this.drawing) {
-      this.paintStep();
-      if (follow) this.follow(false);
-    } else {
-      this.renderPanel();
-      this.syncControls();
-    }
-    this.scheduleReport();
-  }
-
-  stepBy(delta) {
-    this.stepTo(this.pos + delta, { stop: true });
-  }
-
-  play() {
-    if (!this.stepData || !this.stepData.count) return;
-    if (this.pos >= this.stepData.count) this.stepTo(0);
-    this.playing = true;
-    this.anchor(this.pos);
-    this.syncControls();
-    this.tick();
-  }
-
-  anchor(from) {
-    this.playFrom = from;
-    this.playStart = performance.now();
-  }
-
-  tick() {
-    if (!this.playing) return;
-    const due = this.playFrom + 1 + Math.floor(((performance.now() - this.playStart) * this.view.speed) / 1000);
-    if (due > this.pos) this.stepTo(Math.min(due, this.stepData.count));
-    if (this.pos >= this.stepData.count) {
-      this.pause();
-      return;
-    }
-    this.frame = requestAnimationFrame(() => this.tick());
-  }
-
-  pause() {
-    this.stop();
-    this.scheduleReport();
-  }
-
-  stop() {
-    if (this.frame) cancelAnimationFrame(this.frame);
-    this.frame = null;
-    if (this.playing) {
-      this.playing = false;
-      if (this.stepData && this.stepData.count && this.btnPlay) this.syncControls();
-    }
-  }
-
-  setSpeed(speed) {
-    this.view.speed = speed;
-    if (this.playing) this.anchor(this.pos);
-    this.reportView();
-  }
-
-  scheduleReport() {
-    // Idle for a moment, or once a second while playing: each report reruns the page on the server.
-    if (this.playing) {
-      if (!this.reportTimer) this.reportTimer = setTimeout(() => this.report(), 1000);
-      return;
-    }
-    clearTimeout(this.reportTimer);
-    this.reportTimer = setTimeout(() => this.report(), 350);
-  }
-
-  report() {
-    this.reportTimer = null;
-    if (this.reported.step !== this.pos && this.setStateValue && this.root.isConnected) {
-      this.reported.step = this.pos;
-      this.setStateValue("step", this.pos);
-    }
-  }
-
   // The active box stays in view: the pane scrolls (never the page) when the box leaves the middle of
   // the part of the pane the window shows.
-  follow(instant) {
-    const box = this.activeBox && this.drawing.boxes.get(this.activeBox);
+  keepInView(key, instant) {
+    const box = key && this.drawing.boxes.get(key);
     if (!box) return;
     const p = this.pane.getBoundingClientRect();
     const r = box.g.getBoundingClientRect();
@@ -647,7 +323,7 @@ class GraphView {
       && r.top >= top + marginY && r.bottom <= bottom - marginY;
     if (inside) return;
     const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    const fast = instant || reduced || (this.playing && this.view.speed > 4);
+    const fast = instant || reduced;
     this.pane.scrollTo({
       left: this.pane.scrollLeft + (r.left + r.width / 2) - (p.left + p.width / 2),
       top: this.pane.scrollTop + (r.top + r.height / 2) - (top + bottom) / 2,
@@ -658,26 +334,29 @@ class GraphView {
   // ------------------------------------------------------------------------- view options
 
   togglePart(part) {
-    const show = this.view.show.includes(part) ? this.view.show.filter((p) => p !== part) : [...this.view.show, part];
-    this.setView({ show: ["data", "grad", "shape"].filter((p) => show.includes(p)) });
+    const shown = this.options.show;
+    const show = shown.includes(part) ? shown.filter((p) => p !== part) : [...shown, part];
+    this.setOptions({ show: ["data", "grad", "shape"].filter((p) => show.includes(p)) }, true);
   }
 
-  setView(change) {
-    this.view = { ...this.view, ...change };
+  // The parts shown, the direction, the speed: the server hears of each change (for the download
+  // and the other page); parts and direction need the drawing of that choice.
+  setOptions(change, relayout) {
+    this.options = { ...this.options, ...change };
     this.syncToolbar();
-    this.relayout(false);
-    this.reportView();
+    if (relayout) this.relayout(false);
+    this.report("view", { ...this.options });
   }
 
-  reportView() {
-    if (this.setStateValue) this.setStateValue("view", { ...this.view });
+  report(name, value) {
+    if (this.setStateValue) this.setStateValue(name, value);
   }
 
   select(key) {
     if (key === "notice" || key === this.selected) return;
     this.selected = key;
     this.paintSelection();
-    if (this.setStateValue) this.setStateValue("selected", Number(key));
+    this.report("selected", Number(key));
   }
 
   // ------------------------------------------------------------------------- zoom and pan
@@ -689,7 +368,7 @@ class GraphView {
   // The stepper's pane fits under its controls in the window (buttons, graph and panel on one
   // screen); the Explorer's may reach below the fold (its page scrolls) but not above 900 px.
   maxPaneHeight() {
-    if (this.stepData && this.stepData.count) {
+    if (this.stepper) {
       const top = this.paneTop === undefined ? 300 : this.paneTop;
       return Math.max(300, Math.min(720, window.innerHeight - top - 40));
     }
@@ -839,7 +518,9 @@ class GraphView {
     pane.addEventListener("pointerleave", (e) => {
       if (e.pointerType === "mouse") this.hideTip();
     });
-    this.onKey = (e) => this.key(e);
+    this.onKey = (e) => {
+      if (this.stepper && this.root.isConnected) this.stepper.key(e);
+    };
     document.addEventListener("keydown", this.onKey);
     // The pane's width changes with the window and with Streamlit's sidebar: an unzoomed graph keeps
     // its opening size for the new width.
@@ -867,27 +548,8 @@ class GraphView {
   clicked(e) {
     const key = this.boxAt(document.elementFromPoint(e.clientX, e.clientY) || e.target);
     if (key === null || key === "notice") return;
-    if (this.stepData && this.stepData.count) this.jumpTo(key);
+    if (this.stepper) this.stepper.jumpTo(key);
     else this.select(key);
-  }
-
-  // In the stepper, a click on a box goes to the step that runs its VJP (a leaf: the step that
-  // completes its grad).
-  jumpTo(key) {
-    const members = this.membersOf.get(key) || [];
-    const s = this.stepData;
-    const steps = members.map((m) => (s.active_at[m] >= 0 ? s.active_at[m] : s.done_at[m])).filter((k) => k >= 0);
-    if (steps.length) this.stepTo(Math.min(...steps), { stop: true });
-  }
-
-  key(e) {
-    if (!this.root.isConnected || !this.stepData || !this.stepData.count) return;
-    if (e.repeat || e.ctrlKey || e.altKey || e.metaKey) return;
-    if (e.target instanceof Element && e.target.closest(TYPING)) return;
-    const delta = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 }[e.key];
-    if (!delta) return;
-    e.preventDefault(); // no page scroll for the arrows and PageUp/PageDown
-    this.stepBy(delta);
   }
 
   hover(e) {
@@ -899,11 +561,8 @@ class GraphView {
     if (key !== this.tipFor) {
       const info = this.boxInfo[key];
       if (!info) return;
-      let grad = info.grad;
-      if (this.stepData && this.stepData.count && this.grads.has(key)) {
-        const version = this.gradAt(key, this.pos);
-        grad = version ? (version[2] !== undefined ? version[2] : version[1].join(" ")) : "— (not yet)";
-      }
+      const stepped = this.stepper ? this.stepper.gradTip(key) : null;
+      const grad = stepped === null ? info.grad : stepped;
       const meta = [info.kind, info.op, info.shape].filter(Boolean).join(" · ");
       const rows = [`<div class="gv-tip-title">${escapeHtml(info.title)}</div>`, `<div class="gv-tip-meta">${escapeHtml(meta)}</div>`];
       if (info.data) rows.push(`<div><span class="gv-tip-data">data</span> ${escapeHtml(info.data)}</div>`);
@@ -927,8 +586,7 @@ class GraphView {
   }
 
   destroy() {
-    this.stop();
-    clearTimeout(this.reportTimer);
+    if (this.stepper) this.stepper.destroy();
     document.removeEventListener("keydown", this.onKey);
     this.resizeObserver.disconnect();
     this.layouts.clear();
