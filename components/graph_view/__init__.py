@@ -1,9 +1,10 @@
 """The graph view: a program's DAG laid out once in the browser, then zoomed, clicked and stepped there.
 
-An `st.components.v2` component (drawing.js, stepper.js, graph_view.js and graph_view.css). Graphviz runs in the browser: the
-WebAssembly build of npm's `@viz-js/viz` 3.25.0 (`vendor/viz-global.js`, one file with Graphviz and
-Expat inside; licences beside it; 3.26 and later fail to compile in Debian's Chromium 156), served
-by this Streamlit server through `components.assets.served_url`. No network, no npm step.
+An `st.components.v2` component (drawing.js, stepper.js, graph_view.js and graph_view.css). Graphviz
+runs in the browser: the WebAssembly build of npm's `@viz-js/viz` 3.25.0 (`vendor/viz-global.js`, one
+file with Graphviz and Expat inside; licences beside it; 3.26 and later fail to compile in Debian's
+Chromium 156), served by this Streamlit server through `components.assets.served_url`. No network, no
+npm step.
 
 The data (explorer.graph_data.view_data) carries the DOT text, laid out once per program and per
 choice of parts and direction (cached in the page), plus what the view changes in place: each box's
