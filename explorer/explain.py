@@ -385,10 +385,14 @@ def contribution_slots(node, step) -> list[int]:
     return slots
 
 
+def _axes(axes) -> str:
+    """``axis 0``, ``axes 0, 1``."""
+    return ("axis " if len(axes) == 1 else "axes ") + ", ".join(str(a) for a in axes)
+
+
 def broadcast_axes_text(axes) -> str:
     """``Σ axis 0``, ``Σ axes 0, 1``: an edge's mark for a grad summed over broadcast axes."""
-    word = "axis" if len(axes) == 1 else "axes"
-    return f"Σ {word} " + ", ".join(str(a) for a in axes)
+    return f"Σ {_axes(axes)}"
 
 
 def broadcast_edges(graph, steps) -> dict[tuple[int, int], str]:
@@ -441,10 +445,9 @@ def describe_step(graph, step, total: int) -> StepView:
         slot = slots[position] if len(node.parents) > 1 else ""
         broadcast = ""
         if c.summed_axes:
-            axes = ", ".join(str(a) for a in c.summed_axes)
-            word = "axis" if len(c.summed_axes) == 1 else "axes"
             broadcast = (
-                f"summed over {word} {axes} to undo broadcasting {_shape(np.shape(c.raw))} → {_shape(parent.shape)}"
+                f"summed over {_axes(c.summed_axes)} to undo broadcasting {_shape(np.shape(c.raw))} → "
+                f"{_shape(parent.shape)}"
             )
         fan_out = ""
         if c.fan_out_total > 1:
