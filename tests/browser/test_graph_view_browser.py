@@ -216,6 +216,22 @@ def test_a_phone_wide_window_keeps_everything_inside(browser, app_url, artifacts
         # the buttons are reachable and work by touch
         page.locator(f"{GRAPH} button.gv-next").tap()
         wait_for_view(page, step=1)
+        # two fingers spreading apart zoom in (readable on a phone by zooming)
+        start = float(view_state(page)["zoom"])
+        box = page.locator(PANE).bounding_box()
+        cx, cy = box["x"] + box["width"] / 2, box["y"] + min(box["height"], 400) / 2
+        cdp = page.context.new_cdp_session(page)
+
+        def touch(kind, spread):
+            points = [{"x": cx - spread, "y": cy, "id": 1}, {"x": cx + spread, "y": cy, "id": 2}]
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [] if kind == "touchEnd" else points})
+
+        touch("touchStart", 30)
+        for spread in range(35, 95, 5):
+            touch("touchMove", spread)
+        touch("touchEnd", 90)
+        zoomed = float(view_state(page)["zoom"])
+        assert zoomed == pytest.approx(start * 3, rel=0.1), (start, zoomed)
         page.screenshot(path=str(artifacts / "graph-view-phone.png"), full_page=True)
     finally:
         context.close()
