@@ -187,7 +187,12 @@ class Stepper {
     this.pos = k;
     if (this.view.drawing) {
       this.paint();
-      this.view.keepInView(this.activeBox, this.playing && this.view.options.speed > 4);
+      // NOTE: steps in quick succession (a held clicker, fast Play) jump to the box; a smooth scroll
+      // per step would still be animating when the next one comes, repainting the pane every frame.
+      const now = performance.now();
+      const quick = now - (this.lastStep || -Infinity) < 600 || (this.playing && this.view.options.speed > 2);
+      this.lastStep = now;
+      this.view.keepInView(this.activeBox, quick);
     } else {
       this.renderPanel();
       this.syncControls();
