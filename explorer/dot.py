@@ -213,8 +213,11 @@ def _lines_in_full(array: np.ndarray) -> int:
 def _one_line(array: np.ndarray) -> str:
     s = summarise(array)
     spark = sparkline(array, width=12)
-    span = f"{fmt_number(s['min'])} … {fmt_number(s['max'])}"
-    return f"{spark}  {span}" if spark else span
+    if spark:
+        return f"{spark}  {fmt_number(s['min'])} … {fmt_number(s['max'])}"
+    if s["min"] == s["max"]:
+        return f"all {fmt_number(s['min'])}"
+    return f"{fmt_number(s['min'])} … {fmt_number(s['max'])}"  # not finite somewhere
 
 
 def _flat(array: np.ndarray) -> str:

@@ -193,6 +193,7 @@ def test_value_lines_take_a_number_of_lines_the_shape_decides():
     (line,) = value_lines(np.arange(12.0).reshape(3, 4), compact=True)
     assert line.endswith("0 … 11") and line[0] in "▁▂▃▄▅▆▇█"
     assert value_lines(np.array([1.0, 2.0]), compact=True) == ["[1, 2]"], "one line already: unchanged"
+    assert value_lines(np.full((8, 1), 0.125), compact=True) == ["all 0.125"]
 
 
 def test_big_graphs_draw_values_compactly():
