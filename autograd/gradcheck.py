@@ -1,17 +1,41 @@
 """Checks analytic gradients against central differences."""
 
+import time
+from dataclasses import dataclass
+
 import numpy as np
 
 from autograd.tensor import Tensor
 
 
-def numerical_vjp(fn, inputs, cotangent, eps=1e-6):
-    """Central-difference estimate of d<fn(inputs), cotangent>/d(input) for each input, in float64."""
-    grads = []
-    for x in inputs:
-        grad = np.zeros(x.data.shape, dtype=np.float64)
+@dataclass(frozen=True)
+class Estimate:
+    """Central-difference estimates of d<fn, cotangent>/d(input), one array per input (float64).
+
+    `grads[i]` is nan where input i's element was not estimated; `checked[i]` lists the flat indices
+    that were, in the order they were.
+    """
+
+    grads: list
+    checked: list
+
+
+def central_differences(fn, inputs, cotangent, eps=1e-6, indices=None, deadline=None):
+    """Estimates d<fn(*inputs), cotangent>/d(input) by central differences, element by element.
+
+    `inputs` are Tensors, nudged in place (each element is restored after its two evaluations).
+    `indices[i]`, if given, lists the flat indices of input i to estimate (default: all of them).
+    `deadline` (a time.monotonic() value), if given, stops the estimate once passed, though every
+    input still gets its first element estimated. Returns an Estimate.
+    """
+    grads, checked = [], []
+    for k, x in enumerate(inputs):
+        grad = np.full(x.data.shape, np.nan)
         flat = x.data.reshape(-1)  # a view: perturbing it perturbs x
-        for i in range(flat.size):
+        done = []
+        for i in range(flat.size) if indices is None else indices[k]:
+            if deadline is not None and done and time.monotonic() > deadline:
+                break
             saved = flat[i]
             flat[i] = saved + eps
             plus = float(np.sum(fn(*inputs).data * cotangent))
@@ -19,8 +43,15 @@ def numerical_vjp(fn, inputs, cotangent, eps=1e-6):
             minus = float(np.sum(fn(*inputs).data * cotangent))
             flat[i] = saved
             grad.reshape(-1)[i] = (plus - minus) / (2 * eps)
+            done.append(int(i))
         grads.append(grad)
-    return grads
+        checked.append(np.array(done, dtype=np.intp))
+    return Estimate(grads, checked)
+
+
+def numerical_vjp(fn, inputs, cotangent, eps=1e-6):
+    """Central-difference estimate of d<fn(inputs), cotangent>/d(input) for each input, in float64."""
+    return central_differences(fn, inputs, cotangent, eps).grads
 
 
 def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-4, seed=0):

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+
+from autograd.ops import PRIMITIVES
 
 #: Arrays with at most this many elements are shown in full; larger ones are summarised.
 SMALL = 12
@@ -42,11 +43,10 @@ COMPACT_ABOVE = 20
 LAYOUTS = {"TB": "top → bottom", "LR": "left → right"}
 #: What a box can show, in the order the pages offer them.
 PARTS = ("data", "grad", "shape")
-#: Ops whose argument order does not change the result: their edges carry no slot label.
-COMMUTATIVE = frozenset({"+", "add", "*", "mul", "maximum", "minimum"})
+#: Ops whose argument order does not change the result: their edges carry no slot label (from the op registry).
+COMMUTATIVE = frozenset(name for name, prim in PRIMITIVES.items() if prim.commutative)
 #: How a collapsed chain's box title ends ("<b>… 12 ops …</b>"): a drawing holds a chain if it holds this.
 CHAIN_TITLE_END = " ops …</b>"
-_SLOT = re.compile(r"\bd([A-Za-z]\w*)\s*=")
 
 
 @dataclass(frozen=True)
@@ -238,10 +238,12 @@ def _small_font(array: np.ndarray | None, compact: bool) -> bool:
 
 
 def slot_names(node) -> list[str]:
-    """Names of an op's argument slots from its VJP formula ('dX = …, dW = …' -> ['X', 'W'])."""
-    names = _SLOT.findall(node.formula or "")
-    if len(names) == len(node.parents):
-        return names
+    """Names of an op's argument slots, as the op registry declares them (matmul: ['X', 'W']); numbers
+    for ops that take any number of inputs (concat)."""
+    prim = PRIMITIVES.get(node.op)
+    slots = prim.slots if prim is not None else ()
+    if len(slots) >= len(node.parents):
+        return list(slots[: len(node.parents)])
     return [str(i) for i in range(len(node.parents))]
 
 
@@ -551,12 +553,12 @@ def synthetic_graph(n: int = 2000, seed: int = 0):
         if r < 0.6:
             last = add("", "tanh", "op", np.tanh(nodes[last].data), (last,))
         elif r < 0.8:
-            last = add("", "*", "op", nodes[last].data * 2.0, (last, c))
+            last = add("", "mul", "op", nodes[last].data * 2.0, (last, c))
         elif r < 0.95:
-            last = add("", "+", "op", nodes[last].data + nodes[x].data, (last, x))
+            last = add("", "add", "op", nodes[last].data + nodes[x].data, (last, x))
         else:
-            h = add("", "@", "op", nodes[w].data @ nodes[last].data, (w, last))
-            last = add("", "@", "op", nodes[h].data @ nodes[w].data, (h, w))
+            h = add("", "matmul", "op", nodes[w].data @ nodes[last].data, (w, last))
+            last = add("", "matmul", "op", nodes[h].data @ nodes[w].data, (h, w))
     out = add("out", "sum", "output", nodes[last].data.sum(), (last,))
     edges = tuple((p, nd.id) for nd in nodes for p in nd.parents)
     return Graph(nodes=tuple(nodes), edges=edges, output=out)

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from autograd import Tensor
+from autograd.gradcheck import central_differences
 from explorer.dot import fmt_number, format_array, shape_text, slot_names, summarise
 
 # ----------------------------------------------------------------------------- the shared program
@@ -175,25 +177,17 @@ def finite_difference_check(
     """
     deadline = None if time_budget is None else time.monotonic() + time_budget
     base = {name: np.array(value, dtype=np.float64) for name, value in inputs.items()}
+    names = list(base)
+    tensors = [Tensor(base[name]) for name in names]
+    picks = [np.unique(np.linspace(0, v.size - 1, min(v.size, max_elements)).astype(int)) for v in base.values()]
+
+    def total(*nudged: Tensor) -> Tensor:
+        return Tensor(np.sum(run(dict(zip(names, (t.data for t in nudged))))))
+
+    estimate = central_differences(total, tensors, 1.0, eps, indices=picks, deadline=deadline)
     rows = []
-    for name, value in base.items():
+    for name, value, numeric, picked in zip(names, base.values(), estimate.grads, estimate.checked):
         grad = analytic.get(name)
-        numeric = np.full(value.shape, np.nan)
-        flat = value.reshape(-1)
-        picked = np.unique(np.linspace(0, flat.size - 1, min(flat.size, max_elements)).astype(int))
-        done = []
-        for i in picked:
-            if deadline is not None and time.monotonic() > deadline and done:
-                break
-            done.append(i)
-            saved = flat[i]
-            flat[i] = saved + eps
-            plus = float(np.sum(run(base)))
-            flat[i] = saved - eps
-            minus = float(np.sum(run(base)))
-            flat[i] = saved
-            numeric.reshape(-1)[i] = (plus - minus) / (2 * eps)
-        picked = np.array(done, dtype=int)
         g = np.zeros(value.shape) if grad is None else np.asarray(grad, dtype=np.float64)
         got = g.reshape(-1)[picked]
         want = numeric.reshape(-1)[picked]
@@ -207,7 +201,7 @@ def finite_difference_check(
                 numeric=numeric,
                 max_abs_error=float(err.max()) if err.size else 0.0,
                 checked=int(picked.size),
-                total=int(flat.size),
+                total=int(value.size),
                 ok=ok,
             )
         )
@@ -227,15 +221,16 @@ class Analysis:
 def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0) -> Analysis:
     """Evaluates a program, runs backward, traces the graph and checks each grad numerically.
 
-    Each named input (a leaf that requires grad) is checked by re-evaluating the program with its
-    elements nudged one at a time (``evaluate(text, inputs=...)``). Other variables are listed with
-    their grad. Raises ``autograd.expr.ExpressionError`` for a bad program.
+    Each named input (a leaf that requires grad) is checked by re-running the compiled program with
+    its elements nudged one at a time (``Program.run(inputs=...)``: no parsing again). Other
+    variables are listed with their grad. Raises ``autograd.expr.ExpressionError`` for a bad program.
     """
-    from autograd.expr import evaluate, to_python
     from autograd.graph import trace
+    from language import compile_program
 
-    result = evaluate(text)
-    python = to_python(text)
+    program = compile_program(text)
+    result = program.run()
+    python = program.to_python()
     if not result.output.requires_grad:
         note = "Nothing here requires grad (the output is made of constants only), so backward() has nothing to do."
         rows = tuple(_unchecked(name, t, "no grad") for name, t in result.variables.items())
@@ -246,10 +241,11 @@ def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0)
     in_graph = {id(node.data) for node in graph.nodes if node.kind == "input"}
     leaves = {name: t for name, t in result.inputs.items() if id(t.data) in in_graph}
     shadowed = [n for n in graph.nodes if n.kind == "input" and n.name and leaves.get(n.name) is None]
+    fixed = {name: leaves.pop(name) for name in program.fixed if name in leaves}  # a nudge would change a shape
     base = {name: t.data for name, t in leaves.items()}
 
     def run(values: Mapping[str, np.ndarray]) -> np.ndarray:
-        return evaluate(text, inputs=values).output.data
+        return program.run(inputs=values).output.data
 
     note = ""
     checked = []
@@ -259,11 +255,13 @@ def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0)
     except ValueError as exc:  # ExpressionError: a nudged input made the program invalid
         note = f"not checked: {getattr(exc, 'message', exc)}"
     rows = checked or [_unchecked(name, node, note) for name, node in leaves.items()]
+    for name, t in fixed.items():
+        rows.append(_unchecked(name, t, "not checked: it sets a shape, an index or an axis"))
     for node in shadowed:
         note = "not checked: assigned more than once (give each input a name of its own)"
         rows.append(_unchecked(node.name, node, note))
     for name, t in result.variables.items():
-        if name not in leaves and not any(node.name == name for node in shadowed):
+        if name not in leaves and name not in fixed and not any(node.name == name for node in shadowed):
             rows.append(_unchecked(name, t, "not an input"))
     return Analysis(graph=graph, checks=tuple(rows), python=python)
 
@@ -276,11 +274,16 @@ def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
 
 
 def step_program(text: str):
-    """(graph, steps) of a program's backward pass, one step per processed node (none if nothing needs grad)."""
-    from autograd.expr import evaluate
-    from autograd.graph import backward_steps, trace
+    """(graph, steps) of a program's backward pass, one step per processed node (none if nothing needs grad).
 
-    output = evaluate(text).output
+    Raises ExpressionError for a bad program, or one whose steps would be too big to record.
+    """
+    from autograd.graph import backward_steps, trace
+    from language import compile_program
+
+    program = compile_program(text)
+    program.check_stepper()
+    output = program.run().output
     if not output.requires_grad:
         return trace(output), ()
     return backward_steps(output)

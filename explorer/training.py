@@ -16,6 +16,7 @@ import numpy as np
 
 from autograd import Tensor, nn, no_grad, optim
 from autograd import functional as F
+from autograd.ops import softmax_array, stable_sigmoid
 from explorer import datasets
 
 try:  # optional: pins BLAS to one thread around the playground's small matrix products
@@ -537,11 +538,9 @@ def prediction_grid(state: TrainState) -> np.ndarray:
     if state.task == "regression":
         result = out[:, 0].copy()
     elif state.loss_kind == "binary":
-        result = (0.5 * (1.0 + np.tanh(0.5 * out[:, 0]))).reshape(GRID, GRID)  # stable sigmoid
+        result = stable_sigmoid(out[:, 0]).reshape(GRID, GRID)
     else:
-        shifted = out - out.max(axis=1, keepdims=True)
-        e = np.exp(shifted)
-        result = (e / e.sum(axis=1, keepdims=True)).reshape(GRID, GRID, -1)
+        result = softmax_array(out, axis=1).reshape(GRID, GRID, -1)
     state._grid_cache = (state.step, result)
     return result
 
@@ -582,9 +581,9 @@ def _num(v: float, digits: int) -> str:
 
 def one_step_program(state: TrainState, batch: int = 4) -> str:
     """One training step's forward pass on the first `batch` training points, as a program in the
-    expression language (autograd.expr): inputs, weights (transposed to (in, out) so the program
-    reads X @ W + b), the activations and the loss. Numbers are rounded to fit the language's
-    10,000-character limit; raises ValueError if the network is too large even so."""
+    expression language (autograd.expr): inputs, weights in nn.Linear's (out, in) layout, each layer
+    the fused `linear` op that training runs, the activations and the loss. Numbers are rounded to fit
+    the language's 10,000-character limit; raises ValueError if the network is too large even so."""
     rows = np.arange(min(batch, len(state.y_train)))
     X = model_inputs(state, state.X_train[rows])
     y = state.y_train[rows]
@@ -603,9 +602,9 @@ def one_step_program(state: TrainState, batch: int = 4) -> str:
         linears = state.linears()
         h = "X"
         for i, layer in enumerate(linears, start=1):
-            lines.append(f"W{i} = {_literal(layer.weight.data.T, digits)}")
+            lines.append(f"W{i} = {_literal(layer.weight.data, digits)}")
             lines.append(f"b{i} = {_literal(layer.bias.data, digits)}")
-            expr = f"{h} @ W{i} + b{i}"
+            expr = f"linear({h}, W{i}, b{i})"
             if i < len(linears):
                 expr = f"{act}({expr})" if act else expr
                 lines.append(f"h{i} = {expr}")
