@@ -118,7 +118,11 @@ with right:
         )
     st.caption(caption)
 
-analysis = analyse(shown)
+try:
+    analysis = analyse(shown)
+except Exception as exc:  # noqa: BLE001 - the graph is drawn; the check's failure is a message, never a traceback
+    note.error(markdown_safe(explain.error_report(shown, exc)[0]), icon=":material/error:")
+    st.stop()
 if analysis.note:
     note.info(analysis.note, icon=":material/info:")
 

@@ -362,3 +362,16 @@ def test_a_non_finite_gradient_is_not_blamed_on_a_kink():
     at.text_area(key="explorer_editor").input("x = 3.0\ny = exp(x)\n").run()
     assert at.success[0].value.startswith("The input matches central differences"), "one input, singular"
     assert any(c.value.startswith("2 tensors, 1 edge.") for c in at.caption)
+
+
+def test_a_check_that_fails_after_the_graph_is_drawn_is_a_message(monkeypatch):
+    from explorer import explain
+
+    def failing(text, *args, **kwargs):
+        raise RuntimeError("the check ran out of time")
+
+    monkeypatch.setattr(explain, "analyse_program", failing)
+    at = app().run()
+    no_exception(at)
+    assert graph_element(at), "the graph is drawn first"
+    assert any("ran out of time" in e.value for e in at.error)
