@@ -218,18 +218,20 @@ class Analysis:
     note: str = ""  # said above the graph when backward() could not run
 
 
-def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0) -> Analysis:
-    """Evaluates a program, runs backward, traces the graph and checks each grad numerically.
+def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_budget: float = 3.0) -> Analysis:
+    """Evaluates a program (with its inputs' ``poked`` values, explorer.poke), runs backward, traces the graph
+    and checks each grad numerically.
 
     Each named input (a leaf that requires grad) is checked by re-running the compiled program with
     its elements nudged one at a time (``Program.run(inputs=...)``: no parsing again). Other
     variables are listed with their grad. Raises ``autograd.expr.ExpressionError`` for a bad program.
     """
     from autograd.graph import trace
+    from explorer.poke import resolve
     from language import compile_program
 
     program = compile_program(text)
-    result = program.run()
+    result = program.run(inputs=resolve(program, poked))
     python = program.to_python()
     if not result.output.requires_grad:
         note = "Nothing here requires grad (the output is made of constants only), so backward() has nothing to do."
@@ -273,17 +275,19 @@ def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
     )
 
 
-def step_program(text: str):
-    """(graph, steps) of a program's backward pass, one step per processed node (none if nothing needs grad).
+def step_program(text: str, poked: tuple = ()):
+    """(graph, steps) of a program's backward pass, one step per processed node (none if nothing needs grad),
+    with its inputs' ``poked`` values (explorer.poke).
 
     Raises ExpressionError for a bad program, or one whose steps would be too big to record.
     """
     from autograd.graph import backward_steps, trace
+    from explorer.poke import resolve
     from language import compile_program
 
     program = compile_program(text)
     program.check_stepper()
-    output = program.run().output
+    output = program.run(inputs=resolve(program, poked)).output
     if not output.requires_grad:
         return trace(output), ()
     return backward_steps(output)
