@@ -4,21 +4,29 @@ import streamlit as st
 
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
-from explorer import explain, graph_data, presets
+from components.jacobian_view import jacobian_view
+from components.poke import full_run_wanted, poke_panel
+from explorer import explain, graph_data, poke, presets
 from explorer.dot import to_svg
 from explorer.formatting import heatmap_figure, markdown_safe
+from explorer.jacobian_view import node_jacobian
 
 through_app()
 
 analyse = st.cache_data(max_entries=64, show_spinner=False)(explain.analyse_program)
 stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
+knobs_of = st.cache_data(max_entries=32, show_spinner=False)(poke.knobs)
+curve_of = st.cache_data(max_entries=64, show_spinner=False)(poke.curve)
+surface_of = st.cache_data(max_entries=32, show_spinner=False)(poke.surface)
+jacobian_of = st.cache_data(max_entries=64, show_spinner=False)(node_jacobian)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
 
 
 st.title("Expression Explorer")
 st.caption(
     "Write a small program of tensors and see its graph: every node's data and grad, "
-    "each variable's grad checked by finite differences. The URL keeps the program, so a link reproduces it."
+    "each variable's grad checked by finite differences. Drag an input's slider and watch every number move; "
+    "inspect a node for the Jacobian its VJP never builds. The URL keeps the program and the poked values."
 )
 
 program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
@@ -45,13 +53,15 @@ def edited():
 
 
 def clicked():
-    """A box clicked in the graph: the node inspector shows it."""
+    """A box clicked in the graph: the node inspector shows it (the page runs whole for it)."""
     st.session_state["explorer_picked"] = st.session_state["explorer_graph"]["selected"]
     st.session_state["explorer_tab"] = "Inspect a node"
+    st.session_state["explorer_whole_run"] = True
 
 
 def view_changed():
     st.session_state["graph_view"] = st.session_state["explorer_graph"]["view"]
+    st.session_state["explorer_whole_run"] = True  # the Export tab draws with it
 
 
 # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up.
@@ -96,30 +106,54 @@ with left:
         graph, steps = stepped(shown)
         st.caption("The graph shows the last program that ran.")
 
-view = st.session_state.get("graph_view", {})
+knobs = knobs_of(shown)
+poked, problems = poke.sync(st.session_state, st.query_params, shown, knobs)
+with left:
+    for problem in problems:
+        st.warning(markdown_safe(f"Ignored part of the link's poked values: {problem}."))
+
 picked = st.session_state.get("explorer_picked")  # a node clicked or chosen, if this graph has it
 picked = picked if picked in range(len(graph.nodes)) else None
 with right:
     note = st.empty()
-    graph_view(
-        program_view(shown, graph, steps),
-        key="explorer_graph",
-        view=view,
-        selected=picked,
-        select_seq=st.session_state.get("explorer_select_seq", 0),
-        on_select=clicked,
-        on_view=view_changed,
-    )
-    caption = f"{explain.counted(len(graph.nodes), 'tensor')}, {explain.counted(len(graph.edges), 'edge')}."
-    if len(graph.nodes) > graph_data.MAX_DRAWN:
-        caption += (
-            f" Too many to read at once: chains of elementwise ops are collapsed and at most {graph_data.MAX_DRAWN}"
-            " boxes nearest the output are drawn (the downloads hold the same picture)."
+
+
+@st.fragment
+def live(shown, graph, steps, knobs, picked):
+    """The sliders and the graph (of ``shown``'s own numbers, laid out once): a slider's move reruns only this,
+    and the graph retexts in place."""
+    if full_run_wanted() or st.session_state.pop("explorer_whole_run", False):
+        st.rerun()  # the values settled, or a click or a toggle: the tabs below follow
+    now = st.session_state.get("poked", ())
+    poked_graph, _ = stepped(shown, now) if now else (graph, steps)
+    with left:
+        poke_panel(shown, knobs, poked_graph, key="explorer_poke", curve=curve_of, surface=surface_of)
+    with right:
+        graph_view(
+            program_view(shown, graph, steps),
+            key="explorer_graph",
+            view=st.session_state.get("graph_view", {}),
+            selected=picked,
+            select_seq=st.session_state.get("explorer_select_seq", 0),
+            values=graph_data.value_texts(poked_graph) if now else None,
+            on_select=clicked,
+            on_view=view_changed,
         )
-    st.caption(caption)
+        caption = f"{explain.counted(len(graph.nodes), 'tensor')}, {explain.counted(len(graph.edges), 'edge')}."
+        if len(graph.nodes) > graph_data.MAX_DRAWN:
+            caption += (
+                f" Too many to read at once: chains of elementwise ops are collapsed and at most "
+                f"{graph_data.MAX_DRAWN} boxes nearest the output are drawn (the downloads hold the same picture)."
+            )
+        st.caption(caption)
+
+
+live(shown, graph, steps, knobs, picked)
+view = st.session_state.get("graph_view", {})
+graph, steps = stepped(shown, poked) if poked else (graph, steps)  # the numbers the tabs below show
 
 try:
-    analysis = analyse(shown)
+    analysis = analyse(shown, poked)
 except Exception as exc:  # noqa: BLE001 - the graph is drawn; the check's failure is a message, never a traceback
     note.error(markdown_safe(explain.error_report(shown, exc)[0]), icon=":material/error:")
     st.stop()
@@ -190,6 +224,8 @@ def show_node():
         else:
             st.dataframe(explain.as_table(node.grad), width="stretch")
     st.plotly_chart(heatmap_figure(node.data, node.grad, explain.node_label(node)), width="stretch")
+    if node.op and node.requires_grad:
+        jacobian_view(jacobian_of(shown, poked, node_id), key="explorer_jacobian")
 
 
 def show_export():
