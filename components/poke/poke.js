@@ -400,7 +400,7 @@ class Poke {
       }
       point.setAttribute("cx", px.toFixed(1));
       point.setAttribute("cy", py.toFixed(1));
-      caption.textContent = `${data.out} over ${wx} and ${wy} (darker: larger). The arrow is the gradient `
+      caption.textContent = `${data.out} over ${wx} and ${wy} (deeper blue: larger). The arrow is the gradient `
         + `(∂${data.out}/∂${wx}, ∂${data.out}/∂${wy}) = (${pkNumber(gx)}, ${pkNumber(gy)}): `
         + "uphill, at right angles to the contour through the point.";
     };
