@@ -27,8 +27,11 @@ Poked = tuple
 
 #: A scale slider's range (an array input multiplied by s).
 SCALE_RANGE = (-2.0, 2.0)
-#: How many numbers the pictures may compute: points × the program's forward elements.
-PICTURE_BUDGET = 20_000_000
+#: What a picture may cost: its points × one run's cost, counted as the forward's numbers and multiply-adds
+#: plus NODE_COST per graph node (an op's fixed overhead: ~3-9 µs, like ~1,500 numbers' arithmetic).
+#: About 0.2 s on these machines: micrograd's contour plot gets 25 × 25 points, a 361-node program's 8 × 8.
+PICTURE_BUDGET = 40_000_000
+NODE_COST = 1_500
 CURVE_POINTS = 61
 SURFACE_POINTS = 25
 
@@ -238,7 +241,8 @@ def point(graph, knobs_: tuple) -> Point:
 
 def _points(program, wanted: int, per_axis: int) -> int:
     """Points per axis the picture budget allows (at least 7)."""
-    allowed = PICTURE_BUDGET / max(program.costs.forward_elements, 1)
+    costs = program.costs
+    allowed = PICTURE_BUDGET / max(costs.forward_elements + costs.matmul_work + NODE_COST * costs.nodes, 1)
     return int(max(7, min(wanted, allowed ** (1 / per_axis))))
 
 
@@ -395,3 +399,9 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
     data = picture_data(knobs_, poked, point(graph, knobs_), active, curve_, surface_)
     data["out"] = output_name(graph)
     return data
+
+
+def described(poked: Poked, knobs_: tuple) -> str:
+    """Poked values in words: ``a = -2.5, W × 1.5``."""
+    kinds = {k.name: k.kind for k in knobs_}
+    return ", ".join(f"{name} {'×' if kinds.get(name) == 'scale' else '='} {value:.6g}" for name, value in poked)

@@ -187,6 +187,8 @@ def show_checks():
         "grad: what backward() gave (seeded with ones). numerical grad: (f(x + ε) − f(x − ε)) / 2ε per element "
         "of each input, ε = 1e-6; pass when |error| ≤ 1e-5 + 1e-4·|numerical|. Variables that are not inputs "
         "show their grad only."
+        + (f" Checked at the poked values ({poke.described(poked, knobs)}); Reset returns to the program's." if poked
+           else "")
     )
 
 
@@ -242,6 +244,8 @@ def show_export():
     e3.download_button(
         "As Python", analysis.python, file_name="program.py", mime="text/x-python", icon=download
     )
+    if poked:
+        st.caption("The script has the program's own values; the poked ones are in this page's link.")
     with st.expander("The program as Python"):
         st.code(analysis.python, language="python")
 

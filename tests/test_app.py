@@ -444,6 +444,7 @@ def test_a_poked_value_reaches_the_graph_in_place_the_url_and_the_check():
     table = at.table[0].value
     a_row = table[table["variable"] == "a"].iloc[0]
     assert a_row["check"] == "pass" and a_row["grad"] == explain.compact(a_grad), "the check is of the poked program"
+    assert any("Checked at the poked values (a = -3)" in c.value for c in at.caption), "and says so"
 
 
 def test_a_link_with_poked_values_reproduces_them_and_reset_returns_to_the_program():
