@@ -5,7 +5,7 @@ import streamlit as st
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
 from components.jacobian_view import jacobian_view
-from components.poke import full_run_wanted, poke_panel
+from components.poke import full_run_wanted, poke_panel, synced
 from explorer import explain, graph_data, poke, presets
 from explorer.dot import to_svg
 from explorer.formatting import heatmap_figure, markdown_safe
@@ -15,9 +15,6 @@ through_app()
 
 analyse = st.cache_data(max_entries=64, show_spinner=False)(explain.analyse_program)
 stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
-knobs_of = st.cache_data(max_entries=32, show_spinner=False)(poke.knobs)
-curve_of = st.cache_data(max_entries=64, show_spinner=False)(poke.curve)
-surface_of = st.cache_data(max_entries=32, show_spinner=False)(poke.surface)
 jacobian_of = st.cache_data(max_entries=64, show_spinner=False)(node_jacobian)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
 
@@ -106,11 +103,8 @@ with left:
         graph, steps = stepped(shown)
         st.caption("The graph shows the last program that ran.")
 
-knobs = knobs_of(shown)
-poked, problems = poke.sync(st.session_state, st.query_params, shown, knobs)
 with left:
-    for problem in problems:
-        st.warning(markdown_safe(f"Ignored part of the link's poked values: {problem}."))
+    knobs, poked = synced(shown)
 
 picked = st.session_state.get("explorer_picked")  # a node clicked or chosen, if this graph has it
 picked = picked if picked in range(len(graph.nodes)) else None
@@ -127,7 +121,7 @@ def live(shown, graph, steps, knobs, picked):
     now = st.session_state.get("poked", ())
     poked_graph, _ = stepped(shown, now) if now else (graph, steps)
     with left:
-        poke_panel(shown, knobs, poked_graph, key="explorer_poke", curve=curve_of, surface=surface_of)
+        poke_panel(shown, knobs, poked_graph, key="explorer_poke")
     with right:
         graph_view(
             program_view(shown, graph, steps),

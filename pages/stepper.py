@@ -4,17 +4,14 @@ import streamlit as st
 
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
-from components.poke import full_run_wanted, poke_panel
-from explorer import explain, graph_data, poke, presets
+from components.poke import full_run_wanted, poke_panel, synced
+from explorer import explain, graph_data, presets
 from explorer.formatting import markdown_safe
 from explorer.jacobian_view import step_jacobians
 
 through_app()
 
 stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
-knobs_of = st.cache_data(max_entries=32, show_spinner=False)(poke.knobs)
-curve_of = st.cache_data(max_entries=64, show_spinner=False)(poke.curve)
-surface_of = st.cache_data(max_entries=32, show_spinner=False)(poke.surface)
 jacobians_of = st.cache_data(max_entries=32, show_spinner=False)(step_jacobians)
 
 
@@ -80,10 +77,7 @@ if st.session_state.get("stepper_jacobians_for") != program:
     st.session_state["stepper_jacobians_for"] = program
     st.session_state["stepper_jacobians_asked"] = ()
 
-knobs = knobs_of(program)
-_, problems = poke.sync(st.session_state, st.query_params, program, knobs)
-for problem in problems:
-    st.warning(markdown_safe(f"Ignored part of the link's poked values: {problem}."))
+knobs, _ = synced(program)
 if n == 0:
     st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad.")
 
@@ -94,6 +88,7 @@ def live(program, graph, steps, knobs):
     takes the new numbers in place, at the same step."""
     if full_run_wanted():
         st.rerun()  # the values settled: the URL follows
+    n = len(steps)
     # NOTE: the browser moves on its own; a run caused by its report must not send it a position (the
     # data would change and be sent again, and the view ignores it anyway). Any other run (arriving from
     # another page, a link) passes the position on, for a view that mounts afresh.
@@ -108,7 +103,8 @@ def live(program, graph, steps, knobs):
     data = layout
     if poked:
         poked_graph, poked_steps = stepped(program, poked)
-        data = graph_data.over_layout(program_view(program, poked_graph, poked_steps, True, poked), layout)
+        poked_view = program_view(program, poked_graph, poked_steps, stepper=True, poked=poked)
+        data = graph_data.over_layout(poked_view, layout)
     else:
         poked_graph = graph
     jacobians = jacobians_of(program, poked)
@@ -126,7 +122,7 @@ def live(program, graph, steps, knobs):
         on_jacobian=jacobian_asked,
     )
     with st.sidebar:  # beside the graph at any height of the window, as the sliders move
-        poke_panel(program, knobs, poked_graph, key="stepper_poke", curve=curve_of, surface=surface_of)
+        poke_panel(program, knobs, poked_graph, key="stepper_poke")
 
 
 live(program, graph, steps, knobs)

@@ -16,7 +16,6 @@ the values itself: Reset, a new program, a link; the browser then moves its slid
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -33,6 +32,12 @@ _component = st.components.v2.component(
 )
 ss = st.session_state
 _FULL_RUN = "_poke_full_run"
+
+# The evaluations of the user's program this view makes (plain functions of explorer.poke, cached here for
+# every session): the sliders of a program, and the pictures' curve and grid.
+knobs_for = st.cache_data(max_entries=32, show_spinner=False)(poke.knobs)
+_curve = st.cache_data(max_entries=64, show_spinner=False)(poke.curve)
+_surface = st.cache_data(max_entries=32, show_spinner=False)(poke.surface)
 
 
 def _moved(key: str, knobs: tuple) -> None:
@@ -56,24 +61,27 @@ def _reset() -> None:
     ss[_FULL_RUN] = True
 
 
+def synced(text: str) -> tuple[tuple, tuple]:
+    """(knobs, poked) of a program for a whole page run: the session's poked values and the URL's ``?poke=``
+    kept in step (explorer.poke.sync); what a link's values get wrong is said here, in a warning."""
+    from explorer.formatting import markdown_safe
+
+    knobs = knobs_for(text)
+    poked, problems = poke.sync(ss, st.query_params, text, knobs)
+    for problem in problems:
+        st.warning(markdown_safe(f"Ignored part of the link's poked values: {problem}."))
+    return knobs, poked
+
+
 def full_run_wanted() -> bool:
     """True once after the values settled or were reset: the page should run whole (st.rerun()), so that
     what does not follow the drag (the URL, the gradient check, the inspector) follows now."""
     return bool(ss.pop(_FULL_RUN, False))
 
 
-def poke_panel(
-    text: str,
-    knobs: tuple,
-    graph,
-    *,
-    key: str,
-    curve: Callable = poke.curve,
-    surface: Callable = poke.surface,
-) -> None:
-    """The sliders of ``knobs`` at the session's poked values and the pictures for ``graph`` (the program run
-    with them, grads filled in). ``curve`` and ``surface`` compute the pictures (explorer.poke's, or the
-    page's cached versions of them)."""
+def poke_panel(text: str, knobs: tuple, graph, *, key: str) -> None:
+    """The sliders of ``knobs`` (knobs_for(text)) at the session's poked values and the pictures for ``graph``
+    (the program run with them, grads filled in)."""
     if not knobs:
         return
     names = [k.name for k in knobs]
@@ -81,6 +89,6 @@ def poke_panel(
         ss["poke_active"] = names[0]
     poked = ss.get("poked", ())
     data = poke.pictures(text, knobs, poked, graph, ss["poke_active"], ss.get("poke_previous"),
-                         curve=curve, surface=surface)
+                         curve=_curve, surface=_surface)
     data |= {"answered": ss.get("poke_answered", 0), "version": ss.get("poke_version", 0)}
     _component(key=key, data=data, on_poke_change=lambda: _moved(key, knobs), on_reset_change=_reset)
