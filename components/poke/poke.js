@@ -96,7 +96,7 @@ class Poke {
     this.width = 0; // the pictures' width, kept by the observer (reading it per answer would force a layout)
     this.resize = new ResizeObserver(() => {
       const now = this.pictures.clientWidth;
-      if (Math.abs(now - this.width) > 8) {
+      if (now > 0 && this.root.isConnected && Math.abs(now - this.width) > 8) {
         this.width = now;
         if (this.data) this.renderPictures();
       }
@@ -415,9 +415,10 @@ class Poke {
       const probe = document.createElement("span");
       probe.style.color = style.getPropertyValue(name).trim() || fallback;
       this.root.append(probe);
-      const parts = getComputedStyle(probe).color.match(/[\d.]+/g).map(Number);
+      const parts = (getComputedStyle(probe).color.match(/[\d.]+/g) || []).map(Number);
       probe.remove();
-      return parts;
+      // NOTE: a view being taken off the page has no computed style: draw in the fallback's colour
+      return parts.length >= 3 ? parts : fallback.match(/[0-9a-f]{2}/gi).map((h) => parseInt(h, 16));
     };
     const lo = rgb("--st-background-color", "#ffffff"), hi = rgb("--st-blue-color", "#1c83e1");
     const canvas = document.createElement("canvas");
