@@ -1,7 +1,10 @@
 """Expression Explorer: type a program of tensors, see its graph with every data and grad, check the grads."""
 
+import functools
+
 import streamlit as st
 
+from components import session
 from components.entry import through_app
 from explorer import explain, presets
 from explorer.dot import LAYOUTS, to_dot, to_svg
@@ -9,7 +12,7 @@ from explorer.formatting import heatmap_figure, kinds_in, legend_html, markdown_
 
 through_app()
 
-analyse = st.cache_data(max_entries=64, show_spinner=False)(explain.analyse_program)
+analyse = functools.partial(session.sandboxed, explain.analyse_program)  # a worker process, limited and cancellable
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
 MAX_DRAWN = 200  # boxes; the browser lays out more only slowly and unreadably
 

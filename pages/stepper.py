@@ -1,10 +1,12 @@
 """Backward Stepper: walk the backward pass one node at a time and see what each VJP sends to each parent."""
 
+import functools
 import time
 
 import streamlit as st
 
 from autograd.graph import grads_at
+from components import session
 from components.entry import through_app
 from components.follow_node import follow_node
 from components.hotkeys import hotkeys
@@ -14,7 +16,7 @@ from explorer.formatting import kinds_in, legend_html, markdown_safe
 
 through_app()
 
-stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
+stepped = functools.partial(session.sandboxed, explain.step_program)  # a worker process, limited and cancellable
 GRAPH_PANE_HEIGHT = 560  # px, at most; the CSS below shrinks the pane to a short graph or window
 # NOTE: Streamlit gives a container of fixed height that height on the container and on its
 # wrapper; letting both size to the graph, up to what the window has room for below the buttons,

@@ -1,0 +1,55 @@
+"""The pages' way to evaluate a user's program: in the sandbox (explorer/sandbox.py), stopped when the
+session that asked goes away or reruns.
+
+    analysis = session.sandboxed(explain.analyse_program, program)
+
+One sandbox serves the whole server (its worker processes and its byte-bounded cache are shared
+by every session, like ``st.cache_resource``). While a script waits for its evaluation it checks,
+every 50 ms, what Streamlit would check at its next ``st.*`` call: a closed tab (the session is
+stopped) or a rerun (a widget changed). Then it leaves the evaluation, raising Streamlit's own
+stop or rerun exception exactly as an ``st.*`` call would; the sandbox kills the work once nobody
+has waited for it for half a second (a rerun that wants the same program picks it up again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+from explorer.sandbox import Sandbox
+
+
+@st.cache_resource(show_spinner=False)
+def sandbox() -> Sandbox:
+    """The server's sandbox: two worker processes (this machine has two cores), started on first use."""
+    return Sandbox()
+
+
+def sandboxed(fn: Callable, *args: Any) -> Any:
+    """``fn(*args)`` evaluated in the sandbox for this session (cached, limited, cancelled with the session)."""
+    return sandbox().run(fn, *args, cancelled=_session_watcher())
+
+
+def _session_watcher() -> Callable[[], bool] | None:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or ctx.script_requests is None:
+        return None  # bare Python (a benchmark, a test): nothing can cancel
+    requests, session_id = ctx.script_requests, ctx.session_id
+
+    def cancelled() -> bool:
+        # NOTE: the same check an st.* call makes (ScriptRunner._maybe_handle_execution_control_request):
+        # a request taken here is acted on here, so a rerun is never lost.
+        request = requests.on_scriptrunner_yield()
+        if request is not None:
+            if request.type == ScriptRequestType.RERUN:
+                raise RerunException(request.rerun_data)
+            raise StopException()
+        return Runtime.exists() and not Runtime.instance().is_active_session(session_id)
+
+    return cancelled
