@@ -5,21 +5,32 @@ import numpy as np
 from autograd.tensor import Tensor
 
 
-def numerical_vjp(fn, inputs, cotangent, eps=1e-6):
-    """Central-difference estimate of d<fn(inputs), cotangent>/d(input) for each input, in float64."""
-    grads = []
-    for x in inputs:
-        grad = np.zeros(x.data.shape, dtype=np.float64)
-        flat = x.data.reshape(-1)  # a view: perturbing it perturbs x
-        for i in range(flat.size):
-            saved = flat[i]
-            flat[i] = saved + eps
-            plus = float(np.sum(fn(*inputs).data * cotangent))
-            flat[i] = saved - eps
-            minus = float(np.sum(fn(*inputs).data * cotangent))
-            flat[i] = saved
-            grad.reshape(-1)[i] = (plus - minus) / (2 * eps)
-        grads.append(grad)
+def numerical_vjp(fn, inputs, cotangent, eps=1e-6, elements=None, stop=None):
+    """Central-difference estimate of d<fn(inputs), cotangent>/d(input) for each input, in float64.
+
+    `elements` lists the (input position, flat index) pairs to estimate, in that order (default: every
+    element of every input); `stop()`, asked before each pair, ends the estimate early when it returns
+    True. Elements not estimated are nan.
+    """
+    grads = [np.full(x.data.shape, np.nan if elements is not None else 0.0, dtype=np.float64) for x in inputs]
+    if elements is None:
+        elements = ((k, i) for k, x in enumerate(inputs) for i in range(x.data.size))
+    elements = iter(elements)
+    while stop is None or not stop():  # asked before the next pair is even taken
+        pair = next(elements, None)
+        if pair is None:
+            break
+        k, i = pair
+        flat = inputs[k].data.reshape(-1)  # a view: perturbing it perturbs the input
+        saved = flat[i]
+        flat[i] = saved + eps
+        plus = np.array(fn(*inputs).data, dtype=np.float64)  # a copy: the output may be a view of the input
+        flat[i] = saved - eps
+        minus = np.array(fn(*inputs).data, dtype=np.float64)
+        flat[i] = saved
+        # NOTE: the outputs are subtracted before they are summed: elements the nudge did not reach
+        # cancel exactly, so summing a large output adds no rounding noise of its own.
+        grads[k].reshape(-1)[i] = float(np.sum((plus - minus) * cotangent)) / (2 * eps)
     return grads
 
 

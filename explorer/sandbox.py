@@ -332,6 +332,7 @@ class Sandbox:
         self._slots = threading.BoundedSemaphore(workers)
         self._idle: list[_Worker] = []
         self._closed = False
+        self._cannot_start = ""  # why the last worker did not start, until one does
         self._spawn_requests = threading.Semaphore(workers)
         # NOTE: one long-lived thread starts every worker: Linux's parent-death signal fires when the
         # *thread* that started a worker exits, so workers must not be started by short-lived job threads.
@@ -421,8 +422,10 @@ class Sandbox:
         while True:
             with self._changed:
                 while not self._idle:
-                    if self._abandoned(job):
+                    if self._abandoned(job) or self._cannot_start:
                         self._slots.release()
+                        if self._cannot_start:
+                            raise SandboxError("crash", self._cannot_start)
                         return None
                     self._changed.wait(self.poll)
                 worker = self._idle.pop()
@@ -516,13 +519,18 @@ class Sandbox:
             worker = _Worker(self.limits, self.preload)
             if not worker.wait_ready(timeout=60):
                 worker.kill()
-                time.sleep(1.0)  # a worker that cannot start (a broken install): do not spin
+                with self._changed:
+                    self._cannot_start = ("the worker process that evaluates programs did not start "
+                                          f"(exit code {worker.process.returncode}; the server's log says why)")
+                    self._changed.notify_all()
+                time.sleep(1.0)  # a broken install: try again, without spinning
                 self._spawn_requests.release()
                 continue
             with self._changed:
                 if self._closed:
                     worker.kill()
                     return
+                self._cannot_start = ""
                 self._idle.append(worker)
                 self._changed.notify_all()
 

@@ -148,6 +148,8 @@ def show_checks():
             "abs of 0, a tie in max) the two one-sided slopes differ: backward() takes relu'(0) = 0, "
             "central differences average the two sides."
         ))
+    if analysis.check_note:
+        st.info(markdown_safe(analysis.check_note), icon=":material/timer:")
     # NOTE: a static table, not st.dataframe: this tab is open on the first load, and the data grid's
     # JavaScript competed with Graphviz's, delaying the graph by ~0.8 s (first load 4.1-4.5 s -> 3.4-3.7 s).
     st.table(explain.check_table(list(rows)))
