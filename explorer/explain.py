@@ -4,6 +4,7 @@ check and what each backward step did. Plain Python (no Streamlit): the pages on
 from __future__ import annotations
 
 import time
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -16,11 +17,24 @@ from explorer.dot import fmt_number, format_array, shape_text, slot_names, summa
 # ----------------------------------------------------------------------------- the shared program
 
 
+#: The longest program a link carries, once URL-encoded. The server refuses a request whose address is
+#: much over ~120 KB (measured: 120 KB answered, 128 KB reset), so a program whose link would come near
+#: that stays out of the address bar, and the page says so, rather than leave a link that cannot open.
+LINK_LIMIT = 64 * 1024
+
+
+def link_length(text: str) -> int:
+    """The characters ``?program=`` takes for ``text`` in an address (as Streamlit encodes it)."""
+    return len(urllib.parse.quote_plus(text))
+
+
 def sync_program(state: MutableMapping, query: MutableMapping, default: str) -> str:
     """Keeps ``state['program']`` and the URL's ``?program=`` in step; returns the program.
 
     A link (a query param this session did not write) wins over the session's program, so a
-    shared URL reproduces its program; otherwise the session's program is written to the URL.
+    shared URL reproduces its program; otherwise the session's program is written to the URL,
+    unless its link would be longer than ``LINK_LIMIT`` (then the URL keeps the last program
+    that fitted: see ``link_note``).
     """
     from_url = query.get("program")
     if from_url is not None and from_url != state.get("_program_in_url"):
@@ -28,10 +42,23 @@ def sync_program(state: MutableMapping, query: MutableMapping, default: str) -> 
     if not isinstance(state.get("program"), str):
         state["program"] = default
     text = state["program"]
-    if query.get("program") != text:
+    if query.get("program") != text and link_length(text) <= LINK_LIMIT:
         query["program"] = text
-    state["_program_in_url"] = text
+    if query.get("program") == text:
+        state["_program_in_url"] = text
     return text
+
+
+def link_note(text: str) -> str:
+    """What to tell a user whose program is too long for a link ('' when it fits)."""
+    size = link_length(text)
+    if size <= LINK_LIMIT:
+        return ""
+    return (
+        f"This program is too long for a link: {size / 1024:,.0f} KB once encoded in an address, and a link "
+        f"holds at most {LINK_LIMIT // 1024} KB (programs are at most 10,000 characters, ~20 KB). The address "
+        "bar keeps the last program that fitted; download this one with Export → As Python."
+    )
 
 
 # ----------------------------------------------------------------------------- node names
@@ -121,13 +148,24 @@ def error_report(program: str, error: Exception) -> tuple[str, str]:
     return where + str(getattr(error, "message", error)), caret_block(program, line, col)
 
 
-def caret_block(text: str, line: int | None, col: int | None) -> str:
-    """The offending line of a program with a ``^`` under the column (both 1-based)."""
+def caret_block(text: str, line: int | None, col: int | None, width: int = 100) -> str:
+    """The offending line of a program with a ``^`` under the column (both 1-based).
+
+    A line longer than ``width`` characters is shown as the ``width`` around the column, cut
+    ends marked with ``…`` (a 5,000-character line is not echoed whole).
+    """
     lines = text.splitlines() or [""]
     if not line or line < 1 or line > len(lines):
         return ""
     source = lines[line - 1].expandtabs(4)
     col = max(1, min(col or 1, len(source) + 1))
+    if len(source) > width:
+        start = max(0, min(col - 1 - width // 2, len(source) - width))
+        shown = source[start:start + width]
+        head = "…" if start > 0 else ""
+        tail = "…" if start + width < len(source) else ""
+        col = col - start + len(head)
+        source = head + shown + tail
     gutter = f"{line} | "
     return f"{gutter}{source}\n{' ' * (len(gutter) + col - 1)}^"
 

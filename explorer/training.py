@@ -175,7 +175,7 @@ class TrainConfig:
                 else:
                     values[f.name] = type(current)(text)
             except ValueError:
-                problems.append(f"{f.name}={text!r} is not valid")
+                problems.append(f"{f.name}={_quoted(text)} is not valid")
         try:
             config = cls(**values)
         except ValueError:
@@ -185,8 +185,19 @@ class TrainConfig:
                 try:
                     config = replace(config, **{name: value})
                 except ValueError as err:
-                    problems.append(str(err))
+                    problems.append(_clipped(str(err), 200))
         return config, problems
+
+
+def _quoted(text: str, limit: int = 40) -> str:
+    """A link's value as the warning quotes it: whole if short, else its start and its length."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
+def _clipped(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was: a link's 5,000-character value
+    is not echoed whole in a warning."""
+    return text if len(text) <= limit else f"{text[:limit - 1]}… ({len(text):,} characters)"
 
 
 SETTING_NAMES = {

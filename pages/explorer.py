@@ -23,6 +23,8 @@ st.caption(
 )
 
 program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
+if explain.link_note(program):  # too long for an address the server accepts: say so before it refuses
+    st.warning(explain.link_note(program), icon=":material/link_off:")
 # NOTE: a fresh editor gets the program as its default value (so the browser shows it at once);
 # an existing one is updated through session state when the program changed elsewhere.
 editor_default = {}

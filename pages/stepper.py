@@ -35,6 +35,8 @@ st.caption(
 )
 
 program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
+if explain.link_note(program):  # too long for an address the server accepts: say so before it refuses
+    st.warning(explain.link_note(program), icon=":material/link_off:")
 
 try:
     graph, steps = stepped(program)

@@ -27,6 +27,32 @@ def test_sync_program_default_then_url_then_session():
     assert state["program"] == "c = 3.0"
 
 
+def test_a_program_too_long_for_a_link_stays_out_of_the_address_and_says_so():
+    state, query = {}, {}
+    explain.sync_program(state, query, "a = 1.0")
+    # 10,000 characters of emoji comments: ~120 KB once encoded, more than the server accepts.
+    state["program"] = "a = 2.0\n#" + "😀" * 9_990
+    assert explain.sync_program(state, query, "a = 1.0") == state["program"]
+    assert query["program"] == "a = 1.0", "the address keeps the last program that fitted"
+    note = explain.link_note(state["program"])
+    assert "too long for a link" in note and "64 KB" in note
+    # the stale address is not taken for a link on the next run
+    assert explain.sync_program(state, query, "a = 1.0") == state["program"]
+    state["program"] = "b = 3.0"
+    assert explain.sync_program(state, query, "a = 1.0") == "b = 3.0" and query["program"] == "b = 3.0"
+    assert explain.link_note("b = 3.0") == ""
+
+
+def test_a_long_line_is_shown_around_its_error_not_whole():
+    line = "y = x" + ".T" * 2_500 + " +* 1"
+    block = explain.caret_block("x = 1.0\n" + line, 2, len(line) - 2)
+    source, caret = block.splitlines()
+    assert len(source) < 120 and source.startswith("2 | …") and source.endswith("+* 1")
+    assert source[caret.index("^")] == "*"
+    middle = explain.caret_block("x = 1.0\n" + line, 2, 2_000)
+    assert middle.splitlines()[0].endswith("…") and len(middle.splitlines()[0]) < 120
+
+
 def test_error_report_names_line_and_column_and_points_at_them():
     text = "a = 1.0\nb = a +* 2"
     with pytest.raises(ExpressionError) as info:

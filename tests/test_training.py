@@ -171,6 +171,13 @@ def test_query_round_trip_and_bad_values():
         assert any(word in p for p in problems), (word, problems)
 
 
+def test_a_long_link_value_is_not_echoed_whole():
+    _, problems = TrainConfig.from_query({"lr": "9" * 5_000 + "x", "activation": "z" * 5_000})
+    assert len(problems) == 2
+    assert all(len(p) < 260 for p in problems), problems
+    assert any("5,001 characters" in p for p in problems) and any("characters)" in p for p in problems)
+
+
 def test_parse_hidden():
     assert training.parse_hidden("8, 8") == (8, 8)
     assert training.parse_hidden("") == ()
