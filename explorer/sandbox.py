@@ -27,6 +27,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import importlib
+import mmap
 import os
 import pickle
 import resource
@@ -46,6 +47,7 @@ from explorer.cache import ByteCache
 
 MB = 1024 * 1024
 _ROOT = Path(__file__).resolve().parents[1]  # the checkout: workers import explorer/ and autograd/ from it
+_MMAP_FROM = 256 * 1024  # result buffers this large are received into an mmap of their own
 _THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -149,10 +151,10 @@ def _run_task(outbox: Connection, fn: Callable, args: tuple, result_bytes: int) 
         if total > result_bytes:
             outbox.send_bytes(pickle.dumps(("size", total)))
             return False
-        outbox.send_bytes(pickle.dumps(("ok", len(views), total)))
+        outbox.send_bytes(pickle.dumps(("ok", [v.nbytes for v in views], total)))
         outbox.send_bytes(data)
-        for view in views:
-            outbox.send_bytes(view)
+        for view in views:  # raw, after the framed header: the parent reads each into a buffer of its own
+            _write_all(outbox.fileno(), view.cast("B"))
         return False
     except MemoryError:
         _send_error(outbox, "memory", None)
@@ -161,6 +163,36 @@ def _run_task(outbox: Connection, fn: Callable, args: tuple, result_bytes: int) 
         memory = _caused_by_memory(exc)
         _send_error(outbox, "memory" if memory else "error", exc)
         return memory
+
+
+def _write_all(fd: int, view: memoryview) -> None:
+    while view.nbytes:
+        view = view[os.write(fd, view):]
+
+
+def _read_buffer(fd: int, size: int) -> memoryview | bytes:
+    """``size`` raw bytes from a pipe, as a read-only buffer. Large ones land in an anonymous mmap of
+    their own, which goes back to the OS the moment the last array using it is freed: results never
+    pass through malloc, whose freed chunks glibc keeps in its heaps (measured: +700 MB held by the
+    server after five 144 MB results had been dropped)."""
+    if size < _MMAP_FROM:
+        chunks = []
+        while size:
+            chunk = os.read(fd, size)
+            if not chunk:
+                raise EOFError
+            chunks.append(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
+    buffer = mmap.mmap(-1, size)
+    view = memoryview(buffer)
+    got = 0
+    while got < size:
+        n = os.readv(fd, [view[got:]])
+        if not n:
+            raise EOFError
+        got += n
+    return view.toreadonly()
 
 
 def _send_error(outbox: Connection, kind: str, exc: BaseException | None) -> None:
@@ -469,9 +501,9 @@ class Sandbox:
         try:
             header = pickle.loads(worker.results.recv_bytes())
             if header[0] == "ok":
-                _, count, total = header
+                _, sizes, total = header
                 data = worker.results.recv_bytes()
-                buffers = [worker.results.recv_bytes() for _ in range(count)]
+                buffers = [_read_buffer(worker.results.fileno(), size) for size in sizes]
                 return "ok", (pickle.loads(data, buffers=buffers), total)
         except (EOFError, OSError):
             return "crash", self._death(worker, start_cpu)
