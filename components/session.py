@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -26,7 +28,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, Stop
 from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from explorer.sandbox import Sandbox
+from explorer.sandbox import Limits, Sandbox
 
 REAP_PERIOD = 15.0  # seconds between looks for closed sessions whose reconnect time (TTL) has passed
 
@@ -36,7 +38,18 @@ def sandbox() -> Sandbox:
     """The server's sandbox: two worker processes (this machine has two cores), started on first use.
     Starts the reaper of closed sessions too (see reap_closed_sessions)."""
     threading.Thread(target=reap_closed_sessions, name="session-reaper", daemon=True).start()
-    return Sandbox()
+    return Sandbox(limits())
+
+
+def limits() -> Limits:
+    """The sandbox's limits; a server can set them with AUTOGRAD_SANDBOX_MEMORY_MB and
+    AUTOGRAD_SANDBOX_CPU_SECONDS (the browser tests use a small memory limit)."""
+    default = Limits()
+    return replace(
+        default,
+        memory_mb=int(os.environ.get("AUTOGRAD_SANDBOX_MEMORY_MB", default.memory_mb)),
+        cpu_seconds=float(os.environ.get("AUTOGRAD_SANDBOX_CPU_SECONDS", default.cpu_seconds)),
+    )
 
 
 def sandboxed(fn: Callable, *args: Any) -> Any:

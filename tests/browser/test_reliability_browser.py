@@ -1,0 +1,143 @@
+"""Hostile links against a real server: a program over the memory limit gets a clear message and the
+server stays up; closing a tab kills the evaluation it was waiting for; the 1,100-input program's
+check stops at its budget and says how far it got; a program too long for a link stays out of it.
+
+The server here runs with a 160 MB memory limit per evaluation (AUTOGRAD_SANDBOX_MEMORY_MB), so a
+program the language accepts (9 million numbers, ~150 MB with their grads) is over it however
+well the language predicts sizes; psutil reads the server's process tree.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import urllib.parse
+import urllib.request
+
+import psutil
+import pytest
+
+from benchmarks.load import many_inputs_program
+
+from .helpers import APP, app_exception, main_text, open_page, wait_for_idle, wait_for_text
+from .server import start_streamlit
+
+pytestmark = pytest.mark.browser
+
+OVER_LIMIT = "x = randn(1000, 1000)\ny = (x * x * x * x * x * x * x * x).sum()"
+ALERT = '[data-testid="stAlert"]'
+
+
+@pytest.fixture(scope="module")
+def small_server(artifacts):
+    saved = os.environ.get("AUTOGRAD_SANDBOX_MEMORY_MB")
+    os.environ["AUTOGRAD_SANDBOX_MEMORY_MB"] = "160"
+    try:
+        server = start_streamlit("app.py", log_dir=artifacts)
+    finally:
+        if saved is None:
+            os.environ.pop("AUTOGRAD_SANDBOX_MEMORY_MB")
+        else:
+            os.environ["AUTOGRAD_SANDBOX_MEMORY_MB"] = saved
+    yield server
+    server.stop()
+
+
+def link(server, path: str, program: str) -> str:
+    return f"{server.url}{path}?{urllib.parse.urlencode({'program': program})}"
+
+
+def tree(server) -> list[psutil.Process]:
+    root = psutil.Process(server.process.pid)
+    return [root, *root.children(recursive=True)]
+
+
+def rss(server) -> int:
+    return sum(p.memory_info().rss for p in tree(server))
+
+
+def healthy(server) -> bool:
+    with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=10) as response:
+        return response.status == 200
+
+
+def wait_until(condition, timeout: float = 20.0, period: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(period)
+    return condition()
+
+
+def busy_worker(server, timeout: float = 30.0) -> psutil.Process | None:
+    """The server's child process that is using a CPU now (an evaluation in progress)."""
+
+    def find():
+        children = psutil.Process(server.process.pid).children(recursive=True)
+        before = {}
+        for child in children:
+            try:
+                before[child.pid] = sum(child.cpu_times()[:2])
+            except psutil.NoSuchProcess:
+                continue
+        time.sleep(0.3)
+        for child in children:
+            try:
+                if sum(child.cpu_times()[:2]) - before.get(child.pid, 0.0) > 0.1:
+                    return child
+            except psutil.NoSuchProcess:
+                continue
+        return None
+
+    return wait_until(find, timeout, period=0)
+
+
+@pytest.mark.parametrize("path", ["/", "/stepper"])
+def test_a_program_over_the_memory_limit_gets_a_clear_message_and_the_server_stays_up(page, small_server, path):
+    start = rss(small_server)
+    open_page(page, link(small_server, path, OVER_LIMIT), timeout=60_000)
+    wait_for_text(page, "160 MB", timeout=60_000)
+    alert = page.locator(ALERT).first.inner_text()
+    assert "memory" in alert and "160 MB" in alert and "smaller" in alert, alert
+    assert app_exception(page) is None, "a limit is a message, never a traceback"
+    assert healthy(small_server)
+    assert rss(small_server) - start < 1024**3
+    # The page still works: the next program runs.
+    page.goto(link(small_server, path, "a = 2.0\nb = a * 3"), wait_until="domcontentloaded")
+    wait_for_idle(page, 60_000)
+    assert "memory" not in main_text(page)
+
+
+def test_closing_the_tab_kills_the_evaluation_it_was_waiting_for(browser, small_server):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(link(small_server, "/", many_inputs_program(tag="closing the tab")), wait_until="domcontentloaded")
+    worker = busy_worker(small_server)
+    assert worker is not None, "the program is evaluated in a worker process of the server"
+    context.close()
+    assert wait_until(lambda: not worker.is_running() or worker.status() == psutil.STATUS_ZOMBIE, timeout=10), (
+        "nobody waits for the evaluation any more: its worker is stopped"
+    )
+    assert healthy(small_server)
+
+
+def test_the_1100_input_program_answers_with_a_partial_check(page, small_server):
+    text = many_inputs_program(tag="partial check")
+    open_page(page, link(small_server, "/", text), timeout=90_000)
+    wait_for_text(page, "the check's time budget", timeout=90_000)
+    shown = main_text(page)
+    assert "Checked " in shown and " inputs in " in shown and "not checked" in shown
+    assert app_exception(page) is None
+
+
+def test_a_program_too_long_for_a_link_stays_out_of_the_address(page, small_server):
+    open_page(page, link(small_server, "/", "a = 1.0\nb = a * 2"))
+    editor = page.locator(".st-key-explorer_editor textarea")
+    editor.fill("a = 2.0\n#" + "😀" * 9_990)
+    editor.press("Control+Enter")
+    wait_for_text(page, "too long for a link", timeout=60_000)
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+    assert query["program"] == ["a = 1.0\nb = a * 2"], "the address keeps the last program that fitted"
+    assert page.locator(APP).count() == 1 and app_exception(page) is None
