@@ -71,27 +71,39 @@ def wait_until(condition, timeout: float = 20.0, period: float = 0.1):
     return condition()
 
 
-def busy_worker(server, timeout: float = 30.0) -> psutil.Process | None:
-    """The server's child process that is using a CPU now (an evaluation in progress)."""
+def children_cpu(server) -> dict[int, float]:
+    cpu = {}
+    for child in psutil.Process(server.process.pid).children(recursive=True):
+        try:
+            cpu[child.pid] = sum(child.cpu_times()[:2])
+        except psutil.NoSuchProcess:
+            continue
+    return cpu
+
+
+def wait_for_quiet_workers(server, timeout: float = 60.0) -> dict[int, float]:
+    """The workers' CPU clocks once none has used any CPU for a second (replacements done starting)."""
+
+    def quiet():
+        before = children_cpu(server)
+        time.sleep(1.0)
+        after = children_cpu(server)
+        still = before.keys() == after.keys() and all(after[p] - before[p] < 0.05 for p in after)
+        return after if still and after else None
+
+    return wait_until(quiet, timeout, period=0)
+
+
+def busy_worker(server, base: dict[int, float], timeout: float = 60.0) -> psutil.Process | None:
+    """The worker that has used 0.3 s of CPU since `base` was taken: the one evaluating the program."""
 
     def find():
-        children = psutil.Process(server.process.pid).children(recursive=True)
-        before = {}
-        for child in children:
-            try:
-                before[child.pid] = sum(child.cpu_times()[:2])
-            except psutil.NoSuchProcess:
-                continue
-        time.sleep(0.3)
-        for child in children:
-            try:
-                if sum(child.cpu_times()[:2]) - before.get(child.pid, 0.0) > 0.1:
-                    return child
-            except psutil.NoSuchProcess:
-                continue
+        for pid, cpu in children_cpu(server).items():
+            if pid in base and cpu - base[pid] > 0.3:
+                return psutil.Process(pid)
         return None
 
-    return wait_until(find, timeout, period=0)
+    return wait_until(find, timeout, period=0.1)
 
 
 @pytest.mark.parametrize("path", ["/", "/stepper"])
@@ -110,11 +122,14 @@ def test_a_program_over_the_memory_limit_gets_a_clear_message_and_the_server_sta
     assert "memory" not in main_text(page)
 
 
-def test_closing_the_tab_kills_the_evaluation_it_was_waiting_for(browser, small_server):
+def test_closing_the_tab_kills_the_evaluation_it_was_waiting_for(browser, page, small_server):
+    open_page(page, link(small_server, "/", "a = 1.0\nb = a * 2"))  # the sandbox and its workers are up
+    base = wait_for_quiet_workers(small_server)
+    assert base, "the server has its worker processes, idle"
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.goto(link(small_server, "/", many_inputs_program(tag="closing the tab")), wait_until="domcontentloaded")
-    worker = busy_worker(small_server)
+    worker = busy_worker(small_server, base)
     assert worker is not None, "the program is evaluated in a worker process of the server"
     context.close()
     assert wait_until(lambda: not worker.is_running() or worker.status() == psutil.STATUS_ZOMBIE, timeout=10), (
