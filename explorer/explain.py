@@ -323,7 +323,12 @@ def check_note(timing: CheckTime | None, rows: list[GradCheckRow]) -> str:
     """One line on how far the check went: how many inputs it checked in how long, and any that
     passed only within rounding noise ('' when everything was checked strictly)."""
     parts = []
-    if timing is not None and timing.partial:
+    if timing is not None and timing.partial and not timing.inputs_checked:
+        parts.append(
+            f"No input was checked: one evaluation of the program takes {timing.eval_seconds:.2g} s, too long "
+            f"for two of them in the check's {timing.budget:g} s budget."
+        )
+    elif timing is not None and timing.partial:
         parts.append(
             f"Checked {timing.inputs_checked:,} of {counted(timing.inputs, 'input')} in {timing.seconds:.1f} s, "
             f"the check's time budget (one evaluation of the program takes {timing.eval_seconds:.2g} s); "

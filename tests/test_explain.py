@@ -273,6 +273,10 @@ def test_a_program_slower_than_the_budget_is_not_checked_and_says_why(monkeypatc
     )
     assert slow.runs == 0
     assert rows[0].ok is None and "one evaluation takes 4.0 s" in rows[0].note and "3 s budget" in rows[0].note
+    timing = []
+    explain.finite_difference_check(slow, {"x": np.array(2.0)}, {"x": np.array(4.0)}, time_budget=3.0,
+                                    eval_seconds=4.0, timing=timing)
+    assert explain.check_note(timing[0], rows).startswith("No input was checked: one evaluation of the program")
 
 
 def test_a_check_with_room_checks_everything_and_says_nothing():

@@ -144,9 +144,11 @@ def test_closing_the_tab_kills_the_evaluation_it_was_waiting_for(browser, page, 
 def test_the_1100_input_program_answers_with_a_partial_check(page, small_server):
     text = many_inputs_program(tag="partial check")
     open_page(page, link(small_server, "/", text), timeout=90_000)
-    wait_for_text(page, "the check's time budget", timeout=90_000)
+    wait_for_text(page, "budget", timeout=90_000)
     shown = main_text(page)
-    assert "Checked " in shown and " inputs in " in shown and "not checked" in shown
+    # How many inputs fit in 3 s depends on the machine (none if one evaluation takes over 1.5 s).
+    assert ("Checked " in shown and " of 1,091 inputs in " in shown) or "No input was checked" in shown, shown
+    assert "not checked" in shown
     assert app_exception(page) is None
 
 
