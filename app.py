@@ -9,12 +9,15 @@ from pathlib import Path
 import pandas  # noqa: F401
 import streamlit as st
 
+import autograd
+
 # NOTE: app.py calls st.navigation, so Streamlit ignores pages/ as an old-style multipage folder
 # (checked on 1.67.0: a fresh server's first request to /stepper or /playground shows only these
 # titles; tests/browser/test_navigation_browser.py samples the sidebar to keep it so).
 # The favicon is a local file: a Material page icon would make the browser fetch one from the internet.
 FAVICON = str(Path(__file__).parent / "static" / "favicon.png")
 
+autograd.tune_malloc()  # keeps freed NumPy buffers for reuse between training steps (see autograd/_memory.py)
 st.set_page_config(page_title="Autograd Explorer", page_icon=FAVICON, layout="wide")
 
 pages = [
@@ -31,4 +34,12 @@ pages = [
         url_path="playground",
     ),
 ]
-st.navigation(pages).run()
+page = st.navigation(pages, position="hidden")
+# NOTE: the sidebar's links are drawn here rather than by Streamlit's own navigation menu, which
+# .streamlit/config.toml switches off (client.showSidebarNavigation): on a fresh server's first
+# request Streamlit's old pages/ mode fills that menu with file names for a moment (see
+# components/entry.py); these links show the titles from the first paint.
+with st.sidebar:
+    for listed in pages:
+        st.page_link(listed)
+page.run()

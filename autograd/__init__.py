@@ -1,4 +1,8 @@
-"""Autograd: reverse-mode automatic differentiation over NumPy arrays."""
+"""Autograd: reverse-mode automatic differentiation over NumPy arrays.
+
+Importing it changes nothing outside the package. `tune_malloc()` is the one process-wide setting it
+offers, as an explicit call (the app and the benchmarks make it).
+"""
 
 from autograd import functional, nn, optim
 from autograd._memory import tune_malloc
@@ -6,6 +10,7 @@ from autograd.gradcheck import gradcheck
 from autograd.tensor import Parameter, Tensor, is_grad_enabled, no_grad
 
 F = functional
-tune_malloc()
 
-__all__ = ["Tensor", "Parameter", "no_grad", "is_grad_enabled", "gradcheck", "functional", "F", "nn", "optim"]
+__all__ = [
+    "Tensor", "Parameter", "no_grad", "is_grad_enabled", "gradcheck", "functional", "F", "nn", "optim", "tune_malloc",
+]

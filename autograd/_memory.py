@@ -11,9 +11,13 @@ _M_MMAP_THRESHOLD = -3
 _TRIM_THRESHOLD = 512 * 1024 * 1024
 _MMAP_THRESHOLD = 32 * 1024 * 1024
 
+#: Whether tune_malloc() has changed the allocator in this process (it is never called on import).
+tuned = False
+
 
 def tune_malloc():
-    """Raises glibc's trim and mmap thresholds; returns True if it did.
+    """Raises glibc's trim and mmap thresholds for this process; returns True if it did. Opt-in: call it
+    once at start-up (app.py and benchmarks/run.py do); importing autograd never does.
 
     NOTE: a training step allocates and frees the same large arrays (activations, their grads)
     over and over. With glibc's defaults, arrays over the mmap threshold, and free memory at the
@@ -22,6 +26,9 @@ def tune_malloc():
     process instead of 1.05x. Keeping up to 512 MB of freed memory for reuse removes that cost.
     Set AUTOGRAD_KEEP_MALLOC=1 to leave the allocator alone. A no-op off glibc.
     """
+    global tuned
+    if tuned:  # NOTE: once is enough; app.py runs on every rerun, and find_library spawns ldconfig
+        return True
     if os.environ.get("AUTOGRAD_KEEP_MALLOC"):
         return False
     try:
@@ -32,4 +39,5 @@ def tune_malloc():
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     ok_trim = mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
     ok_mmap = mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
-    return bool(ok_trim and ok_mmap)
+    tuned = bool(ok_trim and ok_mmap)
+    return tuned

@@ -1,4 +1,8 @@
-"""Functions over Tensors: activations, losses and array helpers (PyTorch's torch.nn.functional)."""
+"""Functions over Tensors: activations, losses and array helpers (PyTorch's torch.nn.functional).
+
+Each is a primitive of autograd.ops (its registry entry lists it under `functions`); the ones that
+take a single tensor also accept arrays, lists and numbers.
+"""
 
 from autograd import ops
 from autograd.ops import (
@@ -6,15 +10,17 @@ from autograd.ops import (
     concat,
     cross_entropy,
     linear,
+    maximum,
+    minimum,
+    mse_loss,
     stack,
     where,
 )
-from autograd.tensor import Tensor
 
 __all__ = [
     "relu", "tanh", "sigmoid", "gelu", "silu", "softmax", "log_softmax", "exp", "log", "sqrt", "abs",
     "linear", "mse_loss", "binary_cross_entropy_with_logits", "cross_entropy", "embedding",
-    "concat", "stack", "where",
+    "concat", "stack", "where", "maximum", "minimum",
 ]
 
 
@@ -66,16 +72,6 @@ def abs(x):
     return ops.abs(_t(x))
 
 
-def mse_loss(pred, target):
-    """Mean of squared differences; written from primitives so the graph shows each step."""
-    pred = _t(pred)
-    target = target if isinstance(target, Tensor) else ops.as_tensor(target, like=pred)
-    if pred.shape != target.shape:
-        raise ValueError(f"mse_loss: prediction {pred.shape} and target {target.shape} must have the same shape")
-    diff = pred - target
-    return (diff * diff).mean()
-
-
 def embedding(weight, idx):
     """Rows of `weight` picked by integer `idx` (any shape): out[..., :] = weight[idx[...], :]."""
-    return ops.getitem(weight, idx)
+    return ops.getitem(_t(weight), idx)

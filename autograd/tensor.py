@@ -43,7 +43,7 @@ def is_grad_enabled():
 
 
 class Primitive:
-    """One differentiable operation: its name, its VJP and the VJP written as a formula.
+    """One differentiable operation, declared once, in its block in autograd/ops/.
 
     The VJP contract, the same for every primitive:
         vjp(g, out, *inputs, need, **meta) -> one gradient (or None) per input
@@ -51,14 +51,40 @@ class Primitive:
     arrays in argument order; `need[i]` says whether input i wants a gradient (a VJP may skip
     work for the others and return None); `meta` holds the op's keyword metadata (axis, shape).
     A returned gradient may still have `out`'s broadcast shape: the engine undoes broadcasting.
+
+    Declared beside the VJP:
+      forward      the function that computes the op and records it (ops.mul)
+      formula      the VJP as the Backward Stepper shows it, G being the upstream gradient
+      slots        the inputs' names in argument order, as the formula names them (matmul:
+                   ("X", "W")); () when the number of inputs varies (concat, stack)
+      commutative  swapping the two inputs gives the same result (drawings then name no slot)
+      shape        shape(*args, **kwargs) -> the output's shape without computing it: the
+                   forward's signature with every array argument replaced by its shape; raises
+                   ValueError or IndexError where the forward would
+      methods      the Tensor methods and properties that make this op ("sum"; "transpose", "T")
+      operators    the Tensor operators that make it ("__add__", "__radd__")
+      functions    the autograd.functional functions that make it ("relu")
+    The expression language offers every method and function under the same name.
     """
 
-    __slots__ = ("name", "vjp", "formula")
+    __slots__ = (
+        "name", "forward", "vjp", "formula", "slots", "commutative", "shape", "methods", "operators", "functions",
+    )
 
-    def __init__(self, name, vjp, formula):
+    def __init__(
+        self, name, forward, vjp, formula, *,
+        slots=(), shape=None, commutative=False, methods=(), operators=(), functions=(),
+    ):
         self.name = name
+        self.forward = forward
         self.vjp = vjp
         self.formula = formula
+        self.slots = tuple(slots)
+        self.commutative = commutative
+        self.shape = shape
+        self.methods = tuple(methods)
+        self.operators = tuple(operators)
+        self.functions = tuple(functions)
 
     def __repr__(self):
         return f"Primitive({self.name!r})"
@@ -146,7 +172,7 @@ class Tensor:
 
     @property
     def T(self):
-        return self.transpose()
+        return _ops.transpose(self)
 
     def item(self):
         if self.data.size != 1:
@@ -211,10 +237,11 @@ class Tensor:
         """Accumulates d(self)/d(node), seeded with `grad` (ones if None), into every node's .grad."""
         run_backward(self, grad)
 
-    # ---- operators (each forwards to the primitive in ops.py) -------------------------------
-    # NOTE: + - * / ** @ and unary minus, and exp, log, sqrt, abs, relu, tanh, sigmoid, gelu, silu
-    # take their arguments in the primitive's order, so they are the ops.py functions themselves
-    # (bound at the end of ops.py): one call less on every op.
+    # ---- operators and methods ----------------------------------------------------------------
+    # NOTE: the operators and methods that take their arguments in the primitive's order (__add__,
+    # sum, reshape, ...) are the ops functions themselves, bound at the end of autograd/ops/__init__.py:
+    # `t * u` is ops.mul(t, u), with no forwarding call on the per-op hot path. Those that swap or
+    # convert their arguments are here.
     def __radd__(self, other):
         return _ops.add(other, self)
 
@@ -236,9 +263,6 @@ class Tensor:
     def __pos__(self):
         return self
 
-    def __getitem__(self, idx):
-        return _ops.getitem(self, idx)
-
     # Comparisons give boolean tensors without grad (usable as masks).
     def __lt__(self, other):
         return _ops.compare(np.less, self, other)
@@ -257,38 +281,6 @@ class Tensor:
 
     def __ne__(self, other):
         return _ops.compare(np.not_equal, self, other)
-
-    # ---- methods --------------------------------------------------------------------------
-    def sum(self, axis=None, keepdims=False):
-        return _ops.sum(self, axis=axis, keepdims=keepdims)
-
-    def mean(self, axis=None, keepdims=False):
-        return _ops.mean(self, axis=axis, keepdims=keepdims)
-
-    def max(self, axis=None, keepdims=False):
-        return _ops.max(self, axis=axis, keepdims=keepdims)
-
-    def softmax(self, axis=-1):
-        return _ops.softmax(self, axis=axis)
-
-    def log_softmax(self, axis=-1):
-        return _ops.log_softmax(self, axis=axis)
-
-    def reshape(self, *shape):
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return _ops.reshape(self, shape)
-
-    def transpose(self, *axes):
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
-        return _ops.transpose(self, axes or None)
-
-    def masked_fill(self, mask, value):
-        return _ops.masked_fill(self, mask, value)
-
-    def clip(self, lo=None, hi=None):
-        return _ops.clip(self, lo, hi)
 
 
 class Parameter(Tensor):
@@ -359,17 +351,18 @@ def toposort(root, only_grad=True):
     """
     order = []
     seen = {root}  # NOTE: Tensors hash by identity, so sets and dicts of them are cheap and exact
-    stack = [(root, iter(root._parents))]
-    while stack:
-        node, parents = stack[-1]
-        for parent in parents:
+    nodes = [root]
+    parents = [iter(root._parents)]
+    while parents:
+        for parent in parents[-1]:
             if parent not in seen and (parent.requires_grad or not only_grad):
                 seen.add(parent)
-                stack.append((parent, iter(parent._parents)))
+                nodes.append(parent)
+                parents.append(iter(parent._parents))
                 break
         else:
-            stack.pop()
-            order.append(node)
+            parents.pop()
+            order.append(nodes.pop())
     return order
 
 
@@ -393,10 +386,12 @@ def run_backward(root, grad=None, observer=None):
             raise ValueError(f"backward(): grad has shape {seed.shape} but the tensor has shape {root.shape}")
     pending = {root: seed}
     passed = set()  # ids of arrays a VJP passed on unchanged: they are the grads of two nodes
+    # NOTE: bound once, as locals: each saves an attribute lookup per node on the hot path.
+    pop, get, ndarray = pending.pop, pending.get, np.ndarray
     for node in reversed(toposort(root)):
-        g = pending.pop(node)
+        g = pop(node)
         if node.grad is None:
-            if type(g) is not np.ndarray:  # a NumPy scalar from a 0-d VJP
+            if type(g) is not ndarray:  # a NumPy scalar from a 0-d VJP
                 g = np.asarray(g)
             elif g.base is not None or id(g) in passed:
                 # NOTE: VJPs pass G on unchanged (add) or as a view (reshape), so this array is also
@@ -426,7 +421,7 @@ def run_backward(root, grad=None, observer=None):
                 contribution = fit_gradient(contribution, data, prim.name)
             elif contribution is g:
                 passed.add(id(g))
-            previous = pending.get(parent)
+            previous = get(parent)
             pending[parent] = contribution if previous is None else previous + contribution
             if observer is not None:
                 observer(node, g, raw, pending)
@@ -450,7 +445,7 @@ def run_backward(root, grad=None, observer=None):
                 elif contribution is g or contribution is sent:  # passed on, or sent to two parents
                     passed.add(id(contribution))
                 sent = contribution
-                previous = pending.get(parent)
+                previous = get(parent)
                 pending[parent] = contribution if previous is None else previous + contribution
         if observer is not None:
             observer(node, g, raw, pending)

@@ -72,11 +72,19 @@ def _moons(n, rng):
     return np.stack([x, y], axis=1) + 0.1 * rng.standard_normal((n, 2)), upper.astype(np.float64)
 
 
-def _mlp_impls(sizes, x, y, loss, lr):
-    """Engine, hand-written NumPy and PyTorch versions of one SGD step of a ReLU MLP."""
+def _mlp_impls(sizes, x, y, loss, lr, optimizer="sgd"):
+    """Engine, hand-written NumPy and PyTorch versions of one training step of a ReLU MLP.
+
+    `loss` is "mse", "bce" (with logits) or "ce" (softmax cross-entropy); `optimizer` "sgd" or "adam".
+    The NumPy version is what a person writes by hand: the forward, the backward, and the update
+    parameter by parameter.
+    """
     rng = np.random.default_rng(1)
     model = nn.MLP(sizes, rng=rng)
-    opt = optim.SGD(model.parameters(), lr=lr)
+    if optimizer == "adam":
+        opt = optim.Adam(model.parameters(), lr=lr)
+    else:
+        opt = optim.SGD(model.parameters(), lr=lr)
     xt = Tensor(x)
     labels = y.astype(np.int64) if loss == "ce" else None
     yt = Tensor(y)
@@ -86,15 +94,33 @@ def _mlp_impls(sizes, x, y, loss, lr):
         out = model(xt)
         if loss == "ce":
             value = F.cross_entropy(out, labels)
-        else:
+        elif loss == "bce":
             value = F.binary_cross_entropy_with_logits(out, yt)
+        else:
+            value = F.mse_loss(out, yt)
         value.backward()
         opt.step()
         return value
 
     params = [p.data.copy() for p in model.parameters()]  # W1, b1, W2, b2, ...
+    moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    steps = [0]
     n = len(x)
     onehot = np.eye(sizes[-1])[labels] if loss == "ce" else None
+
+    def update(i, grad):
+        if optimizer != "adam":
+            params[i] -= lr * grad
+            return
+        m, v = moments[i]
+        m *= beta1
+        m += (1 - beta1) * grad
+        v *= beta2
+        v += (1 - beta2) * grad * grad
+        t = steps[0]
+        denom = np.sqrt(v) / np.sqrt(1 - beta2**t) + eps
+        params[i] -= lr / (1 - beta1**t) * m / denom
 
     def numpy():
         acts, pre = [x], []
@@ -110,16 +136,21 @@ def _mlp_impls(sizes, x, y, loss, lr):
             probs = e / e.sum(axis=1, keepdims=True)
             value = -np.mean(np.log(probs[np.arange(n), labels]))
             g = (probs - onehot) / n
-        else:
+        elif loss == "bce":
             value = np.mean(np.maximum(h, 0) - h * y + np.log1p(np.exp(-np.abs(h))))
             g = (1 / (1 + np.exp(-h)) - y) / n
+        else:
+            diff = h - y
+            value = np.mean(diff * diff)
+            g = diff * (2 / diff.size)
+        steps[0] += 1
         for i in range(len(params) - 2, -1, -2):
             dw = g.T @ acts[i // 2]
             db = g.sum(axis=0)
             if i > 0:
                 g = (g @ params[i]) * (pre[i // 2 - 1] > 0)
-            params[i] -= lr * dw
-            params[i + 1] -= lr * db
+            update(i, dw)
+            update(i + 1, db)
         return value
 
     v_engine, v_numpy = engine(), numpy()
@@ -131,7 +162,10 @@ def _mlp_impls(sizes, x, y, loss, lr):
         tparams = [torch.tensor(p.data, requires_grad=True) for p in model.parameters()]
         tx, ty = torch.tensor(x), torch.tensor(y)
         tlabels = torch.tensor(labels) if loss == "ce" else None
-        topt = torch.optim.SGD(tparams, lr=lr)
+        if optimizer == "adam":
+            topt = torch.optim.Adam(tparams, lr=lr)
+        else:
+            topt = torch.optim.SGD(tparams, lr=lr)
 
         def torch_eager():
             topt.zero_grad()
@@ -142,8 +176,10 @@ def _mlp_impls(sizes, x, y, loss, lr):
                     h = torch.relu(h)
             if loss == "ce":
                 value = torch.nn.functional.cross_entropy(h, tlabels)
-            else:
+            elif loss == "bce":
                 value = torch.nn.functional.binary_cross_entropy_with_logits(h, ty)
+            else:
+                value = torch.nn.functional.mse_loss(h, ty)
             value.backward()
             topt.step()
             return value
@@ -152,9 +188,16 @@ def _mlp_impls(sizes, x, y, loss, lr):
     return impls
 
 
-def playground_impls():
+def _playground_data():
     x, y = _moons(200, np.random.default_rng(0))
-    return _mlp_impls([2, 16, 16, 1], x, y[:, None], "bce", lr=0.1)
+    return x, y[:, None]
+
+
+def playground_impls(optimizer="sgd", loss="mse"):
+    """The playground's step: MLP 2-16-16-1 (ReLU), 200 two-moons points, full batch, float64."""
+    x, y = _playground_data()
+    lr = 0.1 if optimizer == "sgd" else 0.01
+    return _mlp_impls([2, 16, 16, 1], x, y, loss, lr=lr, optimizer=optimizer)
 
 
 def playground_engine():

@@ -1,15 +1,16 @@
-"""Server-side cost of the live Training Playground: redraws per second and training steps per second.
+"""Server-side cost of the live Training Playground: one live update's time and payload, per setting.
 
 Run: python benchmarks/live_redraw.py [--seconds S]
-A redraw is what the page's live fragment does each time: the 100×100 grid prediction of a
-2-16-16-1 MLP, the decision-boundary figure with 200 points, and its JSON (the payload sent to the
-browser). Training steps per second is full-batch forward + backward + SGD on the same net.
-`measure()` returns the numbers as a dict for benchmarks/run.py.
+A live update is what the page's fragment does each time while playing: train the steps due for
+one tick (explorer/playground.py), record their frames and encode them for the browser (JSON).
+The browser draws the pictures, so the server's part is training plus a few kilobytes of numbers.
+Printed for the default run and for the largest network (8 × 64, 1,000 points, full batch).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -17,63 +18,59 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer import figures, training  # noqa: E402
+from explorer.playground import Playground  # noqa: E402
+from explorer.playground_settings import TrainConfig  # noqa: E402
+from explorer.run_store import RunStore  # noqa: E402
+
+CASES = {
+    "defaults (2-8-8-1, 200 points, batch 16, 25 steps/s)": TrainConfig(),
+    "largest (8 × 64, 1,000 points, full batch)": TrainConfig(hidden=(64,) * 8, n=1000, batch_size=0, speed=25),
+}
 
 
-def _state() -> training.TrainState:
-    config = training.TrainConfig(
-        dataset="two moons",
-        n=200,
-        test_fraction=0.0,
-        hidden=(16, 16),
-        activation="tanh",
-        optimizer="SGD",
-        lr=0.1,
-        batch_size=0,
-        seed=0,
-    )
-    return training.new_state(config)
+class _Clock:
+    """Time that moves one tick per call of `tick`, so every update trains one tick's steps."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
-def _redraw(state: training.TrainState) -> int:
-    state._grid_cache = None  # a redraw after training always recomputes the grid
-    spec = figures.state_view(state, training.prediction_grid(state), caption=f"step {state.step}")
-    return len(figures.to_json(spec))
-
-
-def _time_per_call(fn, seconds: float) -> float:
-    fn()  # warm-up
-    times = []
+def measure(config: TrainConfig, seconds: float) -> dict:
+    clock = _Clock()
+    pg = Playground(config, clock=clock, store=RunStore())
+    pg.play()
+    times, sizes, steps = [], [], []
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or len(times) < 5:
+        clock.now += pg.interval
         start = time.perf_counter()
-        fn()
+        before = pg.state.step
+        frames = pg.tick()
+        text = json.dumps(pg.view_data(frames, full=False), separators=(",", ":"))
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def measure(seconds: float = 2.0) -> dict:
-    state = _state()
-    payload = _redraw(state)
-    redraw = _time_per_call(lambda: _redraw(state), seconds)
-    step = _time_per_call(lambda: training.step(state, 10), seconds)
+        sizes.append(len(text))
+        steps.append(pg.state.step - before)
     return {
-        "redraw_ms": redraw * 1e3,
-        "redraws_per_second": 1.0 / redraw,
-        "payload_bytes": payload,
-        "train_steps_per_second": 10 / step,
+        "update_ms": statistics.median(times) * 1e3,
+        "payload_bytes": statistics.median(sizes),
+        "steps_per_update": statistics.median(steps),
+        "updates_per_second_of_cpu": 1 / statistics.median(times),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per case")
     args = parser.parse_args()
-    r = measure(args.seconds)
-    print("Live playground, server side (2-16-16-1 MLP, 100×100 grid, 200 points)")
-    print(f"  redraw (grid + figure + JSON): {r['redraw_ms']:.2f} ms  -> {r['redraws_per_second']:.0f} redraws/s")
-    print(f"  payload per redraw:            {r['payload_bytes'] / 1024:.1f} KiB")
-    print(f"  training (full batch, SGD):    {r['train_steps_per_second']:.0f} steps/s")
+    print("Live playground, server side: one live update (train one tick's steps, frames, JSON)")
+    for name, config in CASES.items():
+        r = measure(config, args.seconds)
+        print(f"  {name}")
+        print(f"    {r['update_ms']:.2f} ms per update ({r['steps_per_update']:.0f} steps), "
+              f"{r['payload_bytes'] / 1024:.1f} KiB per message")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import autograd  # noqa: E402
 from benchmarks import cases  # noqa: E402
 
 
@@ -96,6 +97,7 @@ def main():
 
     from threadpoolctl import threadpool_limits
 
+    autograd.tune_malloc()  # as the app does: freed buffers are kept for the next step
     with threadpool_limits(limits=1):
         print(f"numpy {np.__version__}; torch: {cases.torch_version() or 'not installed'}; BLAS pinned to 1 thread\n")
         report(
@@ -104,9 +106,18 @@ def main():
             target=2.5,
         )
         report(
-            "playground step: MLP 2-16-16-1, 200 points, full batch, BCE, fwd + bwd + SGD",
-            interleaved(cases.playground_impls(), rounds * 4, inner=20),
+            "playground step, SGD: MLP 2-16-16-1 (ReLU), 200 points, full batch, MSE, fwd + bwd + SGD lr 0.1",
+            interleaved(cases.playground_impls("sgd"), rounds * 4, inner=20),
             target=1.5,
+        )
+        report(
+            "playground step, Adam: the same with Adam lr 0.01 (NumPy: Adam written parameter by parameter)",
+            interleaved(cases.playground_impls("adam"), rounds * 4, inner=20),
+            target=1.5,
+        )
+        report(
+            "playground step, BCE + Adam: the same net on the class labels, BCE with logits",
+            interleaved(cases.playground_impls("adam", loss="bce"), rounds * 4, inner=20),
         )
         report(
             "large step: MLP 784-512-256-10, batch 256, softmax cross-entropy, fwd + bwd + SGD",

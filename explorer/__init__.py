@@ -1,1 +1,1 @@
-"""Presentation without Streamlit: datasets, training runner, figures, DOT."""
+"""Presentation without Streamlit: DOT, explanations, datasets, the training runner, the playground controller."""

@@ -14,6 +14,9 @@ Generator = Callable[[int, float, int], tuple[np.ndarray, np.ndarray]]
 
 MAX_CSV_ROWS = 5000
 MAX_CLASSES = 10
+# A coordinate column is rescaled by its spread: both bounds keep that spread a normal float.
+_LARGEST_COORDINATE = 1e300
+_SMALLEST_SPREAD = 1e-300
 
 
 # ---------------------------------------------------------------- classification
@@ -193,13 +196,19 @@ class CSVError(ValueError):
 HEADERS = {"classification": ("x1", "x2", "label"), "regression": ("x", "y")}
 
 
+def _quote(text: str, limit: int = 40) -> str:
+    """A value from the file as a message quotes it: stripped, and cut short if long."""
+    text = text.strip()
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
 def _number(text: str, line: int, column: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise CSVError(f"{column} is {text.strip()!r}, which is not a number", line) from None
+        raise CSVError(f"{column} is {_quote(text)}, which is not a number", line) from None
     if not math.isfinite(value):
-        raise CSVError(f"{column} is {text.strip()!r}; only finite numbers are allowed", line)
+        raise CSVError(f"{column} is {_quote(text)}; only finite numbers are allowed", line)
     return value
 
 
@@ -219,7 +228,16 @@ def parse_csv(text: str | bytes, task: str) -> tuple[np.ndarray, np.ndarray]:
     header = HEADERS[task]
     width = len(header)
     rows: list[list[float]] = []
-    for line_no, fields in enumerate(csv.reader(io.StringIO(text)), start=1):
+    reader = csv.reader(io.StringIO(text))
+    line_no = 0
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as err:  # e.g. a field over the csv module's 131,072-character limit
+            raise CSVError(f"this is not readable as CSV ({err})", reader.line_num) from None
+        line_no = reader.line_num
         if not fields or all(not f.strip() for f in fields):
             continue
         if len(fields) != width:
@@ -231,18 +249,20 @@ def parse_csv(text: str | bytes, task: str) -> tuple[np.ndarray, np.ndarray]:
             names = tuple(f.strip().lower() for f in fields)
             if names != header:
                 raise CSVError(
-                    f"header is {', '.join(fields)}; expected {', '.join(header)} (or no header, just numbers)",
+                    f"header is {_quote(', '.join(fields))}; expected {', '.join(header)} (or no header, just numbers)",
                     line_no,
                 )
             continue
         rows.append([_number(f, line_no, name) for f, name in zip(fields, header, strict=True)])
         if task == "classification" and not rows[-1][2].is_integer():
-            raise CSVError(f"label is {fields[2].strip()!r}; labels must be whole numbers", line_no)
+            raise CSVError(f"label is {_quote(fields[2])}; labels must be whole numbers", line_no)
         if len(rows) > MAX_CSV_ROWS:
             raise CSVError(f"too many points: at most {MAX_CSV_ROWS} are allowed", line_no)
     if len(rows) < 4:
         raise CSVError(f"need at least 4 points, found {len(rows)}")
     data = np.array(rows, dtype=np.float64)
+    for column, name in enumerate(header[:2]):
+        _check_scale(data[:, column], name)
     if task == "regression":
         return data[:, :1], data[:, 1]
     classes, y = np.unique(data[:, 2].astype(np.int64), return_inverse=True)
@@ -251,6 +271,24 @@ def parse_csv(text: str | bytes, task: str) -> tuple[np.ndarray, np.ndarray]:
     if len(classes) > MAX_CLASSES:
         raise CSVError(f"{len(classes)} different labels; at most {MAX_CLASSES} classes are allowed")
     return data[:, :2], y.astype(np.int64)
+
+
+def _check_scale(values: np.ndarray, name: str) -> None:
+    """The playground rescales each coordinate by its spread (max − min), so the spread must be a
+    normal float: values near ±1e308 overflow it (inf) and values like 1e-320 make it subnormal
+    (the picture would be all NaN). A column of one repeated value is fine."""
+    low, high = float(values.min()), float(values.max())
+    if max(abs(low), abs(high)) > _LARGEST_COORDINATE:
+        raise CSVError(
+            f"the {name} values reach {high if abs(high) >= abs(low) else low:.3g}; coordinates up to "
+            f"±{_LARGEST_COORDINATE:.0e} can be rescaled. Divide the column by a large factor"
+        )
+    spread = high - low
+    if 0 < spread < _SMALLEST_SPREAD:
+        raise CSVError(
+            f"the {name} values differ by only {spread:.3g}, too little to rescale (the spread must be at "
+            f"least {_SMALLEST_SPREAD:.0e}). Multiply the column by a large factor"
+        )
 
 
 def _looks_numeric(text: str) -> bool:

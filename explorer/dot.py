@@ -1,6 +1,8 @@
 """Draws a traced graph (autograd.graph.Graph) as DOT text: one box per tensor, edges in argument order.
 
-Colour legend (also in ``LEGEND``, which the app shows beside the picture):
+Colour legend (also in ``LEGEND``, which the app shows beside the picture; the hex colours are the
+light theme's, written into the DOT for downloads; the graph view recolours by each entry's
+``tone``, a colour of Streamlit's active theme):
 
 - **input** — pale blue: a leaf that requires grad (a variable of the program).
 - **param** — pale green: an ``nn.Parameter`` (a weight or bias of a module).
@@ -8,63 +10,83 @@ Colour legend (also in ``LEGEND``, which the app shows beside the picture):
 - **op** — white: an intermediate result, labelled with the op that made it.
 - **output** — pale orange: the tensor ``backward()`` starts from.
 
-During a backward step (``state``): the **active** node is bright yellow with a thick red
-border and the edges to its parents are red; **done** nodes keep their colours; **waiting**
-nodes are greyed out with a dashed border. Chains collapsed to fit ``max_nodes`` are lilac.
+During a backward step (``STATE_LEGEND``, drawn by the graph view): the **active** node is bright
+yellow with a thick red border and the edges to its parents are red; **done** nodes keep their
+colours; **waiting** nodes are greyed out with a dashed border. Chains collapsed to fit
+``max_nodes`` are lilac. An edge whose grad was summed over broadcast axes is orange and says which.
+
+Structure the graph view relies on (components/graph_view): each box is ``n<id>`` with
+``id="n<id>"`` and ``class="kind-<kind>"``; its data, grad and shape sit in cells with the ids
+``n<id>.d``, ``n<id>.g`` and ``n<id>.s`` (data and grad one text line per array line, so they can be
+retexted in place), and each edge into box ``b`` has the id ``e<b>.<k>``.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+
+from autograd.ops import PRIMITIVES
 
 #: Arrays with at most this many elements are shown in full; larger ones are summarised.
 SMALL = 12
 #: Numbers per printed line in a node's value rows.
 PER_LINE = 6
+#: Above this many boxes, values are drawn on one line each (a sparkline and the range): compact.
+COMPACT_ABOVE = 20
 #: The layout directions the pages offer, with their labels (to_dot also takes BT and RL).
 LAYOUTS = {"TB": "top → bottom", "LR": "left → right"}
-#: Ops whose argument order does not change the result: their edges carry no slot label.
-COMMUTATIVE = frozenset({"+", "add", "*", "mul", "maximum", "minimum"})
+#: What a box can show, in the order the pages offer them.
+PARTS = ("data", "grad", "shape")
+#: Ops whose argument order does not change the result: their edges carry no slot label (from the op registry).
+COMMUTATIVE = frozenset(name for name, prim in PRIMITIVES.items() if prim.commutative)
 #: How a collapsed chain's box title ends ("<b>… 12 ops …</b>"): a drawing holds a chain if it holds this.
 CHAIN_TITLE_END = " ops …</b>"
-_SLOT = re.compile(r"\bd([A-Za-z]\w*)\s*=")
 
 
 @dataclass(frozen=True)
 class LegendEntry:
     key: str
     label: str
-    fill: str
+    fill: str  # light theme, for the DOT text
     border: str
     short: str  # a few words for the chip
     meaning: str  # a sentence for the tooltip
+    tone: str  # the theme colour the graph view draws it in (Streamlit's --st-<tone>-color)
 
 
 LEGEND: tuple[LegendEntry, ...] = (
-    LegendEntry("input", "input", "#dbeafe", "#2563eb", "has grad", "a leaf that requires grad: a variable"),
-    LegendEntry("param", "param", "#dcfce7", "#16a34a", "weight", "an nn.Parameter: a weight or bias of a module"),
-    LegendEntry("const", "const", "#f3f4f6", "#9ca3af", "no grad", "a leaf without grad: data, not differentiated"),
-    LegendEntry("op", "op", "#ffffff", "#6b7280", "result", "an intermediate result, labelled with its op"),
-    LegendEntry("output", "output", "#ffedd5", "#ea580c", "backward starts here", "the tensor backward() starts from"),
-    LegendEntry("chain", "… N ops …", "#ede9fe", "#7c3aed", "collapsed", "a chain of elementwise ops drawn as one box"),
+    LegendEntry("input", "input", "#dbeafe", "#2563eb", "has grad", "a leaf that requires grad: a variable", "blue"),
+    LegendEntry("param", "param", "#dcfce7", "#16a34a", "weight", "an nn.Parameter: a weight or bias of a module",
+                "green"),
+    LegendEntry("const", "const", "#f3f4f6", "#9ca3af", "no grad", "a leaf without grad: data, not differentiated",
+                "gray"),
+    LegendEntry("op", "op", "#ffffff", "#6b7280", "result", "an intermediate result, labelled with its op", "plain"),
+    LegendEntry("output", "output", "#ffedd5", "#ea580c", "backward starts here", "the tensor backward() starts from",
+                "orange"),
+    LegendEntry("chain", "… N ops …", "#ede9fe", "#7c3aed", "collapsed", "a chain of elementwise ops drawn as one box",
+                "violet"),
 )
 STATE_LEGEND: tuple[LegendEntry, ...] = (
-    LegendEntry("active", "active", "#fde047", "#dc2626", "this step", "the node whose VJP runs at this step"),
-    LegendEntry("done", "done", "#ffffff", "#6b7280", "processed", "processed already: drawn in its usual colours"),
-    LegendEntry("waiting", "waiting", "#f9fafb", "#d1d5db", "not yet", "not processed yet: greyed, dashed border"),
+    LegendEntry("active", "active", "#fde047", "#dc2626", "this step", "the node whose VJP runs at this step",
+                "yellow"),
+    LegendEntry("done", "done", "#ffffff", "#6b7280", "processed", "processed already: drawn in its usual colours",
+                "plain"),
+    LegendEntry("waiting", "waiting", "#f9fafb", "#d1d5db", "not yet", "not processed yet: greyed, dashed border",
+                "gray"),
 )
 _KIND = {e.key: e for e in LEGEND}
-_STATE = {e.key: e for e in STATE_LEGEND}
 
-_GREY = "#6b7280"
-_GRAD_COLOUR = "#b91c1c"
+#: Text colours written into the DOT (light theme); the graph view maps each to a theme colour.
+TEXT_COLOURS = {"text": "#111827", "meta": "#6b7280", "data": "#1d4ed8", "grad": "#b91c1c", "broadcast": "#c2410c"}
+_GREY = TEXT_COLOURS["meta"]
 _SPARK = "▁▂▃▄▅▆▇█"
+_BR = '<br align="left"/>'
 
 
 # ----------------------------------------------------------------------------- formatting
@@ -156,41 +178,72 @@ def shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ")"
 
 
-def _value_rows(tag: str, array: np.ndarray | None, colour: str) -> list[str]:
-    """Table rows for 'data' or 'grad' of a node."""
-    head = f'<font color="{colour}">{tag}</font>'
+def value_lines(array: np.ndarray | None, compact: bool = False) -> list[str]:
+    """The text lines a box shows for an array, one per line of its cell.
+
+    Small arrays (at most ``SMALL`` elements) in full, larger ones as their statistics and a
+    sparkline; ``compact`` puts anything that would take more than one line on one: a sparkline and
+    the range. None (no grad yet) is "—". An array's shape alone decides how many lines it takes,
+    so the graph view can retext a cell with another array of the same shape.
+    """
     if array is None:
-        return [f'<tr><td align="left">{head} —</td></tr>']
+        return ["—"]
     array = np.asarray(array)
+    if compact and _lines_in_full(array) > 1:
+        return [_one_line(array)]
     if array.size <= SMALL:
-        lines = format_array(array)
-        body = '<br align="left"/>'.join(lines)  # digits, signs, brackets: nothing to escape
-        if len(lines) == 1:
-            return [f'<tr><td align="left">{head} {body}</td></tr>']
-        return [
-            f'<tr><td align="left">{head}</td></tr>',
-            f'<tr><td align="left">{body}<br align="left"/></td></tr>',
-        ]
+        return format_array(array)
     s = summarise(array)
     stats = (
         f"mean {fmt_number(s['mean'])}  min {fmt_number(s['min'])}  "
         f"max {fmt_number(s['max'])}  ‖·‖ {fmt_number(s['norm'])}"
     )
-    rows = [f'<tr><td align="left">{head} <font point-size="11">{_esc(stats)}</font></td></tr>']
-    spark = sparkline(array)
+    return [stats, sparkline(array) or _flat(array)]
+
+
+def _lines_in_full(array: np.ndarray) -> int:
+    if array.size > SMALL:
+        return 2
+    if array.ndim <= 1:
+        return 1 if array.size <= PER_LINE else 2
+    rows = array.size // max(array.shape[-1], 1)
+    return rows * max(1, math.ceil(array.shape[-1] / PER_LINE))
+
+
+def _one_line(array: np.ndarray) -> str:
+    s = summarise(array)
+    spark = sparkline(array, width=12)
     if spark:
-        rows.append(f'<tr><td align="left"><font point-size="11" color="{colour}">{spark}</font></td></tr>')
-    return rows
+        return f"{spark}  {fmt_number(s['min'])} … {fmt_number(s['max'])}"
+    if s["min"] == s["max"]:
+        return f"all {fmt_number(s['min'])}"
+    return f"{fmt_number(s['min'])} … {fmt_number(s['max'])}"  # not finite somewhere
+
+
+def _flat(array: np.ndarray) -> str:
+    """A sparkline for an array that has no shape to show: constant (a level line) or not finite."""
+    a = np.asarray(array, dtype=np.float64)
+    return "▄" * min(a.size, 16) if np.isfinite(a).all() else "not finite"
+
+
+def _small_font(array: np.ndarray | None, compact: bool) -> bool:
+    """Whether an array's cell uses the small font (summaries and sparklines do)."""
+    if array is None:
+        return False
+    array = np.asarray(array)
+    return array.size > SMALL or (compact and _lines_in_full(array) > 1)
 
 
 # ----------------------------------------------------------------------------- nodes
 
 
 def slot_names(node) -> list[str]:
-    """Names of an op's argument slots from its VJP formula ('dX = …, dW = …' -> ['X', 'W'])."""
-    names = _SLOT.findall(node.formula or "")
-    if len(names) == len(node.parents):
-        return names
+    """Names of an op's argument slots, as the op registry declares them (matmul: ['X', 'W']); numbers
+    for ops that take any number of inputs (concat)."""
+    prim = PRIMITIVES.get(node.op)
+    slots = prim.slots if prim is not None else ()
+    if len(slots) >= len(node.parents):
+        return list(slots[: len(node.parents)])
     return [str(i) for i in range(len(node.parents))]
 
 
@@ -204,33 +257,55 @@ def _title(node) -> str:
     return f"<b>{node.kind}</b>"
 
 
-@functools.lru_cache(maxsize=64)
-def _node_attrs(kind: str, state: str | None) -> str:
-    entry = _KIND.get(kind, _KIND["op"])
-    fill, border, width, style, font = entry.fill, entry.border, "1", "rounded,filled", "#111827"
-    if state == "active":
-        fill, border, width = _STATE["active"].fill, _STATE["active"].border, "3"
-    elif state == "waiting":
-        fill, border, style, font = _STATE["waiting"].fill, _STATE["waiting"].border, "rounded,filled,dashed", "#9ca3af"
-    return f'fillcolor="{fill}", color="{border}", penwidth={width}, style="{style}", fontcolor="{font}"'
+def _value_row(box: int, part: str, lines: list[str], small: bool, tip: str) -> str:
+    """A data or grad row: the coloured word in the first column, the value's lines in the second."""
+    colour = TEXT_COLOURS[part]
+    body = _BR.join(_esc(line) for line in lines)
+    if len(lines) > 1:
+        body += _BR
+        if small:  # statistics, then the sparkline in the row's colour
+            body = f'{_esc(lines[0])}{_BR}<font color="{colour}">{_BR.join(_esc(x) for x in lines[1:])}</font>{_BR}'
+    if small and len(lines) == 1:  # compact: the sparkline and range in the row's colour
+        body = f'<font color="{colour}">{body}</font>'
+    if small:
+        body = f'<font point-size="12">{body}</font>'
+    return (
+        f'<tr><td align="left" valign="top"><font color="{colour}">{part}</font></td>'
+        f'<td id="n{box}.{part[0]}" tooltip="{_esc(tip)}" align="left">{body}</td></tr>'
+    )
 
 
-def _node_label(node, grad, show_data: bool, show_grad: bool, show_shape: bool, font: str | None) -> str:
+def _node_label(node, grad, grad_lines, show: frozenset, compact: bool) -> str:
     if node.kind == "const" and not node.name and node.data.size <= SMALL:
         # NOTE: unnamed constants (the 2 in x ** 2) are drawn as just their value, to keep graphs light.
-        body = '<br align="left"/>'.join(format_array(node.data))
+        body = _BR.join(format_array(node.data))
         return f'<<font point-size="12" color="{_GREY}">{body}</font>>'
-    rows = [f'<tr><td align="left">{_title(node)}</td></tr>']
-    if show_shape and node.shape != ():  # scalars say nothing more than their single number
+    name = node.name or node.op or node.kind
+    rows = [f'<tr><td colspan="2" align="left">{_title(node)}</td></tr>']
+    if "shape" in show and node.shape != ():  # scalars say nothing more than their single number
         meta = shape_text(node.shape)
         if node.dtype and node.dtype != "float64":
             meta += f" {node.dtype}"
-        rows.append(f'<tr><td align="left"><font point-size="11" color="{_GREY}">{_esc(meta)}</font></td></tr>')
-    if show_data:
-        rows.extend(_value_rows("data", node.data, font or "#1d4ed8"))
-    if show_grad and node.requires_grad:
-        rows.extend(_value_rows("grad", grad, font or _GRAD_COLOUR))
+        rows.append(
+            f'<tr><td id="n{node.id}.s" colspan="2" align="left">'
+            f'<font point-size="12" color="{_GREY}">{_esc(meta)}</font></td></tr>'
+        )
+    if "data" in show:
+        rows.append(_value_row(node.id, "data", value_lines(node.data, compact), _small_font(node.data, compact),
+                               f"{name}.data"))
+    if "grad" in show and node.requires_grad:
+        lines = grad_lines if grad_lines is not None else value_lines(grad, compact)
+        small = _small_font(node.data, compact) if grad_lines is not None else _small_font(grad, compact)
+        rows.append(_value_row(node.id, "grad", lines, small, f"{name}.grad"))
     return '<<table border="0" cellborder="0" cellspacing="0" cellpadding="1">' + "".join(rows) + "</table>>"
+
+
+def _node_attrs(kind: str) -> str:
+    entry = _KIND.get(kind, _KIND["op"])
+    return (
+        f'class="kind-{kind}", fillcolor="{entry.fill}", color="{entry.border}", penwidth=1, '
+        f'style="rounded,filled", fontcolor="{TEXT_COLOURS["text"]}"'
+    )
 
 
 # ----------------------------------------------------------------------------- summarising
@@ -278,24 +353,77 @@ def _chain_label(graph, members: list[int]) -> str:
     return (
         '<<table border="0" cellborder="0" cellspacing="0" cellpadding="1">'
         f"<tr><td><b>… {len(members):,}{CHAIN_TITLE_END}</td></tr>"
-        f'<tr><td><font point-size="11" color="{_GREY}">{_esc(shown)}</font></td></tr>'
-        f'<tr><td><font point-size="11" color="{_GREY}">{shape}, elementwise</font></td></tr>'
+        f'<tr><td><font point-size="12" color="{_GREY}">{_esc(shown)}</font></td></tr>'
+        f'<tr><td><font point-size="12" color="{_GREY}">{shape}, elementwise</font></td></tr>'
         "</table>>"
     )
 
 
-def _chain_state(members: list[int], state: dict[int, str] | None) -> str | None:
-    if not state:
-        return None
-    states = [state.get(i) for i in members]
-    if "active" in states:
-        return "active"
-    if "waiting" in states:
-        return "waiting"
-    return "done" if all(s == "done" for s in states) else None
-
-
 # ----------------------------------------------------------------------------- the drawing
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """Which boxes a drawing of a graph has: see ``plan``."""
+
+    boxes: tuple[int, ...]  # the ids of the boxes drawn, in topological order (a chain by its last member)
+    chains: dict[int, list[int]]  # a collapsed chain's box -> its members' ids
+    notice: str | None  # what the notice box says when the graph was cut to its output's neighbourhood
+    compact: bool  # values on one line each
+
+    def box_of(self, node: int) -> int:
+        """The box that draws node ``node`` (a chain's box for its members; the node itself otherwise)."""
+        return self._member_of.get(node, node)
+
+    @functools.cached_property
+    def _member_of(self) -> dict[int, int]:
+        return {m: last for last, members in self.chains.items() for m in members}
+
+
+def plan(graph, *, max_nodes: int | None = 200, compact: bool | None = None) -> Drawing:
+    """The boxes of a drawing: every tensor, or for graphs of more than ``max_nodes`` tensors a summary.
+
+    Chains of elementwise ops collapse into one box, then only the last ``max_nodes`` boxes in
+    topological order (the output's neighbourhood) are drawn, under a notice saying how many are
+    shown. ``compact`` (default: above ``COMPACT_ABOVE`` boxes) draws each value on one line.
+    """
+    total = len(graph.nodes)
+    chains: dict[int, list[int]] = {}
+    if max_nodes is not None and total > max_nodes:
+        chains = _collapse_chains(graph, {graph.output})
+    in_chain = {m: last for last, members in chains.items() for m in members}
+    boxes = [i for i in range(total) if i not in in_chain or in_chain[i] == i]
+    notice = None
+    if max_nodes is not None and len(boxes) > max_nodes:
+        boxes = boxes[-max(max_nodes - 1, 1) :]
+        shown = sum(len(chains[b]) if b in chains else 1 for b in boxes)
+        notice = f"showing {shown:,} of {total:,} nodes (nearest the output)"
+    kept = set(boxes)
+    chains = {b: members for b, members in chains.items() if b in kept}
+    if compact is None:
+        compact = len(boxes) > COMPACT_ABOVE
+    return Drawing(boxes=tuple(boxes), chains=chains, notice=notice, compact=compact)
+
+
+def _spine(graph, boxes: list[int], box_of) -> set[int]:
+    """The boxes on the longest path into the output: Graphviz keeps them in one straight line.
+
+    Without it a deep network is drawn as a staircase: every layer's weight pushes the next layer
+    one box to the side. Depth is counted in boxes; ties go to the first argument.
+    """
+    visible = set(boxes)
+    depth: dict[int, int] = {}
+    best: dict[int, int | None] = {}
+    for b in boxes:  # topological order
+        parents = [box_of(p) for p in graph.nodes[b].parents if box_of(p) in visible and box_of(p) != b]
+        top = max(parents, key=lambda p: depth[p], default=None)
+        depth[b] = 1 + (depth[top] if top is not None else 0)
+        best[b] = top
+    line, b = set(), boxes[-1] if boxes else None
+    while b is not None:
+        line.add(b)
+        b = best[b]
+    return line if len(line) >= 3 else set()
 
 
 def to_dot(
@@ -305,64 +433,49 @@ def to_dot(
     show_grad: bool = True,
     show_shape: bool = True,
     rankdir: str = "TB",
-    grads: dict[int, np.ndarray] | None = None,
-    state: dict[int, str] | None = None,
     max_nodes: int | None = 200,
+    compact: bool | None = None,
+    grad_lines: Mapping[int, list[str]] | None = None,
+    broadcast: Mapping[tuple[int, int], str] | None = None,
 ) -> str:
-    """DOT text for ``graph`` (see the module docstring for the colours).
+    """DOT text for ``graph`` (see the module docstring for the colours and the ids).
 
-    ``grads`` replaces the nodes' grads (a stepper state: nodes missing from it show
-    "grad —"); ``state`` maps node id -> 'active' | 'done' | 'waiting'. Graphs with more
-    than ``max_nodes`` tensors are summarised: chains of elementwise ops collapse into one
-    box, then only the last ``max_nodes`` boxes in topological order (the output's
-    neighbourhood) are drawn, under a notice saying how many are shown.
+    ``max_nodes`` and ``compact`` choose the boxes and how values are drawn (see ``plan``: big
+    graphs are summarised around the output). ``grad_lines`` replaces the grad cell's lines of the
+    nodes it names (the stepper sizes each box for the longest grad it will show); ``broadcast``
+    maps (node id, argument slot) to a note such as "Σ axis 0" for edges whose grad was summed over
+    broadcast axes.
     """
     if rankdir not in ("TB", "LR", "BT", "RL"):
         raise ValueError(f"rankdir must be TB, LR, BT or RL, not {rankdir!r}")
     nodes = graph.nodes
-    total = len(nodes)
-    active = {i for i, s in (state or {}).items() if s == "active"}
-
-    # Boxes to draw, in topological order: (representative id, members).
-    chains: dict[int, list[int]] = {}
-    if max_nodes is not None and total > max_nodes:
-        chains = _collapse_chains(graph, active | {graph.output})
-    in_chain = {m: last for last, members in chains.items() for m in members}
-    boxes = [i for i in range(total) if i not in in_chain or in_chain[i] == i]
-    notice = None
-    if max_nodes is not None and len(boxes) > max_nodes:
-        boxes = boxes[-max(max_nodes - 1, 1) :]
-        shown = sum(len(chains[b]) if b in chains else 1 for b in boxes)
-        notice = f"showing {shown:,} of {total:,} nodes (nearest the output)"
+    show = frozenset(part for part, on in zip(PARTS, (show_data, show_grad, show_shape)) if on)
+    drawing = plan(graph, max_nodes=max_nodes, compact=compact)
+    boxes, chains, notice, compact = drawing.boxes, drawing.chains, drawing.notice, drawing.compact
     visible = set(boxes)
+    box_of = drawing.box_of
 
-    def box_of(i: int) -> int:
-        return in_chain.get(i, i)
-
+    spine = _spine(graph, boxes, box_of)
     out = [
         "digraph autograd {",
         f'  graph [rankdir={rankdir}, bgcolor="transparent", nodesep=0.25, ranksep=0.3, fontname="Helvetica"];',
         '  node [shape=box, fontname="Helvetica", fontsize=13, margin="0.1,0.05"];',
-        f'  edge [color="{_GREY}", arrowsize=0.6, fontname="Helvetica", fontsize=8, fontcolor="{_GREY}"];',
+        f'  edge [color="{_GREY}", arrowsize=0.6, fontname="Helvetica", fontsize=10, fontcolor="{_GREY}"];',
     ]
     if notice:
         out.append(
-            f'  notice [label="{notice}", shape=note, style=filled, fillcolor="#fef3c7", '
-            'color="#d97706", fontcolor="#92400e"];'
+            f'  notice [label="{notice}", id="notice", class="notice", shape=note, style=filled, '
+            'fillcolor="#fef3c7", color="#d97706", fontcolor="#92400e"];'
         )
     for b in boxes:
+        group = ', group="spine"' if b in spine else ""
         if b in chains:
-            members = chains[b]
-            s = _chain_state(members, state)
-            attrs = _node_attrs("chain", s)
-            out.append(f"  n{b} [label={_chain_label(graph, members)}, {attrs}];")
+            out.append(f'  n{b} [label={_chain_label(graph, chains[b])}, id="n{b}", {_node_attrs("chain")}{group}];')
             continue
         node = nodes[b]
-        s = state.get(b) if state else None
-        grad = grads.get(b) if grads is not None else node.grad
-        font = "#9ca3af" if s == "waiting" else None
-        label = _node_label(node, grad, show_data, show_grad, show_shape, font)
-        out.append(f"  n{b} [label={label}, {_node_attrs(node.kind, s)}];")
+        lines = grad_lines.get(b) if grad_lines is not None else None
+        label = _node_label(node, node.grad, lines, show, compact)
+        out.append(f'  n{b} [label={label}, id="n{b}", {_node_attrs(node.kind)}{group}];')
 
     hidden_parents: list[int] = []
     for b in boxes:
@@ -370,23 +483,24 @@ def to_dot(
         node = nodes[first]
         parents = node.parents
         slots = slot_names(node) if len(parents) > 1 and node.op not in COMMUTATIVE else None
-        hot = b in active
         for slot, p in enumerate(parents):
             src = box_of(p)
             if src not in visible:
                 if not hidden_parents or hidden_parents[-1] != b:
                     hidden_parents.append(b)
                 continue
-            attrs = []
-            if slots:
-                attrs.append(f'label="{_esc(slots[slot])}"')
-            if hot:
-                attrs.append('color="#dc2626", penwidth=2')
-            elif state and state.get(first) == "waiting":
-                attrs.append('color="#d1d5db"')
-            out.append(f"  n{src} -> n{b}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
+            attrs = [f'id="e{b}.{slot}"']
+            note = broadcast.get((first, slot)) if broadcast else None
+            words = [slots[slot]] if slots else []
+            if note:
+                words.append(note)
+                colour = TEXT_COLOURS["broadcast"]
+                attrs.append(f'class="broadcast", color="{colour}", fontcolor="{colour}", style=dashed')
+            if words:
+                attrs.append(f'label="{_esc(" · ".join(words))}"')
+            out.append(f"  n{src} -> n{b} [{', '.join(attrs)}];")
     for b in hidden_parents:
-        out.append(f'  notice -> n{b} [style=dashed, color="#d97706"];')
+        out.append(f'  notice -> n{b} [id="en{b}", style=dashed, color="#d97706"];')
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -439,12 +553,12 @@ def synthetic_graph(n: int = 2000, seed: int = 0):
         if r < 0.6:
             last = add("", "tanh", "op", np.tanh(nodes[last].data), (last,))
         elif r < 0.8:
-            last = add("", "*", "op", nodes[last].data * 2.0, (last, c))
+            last = add("", "mul", "op", nodes[last].data * 2.0, (last, c))
         elif r < 0.95:
-            last = add("", "+", "op", nodes[last].data + nodes[x].data, (last, x))
+            last = add("", "add", "op", nodes[last].data + nodes[x].data, (last, x))
         else:
-            h = add("", "@", "op", nodes[w].data @ nodes[last].data, (w, last))
-            last = add("", "@", "op", nodes[h].data @ nodes[w].data, (h, w))
+            h = add("", "matmul", "op", nodes[w].data @ nodes[last].data, (w, last))
+            last = add("", "matmul", "op", nodes[h].data @ nodes[w].data, (h, w))
     out = add("out", "sum", "output", nodes[last].data.sum(), (last,))
     edges = tuple((p, nd.id) for nd in nodes for p in nd.parents)
     return Graph(nodes=tuple(nodes), edges=edges, output=out)

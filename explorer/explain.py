@@ -359,18 +359,19 @@ class Analysis:
 def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0) -> Analysis:
     """Evaluates a program, runs backward, traces the graph and checks each grad numerically.
 
-    Each named input (a leaf that requires grad) is checked by re-evaluating the program with its
-    elements nudged one at a time (``evaluate(text, inputs=...)``), for at most ``time_budget``
-    seconds. Other variables are listed with their grad. Raises ``autograd.expr.ExpressionError``
-    for a bad program.
+    Each named input (a leaf that requires grad) is checked by re-running the compiled program with
+    its elements nudged one at a time (``Program.run(inputs=...)``: no parsing again), for at most
+    ``time_budget`` seconds. Other variables are listed with their grad. Raises
+    ``autograd.expr.ExpressionError`` for a bad program.
     """
-    from autograd.expr import evaluate, to_python
     from autograd.graph import trace
+    from language import compile_program
 
     started = time.monotonic()
-    result = evaluate(text)
+    program = compile_program(text)
+    result = program.run()
     eval_seconds = time.monotonic() - started
-    python = to_python(text)
+    python = program.to_python()
     if not result.output.requires_grad:
         note = "Nothing here requires grad (the output is made of constants only), so backward() has nothing to do."
         rows = tuple(_unchecked(name, t, "no grad") for name, t in result.variables.items())
@@ -381,10 +382,11 @@ def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0)
     in_graph = {id(node.data) for node in graph.nodes if node.kind == "input"}
     leaves = {name: t for name, t in result.inputs.items() if id(t.data) in in_graph}
     shadowed = [n for n in graph.nodes if n.kind == "input" and n.name and leaves.get(n.name) is None]
+    fixed = {name: leaves.pop(name) for name in program.fixed if name in leaves}  # a nudge would change a shape
     base = {name: t.data for name, t in leaves.items()}
 
     def run(values: Mapping[str, np.ndarray]) -> np.ndarray:
-        return evaluate(text, inputs=values).output.data
+        return program.run(inputs=values).output.data
 
     note = ""
     checked = []
@@ -398,11 +400,13 @@ def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0)
     except ValueError as exc:  # ExpressionError: a nudged input made the program invalid
         note = f"not checked: {getattr(exc, 'message', exc)}"
     rows = checked or [_unchecked(name, node, note) for name, node in leaves.items()]
+    for name, t in fixed.items():
+        rows.append(_unchecked(name, t, "not checked: it sets a shape, an index or an axis"))
     for node in shadowed:
         note = "not checked: assigned more than once (give each input a name of its own)"
         rows.append(_unchecked(node.name, node, note))
     for name, t in result.variables.items():
-        if name not in leaves and not any(node.name == name for node in shadowed):
+        if name not in leaves and name not in fixed and not any(node.name == name for node in shadowed):
             rows.append(_unchecked(name, t, "not an input"))
     return Analysis(graph=graph, checks=tuple(rows), python=python,
                     check_note=check_note(timing[0] if timing else None, checked))
@@ -416,11 +420,16 @@ def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
 
 
 def step_program(text: str):
-    """(graph, steps) of a program's backward pass, one step per processed node (none if nothing needs grad)."""
-    from autograd.expr import evaluate
-    from autograd.graph import backward_steps, trace
+    """(graph, steps) of a program's backward pass, one step per processed node (none if nothing needs grad).
 
-    output = evaluate(text).output
+    Raises ExpressionError for a bad program, or one whose steps would be too big to record.
+    """
+    from autograd.graph import backward_steps, trace
+    from language import compile_program
+
+    program = compile_program(text)
+    program.check_stepper()
+    output = program.run().output
     if not output.requires_grad:
         return trace(output), ()
     return backward_steps(output)
@@ -461,30 +470,91 @@ def _numeric_text(row: GradCheckRow, sample: str) -> str:
 # ----------------------------------------------------------------------------- the backward stepper
 
 
-def step_states(graph, steps, position: int) -> dict[int, str]:
-    """'active' | 'done' | 'waiting' for each node after ``position`` steps (0 = only the seed).
+@dataclass(frozen=True)
+class Timeline:
+    """When each node of the stepper's graph changes state: positions 0 (the seed) to n (after step n).
 
-    The node of step ``position - 1`` is active, earlier steps' nodes are done. Nodes that are
-    never processed (leaves) are done once every contribution they receive has arrived. Nodes
-    that do not require grad (constants) take no part and get no state. At the seed the output
-    has its grad (the ones) and no state either: it is drawn as the output, not as waiting.
+    ``state(i, position)`` is 'active' | 'done' | 'waiting' | None. The node of step k runs at
+    position k and is done from k + 1 on; a node that is never processed (a leaf) is done once
+    every contribution it receives has arrived. Nodes that do not require grad take no part (None).
+    At the seed the output has its grad (the ones) and no state: it is drawn as the output.
+    The graph view (components/graph_view) evaluates the same rule in the browser from these lists.
     """
-    state = {node.id: "waiting" for node in graph.nodes if node.requires_grad}
-    if position == 0:
-        state.pop(graph.output, None)
-    received: dict[int, int] = {}
-    for step in steps[:position]:
-        state[step.node] = "done"
+
+    output: int
+    takes_part: tuple[bool, ...]  # by node id: requires grad
+    active_at: tuple[int, ...]  # by node id: the position whose step runs its VJP, -1 if none
+    done_at: tuple[int, ...]  # by node id: the first position at which it is done, -1 if never
+
+    def state(self, node: int, position: int) -> str | None:
+        if not self.takes_part[node]:
+            return None
+        if position == self.active_at[node]:
+            return "active"
+        if 0 <= self.done_at[node] <= position:
+            return "done"
+        if position == 0 and node == self.output:
+            return None
+        return "waiting"
+
+
+def step_timeline(graph, steps) -> Timeline:
+    """The Timeline of a backward pass: see Timeline."""
+    n = len(graph.nodes)
+    active_at, done_at = [-1] * n, [-1] * n
+    last_received = {}
+    for k, step in enumerate(steps, start=1):
+        active_at[step.node] = k
+        done_at[step.node] = k + 1 if k < len(steps) else -1
         for c in step.contributions:
-            received[c.parent] = received.get(c.parent, 0) + 1
-    processed = {step.node for step in steps}
+            if c.fan_out_index == c.fan_out_total:
+                last_received[c.parent] = k
+    for node, k in last_received.items():
+        if active_at[node] == -1:
+            done_at[node] = k
+    return Timeline(
+        output=graph.output,
+        takes_part=tuple(bool(node.requires_grad) for node in graph.nodes),
+        active_at=tuple(active_at),
+        done_at=tuple(done_at),
+    )
+
+
+def contribution_slots(node, step) -> list[int]:
+    """The argument slot of each of a step's contributions (``x * x`` sends two to x: slots 0 and 1).
+
+    Contributions come in argument order, parents without grad left out, so the k-th contribution
+    to a parent belongs to its k-th slot.
+    """
+    seen: dict[int, int] = {}
+    slots = []
+    for c in step.contributions:
+        positions = [i for i, p in enumerate(node.parents) if p == c.parent]
+        k = seen.get(c.parent, 0)
+        seen[c.parent] = k + 1
+        slots.append(positions[min(k, len(positions) - 1)])
+    return slots
+
+
+def _axes(axes) -> str:
+    """``axis 0``, ``axes 0, 1``."""
+    return ("axis " if len(axes) == 1 else "axes ") + ", ".join(str(a) for a in axes)
+
+
+def broadcast_axes_text(axes) -> str:
+    """``Σ axis 0``, ``Σ axes 0, 1``: an edge's mark for a grad summed over broadcast axes."""
+    return f"Σ {_axes(axes)}"
+
+
+def broadcast_edges(graph, steps) -> dict[tuple[int, int], str]:
+    """(node id, argument slot) -> ``Σ axis 0`` for every edge whose grad was summed over broadcast axes."""
+    marks = {}
     for step in steps:
-        for c in step.contributions:
-            if c.parent not in processed and received.get(c.parent, 0) >= c.fan_out_total:
-                state[c.parent] = "done"
-    if 0 < position <= len(steps):
-        state[steps[position - 1].node] = "active"
-    return state
+        node = graph.nodes[step.node]
+        for c, slot in zip(step.contributions, contribution_slots(node, step)):
+            if c.summed_axes:
+                marks[(step.node, slot)] = broadcast_axes_text(c.summed_axes)
+    return marks
 
 
 @dataclass(frozen=True)
@@ -520,22 +590,15 @@ def describe_step(graph, step, total: int) -> StepView:
     label = label_of(node)
     slots = slot_names(node)
     views = []
-    seen: dict[int, int] = {}
-    for c in step.contributions:
+    for c, position in zip(step.contributions, contribution_slots(node, step)):
         parent = graph.nodes[c.parent]
         plabel = label_of(parent)
-        # NOTE: x * x lists x in two slots; contributions come in argument order, so the k-th
-        # contribution to a parent belongs to its k-th slot.
-        positions = [i for i, p in enumerate(node.parents) if p == c.parent]
-        k = seen.get(c.parent, 0)
-        seen[c.parent] = k + 1
-        slot = slots[positions[k]] if k < len(positions) and len(node.parents) > 1 else ""
+        slot = slots[position] if len(node.parents) > 1 else ""
         broadcast = ""
         if c.summed_axes:
-            axes = ", ".join(str(a) for a in c.summed_axes)
-            word = "axis" if len(c.summed_axes) == 1 else "axes"
             broadcast = (
-                f"summed over {word} {axes} to undo broadcasting {_shape(np.shape(c.raw))} → {_shape(parent.shape)}"
+                f"summed over {_axes(c.summed_axes)} to undo broadcasting {_shape(np.shape(c.raw))} → "
+                f"{_shape(parent.shape)}"
             )
         fan_out = ""
         if c.fan_out_total > 1:
@@ -558,6 +621,31 @@ def describe_step(graph, step, total: int) -> StepView:
         upstream=array_text(step.upstream),
         contributions=tuple(views),
     )
+
+
+@dataclass(frozen=True)
+class SeedView:
+    title: str
+    text: str  # with `code` and **bold** spans
+    seed: str  # the seed as text
+
+
+def describe_seed(graph, steps) -> SeedView:
+    """What position 0 of the stepper shows: backward() seeds the output's grad with ones."""
+    out = graph.nodes[graph.output]
+    name = node_label(out)
+    first = f" Press **Next** to run `{node_label(graph.nodes[steps[0].node])}`'s VJP." if steps else ""
+    if out.shape == ():
+        title = f"Seed: {name}.grad = 1"
+        text = f"backward() starts by setting the output's grad to 1: d{name}/d{name} = 1.{first}"
+    else:
+        title = f"Seed: {name}.grad = ones{_shape(out.shape)}"
+        text = (
+            f"backward() starts by setting the output's grad to ones of its shape {_shape(out.shape)}: "
+            f"the grads it then computes are those of `{name}.sum()`.{first}"
+        )
+    seed = steps[0].upstream if steps else out.grad
+    return SeedView(title=title, text=text, seed=array_text(seed))
 
 
 def _shape(shape) -> str:

@@ -1,42 +1,16 @@
-"""Pictures and HTML snippets for the explorer pages: the colour legend and a node's data/grad heatmaps."""
+"""Pictures and text for the explorer pages: a node's data/grad heatmaps, short numbers, safe messages.
+
+(The graph's colour legend is drawn by the graph view, components/graph_view, from explorer.dot.LEGEND.)"""
 
 from __future__ import annotations
 
-import html
 import re
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explorer.dot import CHAIN_TITLE_END, LEGEND, STATE_LEGEND
 from explorer.explain import as_table
-
-
-def legend_html(kinds: set[str] | None = None, states: bool = False) -> str:
-    """The node colours as a row of small chips: the ``kinds`` present (all if None), and with
-    ``states`` the stepper's active / done / waiting. Each chip's tooltip says what it means."""
-    entries = [e for e in LEGEND if kinds is None or e.key in kinds]
-    entries += list(STATE_LEGEND) if states else []
-    chips = []
-    for e in entries:
-        dashed = "dashed" if e.key == "waiting" else "solid"
-        width = 3 if e.key == "active" else 1
-        chips.append(
-            f'<span title="{html.escape(e.meaning)}" style="display:inline-block;margin:0 4px 4px 0;'
-            f"padding:0 7px;border-radius:6px;background:{e.fill};border:{width}px {dashed} {e.border};"
-            f'color:#111827;font-size:0.75rem;white-space:nowrap">{html.escape(e.label)}'
-            f'<span style="color:#4b5563"> · {html.escape(e.short)}</span></span>'
-        )
-    return '<div style="line-height:1.7">' + "".join(chips) + "</div>"
-
-
-def kinds_in(graph, dot: str) -> set[str]:
-    """The legend keys a drawing uses: the graph's node kinds, plus 'chain' if a chain was collapsed."""
-    kinds = {node.kind for node in graph.nodes}
-    if CHAIN_TITLE_END in dot:
-        kinds.add("chain")
-    return kinds
 
 
 def heatmap_figure(data: np.ndarray, grad: np.ndarray | None, title: str = "") -> go.Figure:

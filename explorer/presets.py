@@ -19,6 +19,15 @@ g += 10.0 / f
 """
 
 SEED = """\
+a = -3.0
+b = 2.0
+g = ((a + b) ** 2 + (a * b + b ** 3).relu()).sum()
+"""
+
+KINK = """\
+# The README's first example, a = -4, b = 2: a * b + b ** 3 is exactly 0, where relu bends.
+# backward() takes relu'(0) = 0 (as PyTorch does); central differences average the two sides
+# (0 and 1), so the gradient check disagrees here, and only here. Try a = -3.9.
 a = -4.0
 b = 2.0
 g = ((a + b) ** 2 + (a * b + b ** 3).relu()).sum()
@@ -74,7 +83,9 @@ loss = y.mean()
 #: name -> (one-line description, program text). The first one is the default.
 PRESETS: dict[str, tuple[str, str]] = {
     "micrograd": ("micrograd's full example: scalars, fan-out, relu, division", MICROGRAD),
-    "seed example": ("The README's first example: two scalars, one output", SEED),
+    "seed example": ("The README's first example with a = -3: two scalars, one output", SEED),
+    "relu at its kink": ("The README's first example as written: relu at exactly 0, where the check differs",
+                         KINK),
     "linear + ReLU": ("A linear layer x @ W.T + b, ReLU, then the mean", LINEAR_RELU),
     "softmax cross-entropy": ("log_softmax of two rows of logits against one-hot labels", CROSS_ENTROPY),
     "attention scores": ("softmax(Q @ K.T / sqrt(d)) @ V for 3 tokens of width 4", ATTENTION),
@@ -83,6 +94,7 @@ PRESETS: dict[str, tuple[str, str]] = {
 }
 
 DEFAULT = "micrograd"
+KINK_PRESET = "relu at its kink"  # the one preset whose gradient check disagrees, on purpose
 
 
 def names() -> list[str]:

@@ -6,15 +6,18 @@ import streamlit as st
 
 from components import session
 from components.entry import through_app
-from explorer import explain, presets
-from explorer.dot import LAYOUTS, to_dot, to_svg
-from explorer.formatting import heatmap_figure, kinds_in, legend_html, markdown_safe
+from components.graph_view import graph_view, program_view
+from explorer import explain, graph_data, presets
+from explorer.dot import to_svg
+from explorer.formatting import heatmap_figure, markdown_safe
 
 through_app()
 
-analyse = functools.partial(session.sandboxed, explain.analyse_program)  # a worker process, limited and cancellable
+# A worker process each, limited and cancellable (components/session.py); graph first, then the check.
+analyse = functools.partial(session.sandboxed, explain.analyse_program)
+stepped = functools.partial(session.sandboxed, explain.step_program)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
-MAX_DRAWN = 200  # boxes; the browser lays out more only slowly and unreadably
+
 
 st.title("Expression Explorer")
 st.caption(
@@ -25,6 +28,7 @@ st.caption(
 program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
 if explain.link_note(program):  # too long for an address the server accepts: say so before it refuses
     st.warning(explain.link_note(program), icon=":material/link_off:")
+st.query_params.pop("step", None)  # the Backward Stepper's position means nothing here
 # NOTE: a fresh editor gets the program as its default value (so the browser shows it at once);
 # an existing one is updated through session state when the program changed elsewhere.
 editor_default = {}
@@ -44,6 +48,16 @@ def load_preset():
 def edited():
     st.session_state["program"] = st.session_state["explorer_editor"]
     st.session_state["explorer_preset"] = None  # the editor no longer holds the preset as loaded
+
+
+def clicked():
+    """A box clicked in the graph: the node inspector shows it."""
+    st.session_state["explorer_picked"] = st.session_state["explorer_graph"]["selected"]
+    st.session_state["explorer_tab"] = "Inspect a node"
+
+
+def view_changed():
+    st.session_state["graph_view"] = st.session_state["explorer_graph"]["view"]
 
 
 # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up.
@@ -72,63 +86,51 @@ with left:
         **editor_default,
     )
 
-    error = None
+    # NOTE: the graph comes from the backward pass alone, so it is drawn before the gradient check runs.
+    shown = program
     try:
-        analysis = analyse(program)
+        graph, steps = stepped(program)
         st.session_state["explorer_last_good"] = program
     except Exception as exc:  # noqa: BLE001 - ExpressionError or anything else: a message, never a traceback
-        error = exc
-    if error is not None:
-        message, caret = explain.error_report(program, error)
+        message, caret = explain.error_report(program, exc)
         st.error(markdown_safe(message), icon=":material/error:")
         if caret:
             st.code(caret, language=None)
-        last_good = st.session_state.get("explorer_last_good")
-        analysis = analyse(last_good) if last_good else None
-        if analysis is not None:
-            st.caption("The graph shows the last program that ran.")
+        shown = st.session_state.get("explorer_last_good")
+        if shown is None:
+            st.stop()
+        graph, steps = stepped(shown)
+        st.caption("The graph shows the last program that ran.")
 
-    shown = st.segmented_control(
-        "Show in each node",
-        ["data", "grad", "shape"],
-        selection_mode="multi",
-        default=["data", "grad", "shape"],
-        key="explorer_show",
-    )
-    rankdir = st.segmented_control(
-        "Layout",
-        list(LAYOUTS),
-        default="TB",
-        format_func=LAYOUTS.get,
-        key="explorer_rankdir",
-        required=True,
-    )
-
-if analysis is None:
-    st.stop()
-graph = analysis.graph
-shown = shown or []
-dot = to_dot(
-    graph,
-    show_data="data" in shown,
-    show_grad="grad" in shown,
-    show_shape="shape" in shown,
-    rankdir=rankdir or "TB",
-    max_nodes=MAX_DRAWN,
-)
-
+view = st.session_state.get("graph_view", {})
+picked = st.session_state.get("explorer_picked")  # a node clicked or chosen, if this graph has it
+picked = picked if picked in range(len(graph.nodes)) else None
 with right:
-    st.markdown(legend_html(kinds_in(graph, dot)), unsafe_allow_html=True)
-    if analysis.note:
-        st.info(analysis.note, icon=":material/info:")
-    st.graphviz_chart(dot, width="stretch")
+    note = st.empty()
+    graph_view(
+        program_view(shown, graph, steps),
+        key="explorer_graph",
+        view=view,
+        selected=picked,
+        select_seq=st.session_state.get("explorer_select_seq", 0),
+        on_select=clicked,
+        on_view=view_changed,
+    )
     caption = f"{explain.counted(len(graph.nodes), 'tensor')}, {explain.counted(len(graph.edges), 'edge')}."
-    if len(graph.nodes) > MAX_DRAWN:
+    if len(graph.nodes) > graph_data.MAX_DRAWN:
         caption += (
-            f" Too many to read at once: chains of elementwise ops are collapsed and at most {MAX_DRAWN} boxes"
-            " nearest the output are drawn (the downloads hold the same picture)."
+            f" Too many to read at once: chains of elementwise ops are collapsed and at most {graph_data.MAX_DRAWN}"
+            " boxes nearest the output are drawn (the downloads hold the same picture)."
         )
     st.caption(caption)
+
+try:
+    analysis = analyse(shown)
+except Exception as exc:  # noqa: BLE001 - the graph is drawn; the check's failure is a message, never a traceback
+    note.error(markdown_safe(explain.error_report(shown, exc)[0]), icon=":material/error:")
+    st.stop()
+if analysis.note:
+    note.info(analysis.note, icon=":material/info:")
 
 
 def show_checks():
@@ -163,17 +165,18 @@ def show_checks():
 
 
 def pick_node():
+    """The select box, for keyboard users: the graph's selection follows it."""
     st.session_state["explorer_picked"] = st.session_state["explorer_node"]
+    st.session_state["explorer_select_seq"] = st.session_state.get("explorer_select_seq", 0) + 1
 
 
 def show_node():
     # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed.
-    ids = [node.id for node in graph.nodes]
-    picked = st.session_state.get("explorer_picked")
-    st.session_state["explorer_node"] = picked if picked in ids else graph.output
+    st.session_state["explorer_node"] = graph.output if picked is None else picked
+    st.caption("Click a box in the graph, or choose it here.")
     node_id = st.selectbox(
         "Node",
-        ids,
+        [node.id for node in graph.nodes],
         key="explorer_node",
         on_change=pick_node,
         format_func=lambda i: explain.node_choice(graph.nodes[i]),
@@ -198,7 +201,8 @@ def show_node():
 
 
 def show_export():
-    st.caption("Take the graph or the program elsewhere.")
+    st.caption("Take the graph or the program elsewhere (drawn with the parts and direction chosen above).")
+    dot = graph_data.download_dot(graph, steps, view)
     e1, e2, e3 = st.columns(3)
     download = ":material/download:"
     e1.download_button("DOT (Graphviz)", dot, file_name="autograd-graph.dot", mime="text/vnd.graphviz", icon=download)

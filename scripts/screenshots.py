@@ -35,31 +35,35 @@ def _settle(page, seconds: float = 0.5) -> None:
 
 def shoot_explorer(page, url: str, out: Path) -> None:
     helpers.open_page(page, url)
-    page.wait_for_selector(helpers.GRAPH_NODES, state="attached", timeout=60_000)
+    helpers.wait_for_view(page, timeout=60_000)
+    helpers.wait_for_text(page, "match central differences")
     _settle(page)
     page.screenshot(path=str(out / "explorer.png"))
 
 
 def shoot_stepper(page, url: str, out: Path, steps: int = 3) -> None:
-    helpers.open_page(page, f"{url}/stepper")
-    page.wait_for_selector(helpers.GRAPH_NODES, state="attached", timeout=60_000)
     # A few steps in, so the picture shows active, done and waiting nodes at once.
-    next_button = helpers.button(page, "Next")
-    for _ in range(steps):
-        if next_button.count() == 0 or not next_button.first.is_enabled():
-            break
-        helpers.wait_for_rerun(page, next_button.first.click)
+    helpers.open_page(page, f"{url}/stepper?step={steps}")
+    helpers.wait_for_view(page, timeout=60_000, step=steps)
     _settle(page, 1.0)
     page.screenshot(path=str(out / "stepper.png"))
 
 
-def shoot_playground(page, url: str, out: Path, train_seconds: float) -> None:
-    helpers.open_page(page, f"{url}/playground")
-    play = helpers.button(page, "Play")
-    play.first.wait_for(timeout=60_000)
-    play.first.click()
-    time.sleep(train_seconds)
-    _settle(page)
+def shoot_playground(page, url: str, out: Path, train_seconds: float, steps: int = 300) -> None:
+    """Play until the run has taken `steps` steps (the boundary has formed), pause, and shoot."""
+    helpers.open_page(page, f"{url}/playground?speed=100")
+    view = page.locator('[data-testid="live-view"]')
+    view.wait_for(timeout=60_000)
+    helpers.button(page, "Play").first.click()
+    page.wait_for_function(
+        "(n) => { for (const el of document.querySelectorAll('*')) { const v = el.shadowRoot &&"
+        " el.shadowRoot.querySelector('[data-testid=\"live-view\"]'); if (v) return Number(v.dataset.step) >= n; }"
+        " return false; }",
+        arg=steps, timeout=max(60_000, train_seconds * 1000),
+    )
+    helpers.button(page, "Pause").first.click()
+    helpers.button(page, "Play").first.wait_for()
+    _settle(page, 1.0)
     page.screenshot(path=str(out / "playground.png"))
 
 

@@ -1,32 +1,58 @@
-"""The app through Streamlit's AppTest: routing, the Expression Explorer and the Backward Stepper."""
+"""The app through Streamlit's AppTest: routing, the Expression Explorer and the Backward Stepper.
 
+AppTest runs no JavaScript, so the graph view is checked through the data each page sends it
+(explorer.graph_data.view_data), and the browser's reports (a step, a click, a toggle) are sent
+back the way the browser sends them: as the component's state, by `report`.
+"""
+
+import json
 import re
-import time
 from pathlib import Path
 
 import pytest
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from autograd.expr import ExpressionError, evaluate
 from autograd.graph import backward_steps
-from explorer import presets
+from explorer import graph_data, presets
 from tests.helpers import traced
 
 TIMEOUT = 60
 ROOT = Path(__file__).resolve().parent.parent
 EXPLORER = "pages/explorer.py"
 STEPPER = "pages/stepper.py"
-NODE = re.compile(r"^\s*(n\d+|notice) \[label=(.*)>, fillcolor", re.M)
+NODE = re.compile(r"^\s*(n\d+|notice) \[label=(.*)>, id=", re.M)
 
 
 def app() -> AppTest:
     return AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
 
 
+def graph_element(at: AppTest):
+    views = [e for e in at.get("bidi_component") if e.proto.component_name == "components.graph_view"]
+    assert len(views) == 1, "exactly one graph view on the page"
+    return views[0]
+
+
+def view_data(at: AppTest) -> dict:
+    """What the page sent the graph view."""
+    return json.loads(graph_element(at).proto.json)
+
+
 def graph_dot(at: AppTest) -> str:
-    charts = at.get("graphviz_chart")
-    assert len(charts) == 1, "exactly one graph on the page"
-    return charts[0].proto.spec
+    return view_data(at)["dot"]
+
+
+def report(at: AppTest, **state) -> AppTest:
+    """Run the page as the browser does when the graph view reports its state (step, selected, view).
+
+    NOTE: AppTest has no accessor for a components.v2 component's state, so this sends the widget
+    state the frontend would send (the component's JSON value) through AppTest's own run.
+    """
+    states = at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id=graph_element(at).proto.id, json_value=json.dumps(state)))
+    return at._run(states)
 
 
 def labels(dot: str) -> dict[str, str]:
@@ -38,12 +64,6 @@ def button(at: AppTest, label: str):
     found = [b for b in at.button if b.label == label]
     assert found, f"no button {label!r} among {[b.label for b in at.button]}"
     return found[0]
-
-
-def step_slider(at: AppTest):
-    sliders = [s for s in at.slider if s.label.startswith("Step (of ")]
-    assert len(sliders) == 1
-    return sliders[0]
 
 
 def no_exception(at: AppTest) -> None:
@@ -96,7 +116,7 @@ def test_each_preset_renders_its_graph_and_checks_its_grads(name):
     inputs = table[table["check"].isin(["pass", "FAIL"])]
     expected_inputs = [n.name for n in graph.nodes if n.kind == "input" and n.name]
     assert sorted(inputs["variable"]) == sorted(expected_inputs)
-    if name != "seed example":  # NOTE: its relu sits exactly on the kink at 0, where the check must differ
+    if name != presets.KINK_PRESET:  # NOTE: its relu sits exactly on the kink at 0, where the check must differ
         assert (inputs["check"] == "pass").all(), table
     else:
         assert (inputs["check"] == "FAIL").any() and at.warning, "a kink is reported, not hidden"
@@ -135,14 +155,21 @@ def test_a_hostile_program_shows_an_error_and_keeps_the_last_graph(program, line
     assert not at.error and len(labels(graph_dot(at))) == 2  # x and x * x
 
 
-def test_toggles_and_layout_change_the_drawing():
+def test_the_graph_view_s_toggles_and_direction_reach_the_download_and_the_stepper():
     at = app().run()
-    assert ">data<" in graph_dot(at) and "rankdir=TB" in graph_dot(at)
-    at.segmented_control(key="explorer_show").set_value(["grad"]).run()
-    dot = graph_dot(at)
-    assert ">data<" not in dot and ">grad<" in dot
-    at.segmented_control(key="explorer_rankdir").set_value("LR").run()
-    assert "rankdir=LR" in graph_dot(at)
+    data = view_data(at)
+    assert data["view"]["show"] == ["data", "grad", "shape"] and data["view"]["rankdir"] == "TB"
+    assert ">data<" in data["dot"] and "rankdir=TB" in data["dot"]
+    # the browser lays out the toggled picture itself; the server hears of it afterwards
+    view = {"show": ["grad"], "rankdir": "LR", "speed": 8}
+    report(at, view=view)
+    no_exception(at)
+    assert graph_dot(at) == data["dot"], "the picture sent does not change: the browser cuts the rows"
+    assert at.session_state["graph_view"] == view, "the Export tab draws its DOT with this view"
+    open_tab(at, "Export")
+    assert any("parts and direction chosen above" in c.value for c in at.caption)
+    at.switch_page(STEPPER).run()
+    assert view_data(at)["view"] == view, "the same view on both pages"
 
 
 def open_tab(at, label: str) -> None:
@@ -169,10 +196,30 @@ def test_inspect_a_node_shows_its_data_grad_and_rule():
     at.selectbox(key="explorer_node").select(bias.id).run()
     frames = [d.value for d in at.dataframe]
     assert any(f.shape == (1, 4) and abs(f.to_numpy() - bias.grad).max() < 1e-12 for f in frames)
+    assert view_data(at)["selected"] == bias.id, "the graph highlights what the select box picked"
     open_tab(at, "Gradients and check")
     assert not at.get("selectbox") or all(b.key != "explorer_node" for b in at.selectbox)
     open_tab(at, "Inspect a node")
     assert at.selectbox(key="explorer_node").value == bias.id, "the pick survives closing the tab"
+
+
+def test_a_click_on_a_box_opens_it_in_the_inspector():
+    at = app().run()
+    graph = traced(presets.program(presets.DEFAULT))
+    b = [n for n in graph.nodes if n.name == "b" and not n.op][0]
+    seq = view_data(at)["select_seq"]
+    report(at, selected=b.id)  # what a click on b's box sends
+    no_exception(at)
+    assert at.session_state["explorer_tab"] == "Inspect a node", "the inspector opens"
+    assert at.selectbox(key="explorer_node").value == b.id
+    assert any(d.value.to_numpy().ravel()[0] == pytest.approx(645.5773, abs=1e-4) for d in at.dataframe)
+    data = view_data(at)
+    assert data["selected"] == b.id and data["select_seq"] == seq, "a click is not sent back as a new request"
+    # the select box moves the graph's selection: a new request
+    a = [n for n in graph.nodes if n.name == "a" and not n.op][0]
+    at.selectbox(key="explorer_node").select(a.id).run()
+    data = view_data(at)
+    assert data["selected"] == a.id and data["select_seq"] == seq + 1
 
 
 def test_downloads_offer_dot_svg_and_python():
@@ -204,34 +251,51 @@ def test_query_param_round_trip():
 # ----------------------------------------------------------------------------- stepper
 
 
-def test_stepping_next_to_the_end_gives_the_grads_backward_gives():
+def test_the_stepper_sends_every_step_once():
     at = app().run()
-    explorer_labels = labels(graph_dot(at))  # drawn after backward()
+    explorer = view_data(at)
     at.switch_page(STEPPER).run()
     no_exception(at)
-    program = presets.program(presets.DEFAULT)
-    graph, steps = backward_steps(evaluate(program).output)
-    assert at.subheader[0].value.startswith("Seed:")
-    assert button(at, "Prev").disabled
-    first = labels(graph_dot(at))
-    assert sum("grad</font> —" in label for label in first.values()) == sum(
-        n.requires_grad for n in graph.nodes
-    ) - 1, "only the output has a grad (the seed) before the first step"
-    for k in range(1, len(steps) + 1):
-        button(at, "Next").click().run()
-        assert at.subheader[0].value.startswith(f"Step {k} of {len(steps)}:")
-        assert step_slider(at).value == k
-    no_exception(at)
-    assert button(at, "Next").disabled
-    assert any("every grad now equals what backward() gives" in s.value for s in at.success)
-    final = labels(graph_dot(at))
-    assert final == explorer_labels
+    graph, steps = backward_steps(evaluate(presets.program(presets.DEFAULT)).output)
+    data = view_data(at)
+    s = data["steps"]
+    assert s["count"] == len(steps) == 25 and len(s["panels"]) == 26
+    assert data["start"] == 0 and at.query_params["step"] in ("0", ["0"])
+    assert s["panels"][0]["title"] == "Seed: g.grad = 1"
+    assert [p["title"].split(":")[0] for p in s["panels"][1:]] == [f"Step {k} of 25" for k in range(1, 26)]
+    # the same boxes as the Explorer's picture, each sized for the longest grad it will show
+    assert labels(data["dot"]).keys() == labels(explorer["dot"]).keys()
     a = [n for n in graph.nodes if n.name == "a"][0]
-    assert "138.8" in final[f"n{a.id}"]
-    button(at, "Prev").click().run()
-    assert step_slider(at).value == len(steps) - 1
-    button(at, "Reset").click().run()
-    assert step_slider(at).value == 0
+    assert s["grads"][str(a.id)][-1][1] == ["138.8"], "after the last step, backward()'s grad"
+    assert s["done"].startswith("Done: every grad now equals")
+
+
+def test_the_server_hears_the_step_without_sending_the_steps_again():
+    at = app().run()
+    at.switch_page(STEPPER).run()
+    sent = graph_element(at).proto.json
+    report(at, step=7)  # the browser stepped to 7 on its own and says so
+    no_exception(at)
+    assert at.query_params["step"] in ("7", ["7"]), "the URL says where the stepper is"
+    assert graph_element(at).proto.json == sent, "a run caused by the report sends the same data"
+    # a later run (here: arriving from another page) hands the position to a view that mounts afresh
+    at.switch_page(EXPLORER).run()
+    assert "step" not in at.query_params
+    at.switch_page(STEPPER).run()
+    assert view_data(at)["start"] == 7
+
+
+def test_a_link_opens_the_stepper_at_its_step():
+    program = presets.program("broadcasting bias")
+    n = len(backward_steps(evaluate(program).output)[1])
+    for asked, opened in (("2", 2), ("99", n), ("-3", 0), ("two", 0)):
+        at = app()
+        at.query_params["program"] = program
+        at.query_params["step"] = asked
+        at.switch_page(STEPPER).run()
+        no_exception(at)
+        assert view_data(at)["start"] == opened, asked
+        assert view_data(at)["steps"]["count"] == n
 
 
 def test_stepper_panel_explains_fan_out_and_broadcasting():
@@ -240,41 +304,12 @@ def test_stepper_panel_explains_fan_out_and_broadcasting():
     at.switch_page(STEPPER).run()
     graph, steps = backward_steps(evaluate(presets.program("broadcasting bias")).output)
     add_step = [s.index for s in steps if s.op == "add"][0] + 1
-    step_slider(at).set_value(add_step).run()
-    no_exception(at)
-    assert at.subheader[0].value.startswith(f"Step {add_step} of {len(steps)}")
-    notes = [i.value for i in at.info]
+    panel = view_data(at)["steps"]["panels"][add_step]
+    assert panel["title"].startswith(f"Step {add_step} of {len(steps)}")
+    assert panel["formula"] == "dA = G,  dB = G"
+    notes = [c["broadcast"] for c in panel["contributions"]]
     assert "summed over axis 0 to undo broadcasting (3, 4) → (4,)" in notes
-    rule = [c for c in at.code if c.value == "dA = G,  dB = G"]
-    assert rule and rule[0].proto.wrap_lines, "the rule wraps in the narrow panel instead of scrolling"
-
-
-def test_play_steps_at_the_chosen_speed_and_stops_at_the_end():
-    program = "x = 2.0\ny = x * 3.0\nz = (y.relu() + y).tanh()\n"
-    n = len(backward_steps(evaluate(program).output)[1])
-    at = app().run()
-    at.text_area(key="explorer_editor").input(program).run()
-    at.switch_page(STEPPER).run()
-    at.select_slider(key="stepper_speed_widget").set_value(8.0).run()
-    button(at, "Play").click().run()
-    assert step_slider(at).value == 1, "the first step runs at once"
-    assert at.session_state["stepper_playing"] and button(at, "Pause")
-    seen = [1]
-    deadline = time.monotonic() + 10
-    while at.session_state["stepper_playing"] and time.monotonic() < deadline:
-        time.sleep(0.05)
-        at.run()  # NOTE: AppTest never fires the fragment's timer: each run stands for one tick
-        seen.append(step_slider(at).value)
-    assert seen[-1] == n and not at.session_state["stepper_playing"]
-    assert seen == sorted(seen), "play only moves forward"
-    assert button(at, "Play")
-    # Pause stops where it is
-    button(at, "Reset").click().run()
-    button(at, "Play").click().run()
-    button(at, "Pause").click().run()
-    time.sleep(0.3)
-    at.run()
-    assert step_slider(at).value == 1 and not at.session_state["stepper_playing"]
+    assert 'class="broadcast"' in view_data(at)["dot"], "the edge is marked in the graph too"
 
 
 def test_stepper_shows_an_error_for_a_bad_program():
@@ -283,7 +318,7 @@ def test_stepper_shows_an_error_for_a_bad_program():
     at.switch_page(STEPPER).run()
     no_exception(at)
     assert at.error[0].value.startswith("Line 2, column 8: ")
-    assert not at.get("graphviz_chart")
+    assert not [e for e in at.get("bidi_component") if e.proto.component_name == "components.graph_view"]
 
 
 def test_stepper_explains_backward():
@@ -300,7 +335,7 @@ def test_a_big_program_is_summarised_not_hung():
     at.text_area(key="explorer_editor").input(program).run()
     no_exception(at)
     dot = graph_dot(at)
-    assert len(labels(dot)) <= 200
+    assert len(labels(dot)) <= graph_data.MAX_DRAWN
     assert " ops …" in dot, "the tanh chain is collapsed"
     assert any("Too many to read at once" in c.value for c in at.caption)
 
@@ -314,6 +349,7 @@ def test_a_program_without_grads_says_so():
     at.switch_page(STEPPER).run()
     no_exception(at)
     assert any("Nothing to step through" in i.value for i in at.info)
+    assert view_data(at)["steps"]["count"] == 0 and "step" not in at.query_params
 
 
 def test_a_non_finite_gradient_is_not_blamed_on_a_kink():
@@ -326,3 +362,21 @@ def test_a_non_finite_gradient_is_not_blamed_on_a_kink():
     at.text_area(key="explorer_editor").input("x = 3.0\ny = exp(x)\n").run()
     assert at.success[0].value.startswith("The input matches central differences"), "one input, singular"
     assert any(c.value.startswith("2 tensors, 1 edge.") for c in at.caption)
+
+
+def test_a_check_that_fails_after_the_graph_is_drawn_is_a_message(monkeypatch):
+    from components import session
+    from explorer import explain
+
+    sandboxed = session.sandboxed
+
+    def failing(fn, *args):  # the analysis runs in a worker process: it is failed on its way there
+        if fn is explain.analyse_program:
+            raise RuntimeError("the check ran out of time")
+        return sandboxed(fn, *args)
+
+    monkeypatch.setattr(session, "sandboxed", failing)
+    at = app().run()
+    no_exception(at)
+    assert graph_element(at), "the graph is drawn first"
+    assert any("ran out of time" in e.value for e in at.error)

@@ -1,6 +1,7 @@
 """The benchmark compares like with like: each engine case computes what its hand-written NumPy twin does."""
 
 import numpy as np
+import pytest
 
 from benchmarks import cases
 
@@ -10,9 +11,15 @@ def test_chain_case_matches_numpy():
     np.testing.assert_allclose(impls["engine"](), impls["numpy"]())
 
 
-def test_mlp_cases_take_the_same_steps_as_numpy():
-    for build in (cases.playground_impls, cases.large_impls):
-        impls = build()  # one step each, compared parameter by parameter
+@pytest.mark.parametrize("build", [
+    lambda: cases.playground_impls("sgd"),
+    lambda: cases.playground_impls("adam"),
+    lambda: cases.playground_impls("adam", loss="bce"),
+    cases.large_impls,
+], ids=["playground-sgd-mse", "playground-adam-mse", "playground-adam-bce", "large"])
+def test_mlp_cases_take_the_same_steps_as_numpy(build):
+    impls = build()  # one step each, compared parameter by parameter
+    for _ in range(3):  # and the next steps' losses (Adam's moments and step count included)
         loss_engine, loss_numpy = impls["engine"](), impls["numpy"]()
         np.testing.assert_allclose(loss_engine.item(), loss_numpy, rtol=1e-9)
 

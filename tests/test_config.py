@@ -3,6 +3,8 @@
 import tomllib
 from pathlib import Path
 
+from streamlit.testing.v1 import AppTest
+
 CONFIG = tomllib.loads((Path(__file__).parent.parent / ".streamlit" / "config.toml").read_text())
 
 
@@ -18,3 +20,13 @@ def test_the_server_stays_local_and_quiet():
 
 def test_the_toolbar_has_no_deploy_button():
     assert CONFIG["client"]["toolbarMode"] == "viewer"
+
+
+def test_streamlits_own_page_menu_is_off_and_app_py_draws_the_links():
+    # Streamlit's menu would show file names on a fresh server's first request (components/entry.py).
+    assert CONFIG["client"]["showSidebarNavigation"] is False
+    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    assert not at.exception
+    assert [link.proto.label for link in at.sidebar.get("page_link")] == [
+        "Expression Explorer", "Backward Stepper", "Training Playground"
+    ]

@@ -113,3 +113,39 @@ def test_csv_whole_file_errors():
         datasets.parse_csv(b"\xff\xfe\x00bad", "regression")
     with pytest.raises(datasets.CSVError, match="line 2: expected 2 values"):
         datasets.parse_csv("x,y\n1,2,3\n", "regression")
+
+
+def test_a_field_over_the_csv_limit_is_a_message_not_a_traceback():
+    text = "x1,x2,label\n1,2,0\n" + "9" * 140_000 + ",1,0\n3,4,1\n"
+    with pytest.raises(datasets.CSVError) as info:
+        datasets.parse_csv(text, "classification")
+    assert info.value.line == 3 and "not readable as CSV" in str(info.value)
+    assert len(str(info.value)) < 200
+
+
+@pytest.mark.parametrize(
+    ("rows", "says"),
+    [
+        (["1e308,0,0", "-1e308,1,1", "0,0,0", "1,1,1"], "the x1 values reach 1e+308"),
+        (["0,1e301,0", "1,0,1", "0,0,0", "1,1,1"], "the x2 values reach 1e+301"),
+        (["1e-320,0,0", "0,1,1", "0,0,0", "0,1,1"], "the x1 values differ by only 1e-320"),
+        (["0,1e-310,0", "1,0,1", "0,0,0", "1,0,1"], "the x2 values differ by only"),
+    ],
+)
+def test_coordinates_whose_scale_is_not_a_normal_float_are_refused(rows, says):
+    with pytest.raises(datasets.CSVError, match="rescale") as info:
+        datasets.parse_csv("\n".join(rows), "classification")
+    assert says in str(info.value)
+
+
+def test_a_regression_target_with_an_overflowing_spread_is_refused_and_a_constant_column_is_fine():
+    with pytest.raises(datasets.CSVError, match="the y values reach"):
+        datasets.parse_csv("0,1e308\n1,-1e308\n2,0\n3,0\n", "regression")
+    X, y = datasets.parse_csv("5,0,0\n5,1,1\n5,2,0\n5,3,1\n", "classification")
+    assert X[:, 0].tolist() == [5, 5, 5, 5]
+
+
+def test_a_long_value_is_quoted_short():
+    with pytest.raises(datasets.CSVError) as info:
+        datasets.parse_csv("x1,x2,label\n1," + "z" * 5000 + ",0\n", "classification")
+    assert "…" in str(info.value) and len(str(info.value)) < 200

@@ -1,4 +1,5 @@
-"""DOT drawing of traced graphs: counts, labels, step states, determinism, summaries, validity."""
+"""DOT drawing of traced graphs: counts, labels, the ids the graph view relies on, determinism, summaries,
+compact values, the straight main line, broadcast marks, validity."""
 
 import os
 import re
@@ -9,10 +10,11 @@ import numpy as np
 import pytest
 
 from autograd import Tensor
-from autograd.graph import backward_steps, grads_at, trace
+from autograd.graph import backward_steps, trace
 from explorer import dot as dotmod
-from explorer.dot import LEGEND, STATE_LEGEND, format_array, synthetic_graph, to_dot, to_svg
-from tests.helpers import micrograd_tensors
+from explorer import explain
+from explorer.dot import LEGEND, STATE_LEGEND, format_array, plan, synthetic_graph, to_dot, to_svg, value_lines
+from tests.helpers import micrograd_tensors, traced
 
 NODE_LINE = re.compile(r"^\s*(n\d+|notice) \[label=", re.M)
 EDGE_LINE = re.compile(r"^\s*(n\d+|notice) -> (n\d+)", re.M)
@@ -76,13 +78,58 @@ def test_labels_hold_data_and_grads():
     graph = trace(g)
     dot = to_dot(graph)
     lines = node_lines(dot)
-    a_line = lines[f"n{[n.id for n in graph.nodes if n.name == 'a'][0]}"]
-    b_line = lines[f"n{[n.id for n in graph.nodes if n.name == 'b'][0]}"]
-    g_line = lines[f"n{graph.output}"]
-    assert "<b>a</b>" in a_line and "data</font> -4<" in a_line and "grad</font> 138.8<" in a_line
-    assert "645.6" in b_line
-    assert "24.7" in g_line and "<b>g</b> = add" in g_line
+    ids = {n.name: n.id for n in graph.nodes if n.name in ("a", "b") and not n.op}
+    a_line, b_line, g_line = lines[f"n{ids['a']}"], lines[f"n{ids['b']}"], lines[f"n{graph.output}"]
+    assert "<b>a</b>" in a_line
+    assert f'<td id="n{ids["a"]}.d" tooltip="a.data" align="left">-4</td>' in a_line
+    assert f'<td id="n{ids["a"]}.g" tooltip="a.grad" align="left">138.8</td>' in a_line
+    assert ">645.6<" in b_line
+    assert ">24.7<" in g_line and "<b>g</b> = add" in g_line
     assert "scalar" not in g_line  # a scalar's shape row is left out
+
+
+def test_each_box_and_edge_carries_the_ids_the_graph_view_uses():
+    graph = traced(presets_program("broadcasting bias"))
+    dot = to_dot(graph)
+    for node in graph.nodes:
+        line = node_lines(dot)[f"n{node.id}"]
+        assert f'id="n{node.id}"' in line and f'class="kind-{node.kind}"' in line
+        if node.kind == "const" and not node.name:
+            continue  # drawn as its bare value
+        assert (f'id="n{node.id}.d"' in line) and (f'id="n{node.id}.g"' in line) == node.requires_grad
+        assert (f'id="n{node.id}.s"' in line) == (node.shape != ())
+    edge_ids = re.findall(r'-> n(\d+) \[id="e(\d+)\.(\d+)"', dot)
+    assert len(edge_ids) == len(graph.edges)
+    assert all(child == box for child, box, _ in edge_ids)
+    assert sorted((int(b), int(k)) for _, b, k in edge_ids) == sorted(
+        (n.id, k) for n in graph.nodes for k in range(len(n.parents))
+    )
+
+
+def presets_program(name: str) -> str:
+    from explorer import presets
+
+    return presets.program(name)
+
+
+HIDDEN_ROW = re.compile(r"<tr>(?:(?!</tr>).)*</tr>")
+
+
+def cut_rows(dot: str, hidden: str) -> str:
+    """What graph_view.js does to hide parts: drop every table row holding a cell n<id>.<hidden>."""
+    cell = re.compile(r'id="n\d+\.[' + hidden + ']"')
+    return HIDDEN_ROW.sub(lambda m: "" if cell.search(m.group()) else m.group(), dot)
+
+
+@pytest.mark.parametrize("hidden", ["d", "g", "s", "dg", "ds", "gs", "dgs"])
+def test_cutting_rows_by_cell_id_is_drawing_without_those_parts(hidden):
+    # The browser lays out each choice of parts from the one DOT the server sent: it must be the
+    # DOT the server would have written for that choice (the DOT download is the latter).
+    for program in ("micrograd", "layer norm", "broadcasting bias"):
+        graph = traced(presets_program(program))
+        full = to_dot(graph)
+        cut = to_dot(graph, show_data="d" not in hidden, show_grad="g" not in hidden, show_shape="s" not in hidden)
+        assert cut_rows(full, hidden) == cut, (program, hidden)
 
 
 def test_toggles_hide_data_grad_and_shape():
@@ -130,27 +177,83 @@ def test_format_array():
     assert len(format_array(np.arange(12.0))) == 2  # wraps after six numbers
 
 
-def test_stepper_state_and_partial_grads():
-    graph, steps = backward_steps(seed_graph())
-    k = 3
-    active = steps[k - 1].node
-    state = {n.id: "waiting" for n in graph.nodes}
-    for s in steps[: k - 1]:
-        state[s.node] = "done"
-    state[active] = "active"
-    dot = to_dot(graph, grads=grads_at(graph, steps, k), state=state)
+def test_value_lines_take_a_number_of_lines_the_shape_decides():
+    assert value_lines(None) == ["—"]
+    assert value_lines(np.array(2.5)) == ["2.5"]
+    assert value_lines(np.arange(4.0).reshape(2, 2)) == ["[[0, 1],", " [2, 3]]"]
+    big = value_lines(np.arange(100.0).reshape(10, 10))
+    assert len(big) == 2 and big[0].startswith("mean 49.5") and len(big[1]) == 16
+    flat = value_lines(np.zeros((4, 4)))
+    assert len(flat) == 2 and set(flat[1]) == {"▄"}, "a constant array still draws its (level) sparkline"
+    rng = np.random.default_rng(0)
+    for shape in [(), (3,), (7,), (2, 3), (3, 4), (5, 5), (8, 16)]:
+        counts = {len(value_lines(rng.normal(size=shape))) for _ in range(3)}
+        assert len(counts) == 1, shape
+    # compact: everything on one line, a sparkline and the range
+    (line,) = value_lines(np.arange(12.0).reshape(3, 4), compact=True)
+    assert line.endswith("0 … 11") and line[0] in "▁▂▃▄▅▆▇█"
+    assert value_lines(np.array([1.0, 2.0]), compact=True) == ["[1, 2]"], "one line already: unchanged"
+    assert value_lines(np.full((8, 1), 0.125), compact=True) == ["all 0.125"]
+
+
+def test_big_graphs_draw_values_compactly():
+    small = traced(presets_program("layer norm"))
+    assert not plan(small).compact
+    mlp = traced(MLP)
+    drawing = plan(mlp)
+    assert len(drawing.boxes) > dotmod.COMPACT_ABOVE and drawing.compact
+    dot = to_dot(mlp)
     lines = node_lines(dot)
-    assert 'penwidth=3' in lines[f"n{active}"] and "#fde047" in lines[f"n{active}"]
-    assert "dashed" in lines["n0"]  # input a has not been reached
-    assert "grad</font> —" in lines["n0"]  # no grad yet
-    done = steps[0].node
-    assert "dashed" not in lines[f"n{done}"] and "penwidth=1" in lines[f"n{done}"]
-    # edges into the active node (to its parents' boxes) are drawn red
-    hot = [e for e in dot.splitlines() if f"-> n{active}" in e]
-    assert hot and all("#dc2626" in e for e in hot)
-    # at the end, the stepper's grads are backward()'s
-    final = to_dot(graph, grads=grads_at(graph, steps, len(steps)))
-    assert final == to_dot(graph)
+    w2 = [n for n in mlp.nodes if n.name == "W2"][0]
+    assert "mean" not in lines[f"n{w2.id}"] and " … " in lines[f"n{w2.id}"]
+    assert "mean" in to_dot(mlp, compact=False)
+
+
+MLP = """\
+x = randn(8, 4)
+W1 = randn(4, 16) * 0.5
+b1 = zeros(16)
+W2 = randn(16, 16) * 0.25
+b2 = zeros(16)
+W3 = randn(16, 16) * 0.25
+b3 = zeros(16)
+W4 = randn(16, 1) * 0.25
+h1 = tanh(x @ W1 + b1)
+h2 = tanh(h1 @ W2 + b2)
+h3 = tanh(h2 @ W3 + b3)
+loss = ((h3 @ W4) ** 2).mean()
+"""
+
+
+def test_the_longest_path_is_drawn_as_one_straight_line():
+    graph = traced(MLP)
+    dot = to_dot(graph)
+    spine = {int(m) for m in re.findall(r'^\s*n(\d+) \[.*group="spine"\];$', dot, re.M)}
+    names = {graph.nodes[i].name for i in spine if graph.nodes[i].name}
+    assert {"h1", "h2", "h3", "loss"} <= names, names
+    assert not names & {"W1", "W2", "W3", "W4", "b1", "b2", "b3"}, "weights sit beside the line"
+    # a path: each spine box has exactly one spine parent, except the first
+    firsts = [i for i in spine if not any(p in spine for p in graph.nodes[i].parents)]
+    assert len(firsts) == 1 and graph.output in spine
+
+
+def test_broadcast_edges_are_marked():
+    graph, steps = backward_steps(broadcast_graph())
+    marks = explain.broadcast_edges(graph, steps)
+    assert list(marks.values()) == ["Σ axis 0"]
+    (child, slot), = marks
+    dot = to_dot(graph, broadcast=marks)
+    (edge,) = [e for e in dot.splitlines() if f'id="e{child}.{slot}"' in e]
+    assert 'class="broadcast"' in edge and 'label="Σ axis 0"' in edge and "dashed" in edge
+    bias = [n for n in graph.nodes if n.name == "bias"][0]
+    assert edge.strip().startswith(f"n{bias.id} -> n{child}")
+
+
+def test_grad_lines_replace_the_grad_cell():
+    graph, steps = backward_steps(seed_graph())
+    a = [n for n in graph.nodes if n.name == "a"][0]
+    dot = to_dot(graph, grad_lines={a.id: ["-123.4"]})
+    assert f'<td id="n{a.id}.g" tooltip="a.grad" align="left">-123.4</td>' in node_lines(dot)[f"n{a.id}"]
 
 
 def test_same_program_same_text():
@@ -181,7 +284,8 @@ def test_graphs_too_big_show_the_output_neighbourhood_with_a_notice():
     dot = to_dot(graph, max_nodes=200)
     lines = node_lines(dot)
     assert len(lines) <= 200
-    assert "notice" in lines and "of 2,431 nodes" in lines["notice"]
+    notice = re.search(r"^\s*notice \[.*$", dot, re.M).group()
+    assert "of 2,431 nodes" in notice and 'class="notice"' in notice
     assert f"n{graph.output}" in lines  # the output is always kept
     unlimited = to_dot(graph, max_nodes=None)
     assert len(node_lines(unlimited)) == 2431
@@ -226,8 +330,12 @@ def test_dot_parses_with_graphviz(make, max_nodes):
     dot = to_dot(trace(out), max_nodes=max_nodes)
     svg = to_svg(dot)
     assert svg is not None, "dot binary missing"
-    assert svg.count('class="node"') == len(node_lines(dot))
-    assert svg.count('class="edge"') == len(EDGE_LINE.findall(dot))
+    assert svg.count('class="node') == len(node_lines(dot))
+    assert svg.count('class="edge') == len(EDGE_LINE.findall(dot))
+    # what graph_view.js reads: node groups by id (each cell's own group, which the tooltip attribute
+    # makes, comes from the browser's Graphviz 14; tests/browser/test_graph_view_browser.py checks it)
+    for box in node_lines(dot):
+        assert f'<g id="{box}" class="node' in svg
 
 
 @pytest.mark.skipif(DOT_BINARY is None and not os.environ.get("CI"), reason="Graphviz 'dot' is not installed")
@@ -235,8 +343,7 @@ def test_summarised_and_stepper_dot_parse_with_graphviz():
     graph = synthetic_graph(1000)
     dot = to_dot(graph, max_nodes=60)
     svg = to_svg(dot)
-    assert svg.count('class="node"') == len(node_lines(dot)) <= 60
+    assert svg.count('class="node') == len(node_lines(dot)) <= 60
     sgraph, steps = backward_steps(broadcast_graph())
-    state = {n.id: ("active" if n.id == steps[1].node else "waiting") for n in sgraph.nodes}
-    dot = to_dot(sgraph, grads=grads_at(sgraph, steps, 2), state=state, rankdir="LR")
-    assert to_svg(dot).count('class="node"') == len(sgraph.nodes)
+    dot = to_dot(sgraph, rankdir="LR", broadcast=explain.broadcast_edges(sgraph, steps), grad_lines={0: ["—"]})
+    assert to_svg(dot).count('class="node') == len(sgraph.nodes)

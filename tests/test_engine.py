@@ -1,6 +1,10 @@
 """The Tensor and the backward pass: graph recording, accumulation, no_grad, deep graphs, the API surface."""
 
+import json
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,6 +12,8 @@ import pytest
 from autograd import Parameter, Tensor, is_grad_enabled, no_grad
 from autograd.tensor import Primitive, _result, toposort, unbroadcast
 from tests.helpers import micrograd_tensors
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_micrograd_canonical_program():
@@ -164,7 +170,7 @@ def _same_array_twice_vjp(g, out, a, b, need):
     return d, d
 
 
-SAME_TWICE = Primitive("same_twice", _same_array_twice_vjp, "")
+SAME_TWICE = Primitive("same_twice", None, _same_array_twice_vjp, "")
 
 
 def test_a_vjp_that_sends_one_new_array_to_two_parents_still_gives_each_its_own_grad():
@@ -417,8 +423,8 @@ def _transposed_vjp(g, out, a, need):
     return (g.T,)
 
 
-WRONG_SHAPE = Primitive("wrong_shape", _wrong_shape_vjp, "")
-TRANSPOSED = Primitive("transposed", _transposed_vjp, "")
+WRONG_SHAPE = Primitive("wrong_shape", None, _wrong_shape_vjp, "")
+TRANSPOSED = Primitive("transposed", None, _transposed_vjp, "")
 
 
 def test_vjp_with_wrong_shape_is_reported_with_the_op_name():
@@ -464,3 +470,30 @@ def test_parameter_is_a_leaf_requiring_grad():
     assert p.dtype == np.float64
     (p * 2).sum().backward()
     assert np.array_equal(p.grad, [2.0, 2.0, 2.0])
+
+
+def test_importing_autograd_changes_nothing_outside_the_package():
+    probe = (
+        "import json, sys\n"
+        "import numpy as np\n"
+        "before = (np.get_printoptions(), np.geterr())\n"
+        "import autograd, autograd.nn, autograd.optim, autograd.graph, autograd.gradcheck\n"
+        "from autograd import _memory\n"
+        "after = (np.get_printoptions(), np.geterr())\n"
+        "print(json.dumps({'same': repr(before) == repr(after), 'tuned': _memory.tuned,\n"
+        "                  'language': 'language' in sys.modules or 'autograd.expr' in sys.modules}))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == {"same": True, "tuned": False, "language": False}
+
+
+def test_tune_malloc_is_an_explicit_call_and_idempotent():
+    from autograd import _memory
+
+    probe = "import autograd; from autograd import _memory; print(autograd.tune_malloc(), _memory.tuned)"
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    first, flag = run.stdout.split()
+    assert first == flag  # True on glibc, False elsewhere; either way the flag says what happened
+    assert callable(_memory.tune_malloc)

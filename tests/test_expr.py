@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from autograd import Tensor
 from autograd import functional as F
-from autograd.expr import ExpressionError, Result, check, evaluate, to_python
+from autograd.expr import ExpressionError, Result, check, compile_program, evaluate, to_python
 from explorer import presets
 from tests.expr_corpus import HOSTILE
 from tests.helpers import micrograd_tensors
@@ -223,7 +223,8 @@ def test_check_validates_without_computing():
     assert check("W = randn(3, 4)\ny = (W @ ones(4)).relu().sum()") is None
     with pytest.raises(ExpressionError, match="unknown method"):
         check("x = randn(2)\ny = x.frobnicate()")
-    check("x = ones(3) + ones(4)")  # shapes are only known when computing: evaluate() reports them
+    with pytest.raises(ExpressionError, match="cannot be broadcast"):
+        check("x = ones(3) + ones(4)")  # shapes are predicted, not computed
 
 
 def test_number_arithmetic_is_folded_safely():
@@ -323,7 +324,7 @@ def test_messages_help():
     assert "used before it is assigned (on line 2)" in message("y = x + 1\nx = 2")
     assert "strings are not allowed" in message("x = 'a'")
     assert "where(cond, a, b)" in message("if 1:\n    x = 1")
-    assert "you can use .T and the methods" in message("x = randn(2)\ny = x.data")
+    assert "you can use .T, .shape and the methods" in message("x = randn(2)\ny = x.data")
     assert "cannot be broadcast" in message("y = ones(3) + ones(4)") and "`ones(3) + ones(4)`" in message(
         "y = ones(3) + ones(4)"
     )
@@ -342,13 +343,17 @@ PRELUDE = "a = randn(2, 3)\nb = ones(3)\nx = tensor([1, -2, 3])\n"
 
 
 def assert_clean(text):
+    """The program is refused with a position, or it runs and every shape the checker predicted is right."""
     try:
-        result = evaluate(text)
+        program = compile_program(text)
+        result = program.run()
     except ExpressionError as error:
         assert error.line >= 1 and error.col >= 1
         assert "internal error" not in error.message, error.message
     else:
         assert isinstance(result, Result) and isinstance(result.output, Tensor)
+        assert program.output_shape == result.output.shape
+        assert program.shapes == {name: t.shape for name, t in result.variables.items()}
 
 
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # ast.parse warns about odd literals such as 1if
@@ -373,14 +378,15 @@ OPERATORS = ["+", "-", "*", "/", "**", "@", ">", "<", "==", "!="]
 FUNCTIONS = [
     "relu", "tanh", "sigmoid", "gelu", "silu", "softmax", "log_softmax", "exp", "log", "sqrt", "abs", "mse_loss",
     "binary_cross_entropy_with_logits", "cross_entropy", "embedding", "concat", "stack", "where", "tensor",
-    "randn", "rand", "zeros", "ones", "eye", "arange",
+    "randn", "rand", "zeros", "ones", "eye", "arange", "maximum", "minimum", "linear",
 ]
 METHODS = [
-    "sum", "mean", "max", "exp", "log", "sqrt", "abs", "relu", "tanh", "sigmoid", "gelu", "silu", "softmax",
-    "log_softmax", "reshape", "transpose", "masked_fill", "clip",
+    "sum", "mean", "max", "min", "var", "std", "pow", "exp", "log", "sqrt", "abs", "relu", "tanh", "sigmoid",
+    "gelu", "silu", "softmax", "log_softmax", "reshape", "transpose", "unsqueeze", "squeeze", "masked_fill", "clip",
 ]
-KEYWORDS = ["", "axis=0", "axis=-1", "keepdims=True", "axis=(0, 1)", "axis=None", "lo=0", "axis=5"]
-INDICES = ["0", "-1", "1:3", ":, 0", "[0, 1]", "0, 1", "::2", "5", "[[0], [1]], [0, 1]", "::-1", "[]"]
+KEYWORDS = ["", "axis=0", "axis=-1", "keepdims=True", "axis=(0, 1)", "axis=None", "lo=0", "axis=5", "correction=0"]
+INDICES = ["0", "-1", "1:3", ":, 0", "[0, 1]", "0, 1", "::2", "5", "[[0], [1]], [0, 1]", "::-1", "[]", "None",
+           "..., 0", "None, ..., None", "[0, 1], ..., [1, 0]", "0, :, [1, 0]"]
 
 
 def _call(prefix, args, keyword):
@@ -397,6 +403,8 @@ def _grow(inner):
         st.builds("({})[{}]".format, inner, st.sampled_from(INDICES)),
         st.builds("(-{})".format, inner),
         st.builds("({}).T".format, inner),
+        st.builds("randn(*({}).shape)".replace("*", "").format, inner),
+        st.builds("({}).reshape(({}).shape)".format, inner, inner),
         args.map(lambda items: "[" + ", ".join(items) + "]"),
     )
 
@@ -423,7 +431,18 @@ output * randn(1) + (randn(2, 2) @ randn(2)).sum() * 1e-3 + k + x[[]].sum()
 """
 
 
-@pytest.mark.parametrize("text", [EXPORT_PROGRAM, MICROGRAD, EQUIVALENT[4][0], EQUIVALENT[5][0]])
+EXPORT_NEW_FORMS = """
+x = randn(4, 3)
+n, d = x.shape                # unpacking a shape: two leaves
+W, b = randn(2, d), zeros(2)  # unpacking a tuple
+h = linear(x, W, b)
+s = h.pow(2).sum() + h.min() + h.std(axis=0).sum() + h.var(correction=0)
+m = maximum(h, 0.1) * minimum(h[None], h[:, None]).squeeze()[..., 0].unsqueeze(-1)
+s + m.sum() + x[None, ..., 1].sum() * n
+"""
+
+
+@pytest.mark.parametrize("text", [EXPORT_PROGRAM, EXPORT_NEW_FORMS, MICROGRAD, EQUIVALENT[4][0], EQUIVALENT[5][0]])
 def test_to_python_script_reproduces_grads(text, tmp_path):
     script = to_python(text)
     ast.parse(script)  # it is valid Python
@@ -455,3 +474,11 @@ def test_to_python_uses_explicit_seeded_numpy_calls():
     assert "rng = np.random.default_rng(7)" in script
     assert "rng.standard_normal((2, 3))" in script and "np.zeros((3,))" in script
     assert "eval(" not in script and "exec(" not in script
+
+
+def test_augmented_assignment_to_a_constant_name_makes_a_variable():
+    # Found by test_fuzz_token_soup: `pi += pi` crashed the checker (KeyError: 'pi').
+    r = evaluate("pi += pi")
+    assert list(r.variables) == ["pi"]
+    np.testing.assert_allclose(r.output.data, 2 * np.pi)
+    assert "pi" in to_python("pi += pi")

@@ -5,7 +5,7 @@ import pytest
 
 import autograd.functional as F
 from autograd import Parameter, Tensor, nn, optim
-from autograd.nn import MLP, SGD, Embedding, Linear, ReLU, Sequential, mse_loss
+from autograd.nn import MLP, SGD, Adam, AdamW, Embedding, Linear, ReLU, Sequential, Tanh, mse_loss
 
 
 # ---- training runs ------------------------------------------------------------------------------
@@ -405,3 +405,145 @@ def test_optimizer_with_real_backward():
     loss.backward()
     opt.step()
     assert np.array_equal(w.data, [0.5, -1.0])  # w − 0.25 · 2w
+
+
+# ---- the flat buffers behind the updates ---------------------------------------------------------------
+def _model_and_data(seed=5):
+    rng = np.random.default_rng(seed)
+    return MLP([3, 8, 8, 2], rng=rng), Tensor(rng.standard_normal((16, 3))), rng.integers(0, 2, 16)
+
+
+def _train(model, opt, x, y, steps):
+    for _ in range(steps):
+        opt.zero_grad()
+        nn.cross_entropy(model(x), y).backward()
+        opt.step()
+
+
+def _weights(model):
+    return [p.data.copy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
+    lambda ps: optim.Adam(ps, lr=0.01),
+    lambda ps: optim.AdamW(ps, lr=0.01, weight_decay=0.1),
+], ids=["sgd", "adam", "adamw"])
+def test_rebinding_parameter_data_between_steps_is_picked_up(make):
+    model, x, y = _model_and_data()
+    reference, _, _ = _model_and_data()
+    opt, ref_opt = make(model.parameters()), make(reference.parameters())
+    _train(model, opt, x, y, 3)
+    _train(reference, ref_opt, x, y, 3)
+    # load_state_dict rebinds every p.data; user code may rebind one. The reference changes in place.
+    model.load_state_dict(model.state_dict())
+    first = model.parameters()[0]
+    first.data = first.data * 0.5
+    reference.parameters()[0].data *= 0.5
+    _train(model, opt, x, y, 4)
+    _train(reference, ref_opt, x, y, 4)
+    for got, want in zip(_weights(model), _weights(reference)):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+def test_an_optimiser_copied_with_its_model_keeps_training_its_own_copy():
+    import copy
+    import pickle
+
+    model, x, y = _model_and_data()
+    opt = optim.Adam(model.parameters(), lr=0.01)
+    _train(model, opt, x, y, 2)
+    for clone in (copy.deepcopy, lambda obj: pickle.loads(pickle.dumps(obj))):
+        model2, opt2 = clone((model, opt))
+        before = _weights(model2)
+        _train(model2, opt2, x, y, 3)
+        assert all(not np.array_equal(a, b) for a, b in zip(before, _weights(model2)))  # the copy trains
+    expected, _, _ = _model_and_data()
+    _train(expected, optim.Adam(expected.parameters(), lr=0.01), x, y, 5)
+    for got, want in zip(_weights(model2), _weights(expected)):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    _train(model, opt, x, y, 3)  # the original is untouched by its copies and goes on alike
+    for got, want in zip(_weights(model), _weights(expected)):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+def test_parameters_of_two_dtypes_are_updated_each_in_its_own():
+    a = Parameter(np.array([1.0, 2.0], dtype=np.float32))
+    b = Parameter(np.array([[3.0]]))
+    opt = optim.SGD([a, b], lr=0.5, momentum=0.5)
+    for _ in range(2):
+        a.grad, b.grad = np.ones(2, dtype=np.float32), np.ones((1, 1))
+        opt.step()
+    assert a.data.dtype == np.float32 and b.data.dtype == np.float64
+    np.testing.assert_allclose(a.data, [1.0 - 0.5 - 0.75, 2.0 - 0.5 - 0.75])
+    np.testing.assert_allclose(b.data, [[3.0 - 0.5 - 0.75]])
+
+
+def test_a_momentum_buffer_starts_at_each_parameters_own_first_grad():
+    start, grads = _problem()
+    grads[0][0] = None  # the first parameter has its first grad at step 2
+    actual = _run(lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9), start, grads)
+    first = _sgd_by_hand([start[0]], [[g[0]] for g in grads[1:]], [0.1, 0.1], momentum=0.9)
+    np.testing.assert_allclose(actual[2][0], first[1][0], rtol=0, atol=1e-12)
+    second = _sgd_by_hand([start[1]], [[g[1]] for g in grads], [0.1] * 3, momentum=0.9)
+    np.testing.assert_allclose(actual[2][1], second[2][0], rtol=0, atol=1e-12)
+
+
+def test_a_grad_of_the_wrong_shape_is_refused_clearly():
+    p = Parameter(np.zeros((2, 3)))
+    opt = optim.Adam([p])
+    p.grad = np.ones(6)
+    with pytest.raises(ValueError, match=r"shape \(2, 3\) has a grad of shape \(6,\)"):
+        opt.step()
+    q = Parameter(np.zeros(2))
+    opt = optim.SGD([q], lr=0.1)
+    q.data = np.zeros(3)
+    q.grad = np.ones(3)
+    with pytest.raises(ValueError, match="new optimiser"):
+        opt.step()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps: SGD(ps, lr=0.1, momentum=0.9, nesterov=True),
+        lambda ps: Adam(ps, lr=0.01),
+        lambda ps: AdamW(ps, lr=0.01, weight_decay=0.1),
+    ],
+)
+def test_optimizer_state_dict_continues_exactly(make):
+    """An optimiser restored from state_dict() on copied parameters takes the very same next steps."""
+    rng = np.random.default_rng(3)
+    x = Tensor(rng.standard_normal((16, 3)))
+    y = Tensor(rng.standard_normal((16, 1)))
+
+    def train(model, opt, steps, skip_bias_at=None):
+        for k in range(steps):
+            opt.zero_grad()
+            mse_loss(model(x), y).backward()
+            if k == skip_bias_at:
+                model.layers[-1].bias.grad = None  # one parameter out of step, as PyTorch allows
+            opt.step()
+
+    model = Sequential(Linear(3, 4, rng=rng), Tanh(), Linear(4, 1, rng=rng))
+    opt = make(model.parameters())
+    train(model, opt, 3, skip_bias_at=1)
+    saved = opt.state_dict()
+    assert sorted(saved["state"]) == list(range(4))
+    assert saved["state"][3]["step"] == 2 and saved["state"][0]["step"] == 3
+
+    twin = Sequential(Linear(3, 4, rng=rng), Tanh(), Linear(4, 1, rng=rng))
+    twin.load_state_dict(model.state_dict())
+    twin_opt = make(twin.parameters())
+    twin_opt.load_state_dict(saved)
+    train(model, opt, 4)
+    train(twin, twin_opt, 4)
+    for (name, a), b in zip(model.state_dict().items(), twin.state_dict().values()):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+def test_optimizer_load_state_dict_refuses_a_wrong_shape():
+    model = Sequential(Linear(3, 4), Tanh(), Linear(4, 1))
+    opt = Adam(model.parameters())
+    with pytest.raises(ValueError, match="shape"):
+        opt.load_state_dict({"state": {0: {"step": 1, "m": np.zeros((2, 2)), "v": np.zeros((4, 3))}}})

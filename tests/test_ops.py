@@ -101,6 +101,10 @@ def cross_entropy_ref(reduction):
     return lambda z: REDUCTIONS[reduction](-log_softmax_ref(z, -1)[np.arange(len(LABELS)), LABELS])
 
 
+def mse_with(reduction):
+    return lambda a, b: F.mse_loss(a, b, reduction=reduction)
+
+
 def bce_with(reduction):
     return lambda z, y: F.binary_cross_entropy_with_logits(z, y, reduction=reduction)
 
@@ -240,23 +244,56 @@ CASES = {
         Case(f"reduction={red}", (3 * randn(4, 3), BCE_TARGETS.copy()), bce_with(red), bce_ref(red))
         for red in REDUCTIONS
     ],
+    "mse_loss": [
+        Case(f"reduction={red}", (randn(4, 3), randn(4, 3)), mse_with(red),
+             lambda a, b, red=red: REDUCTIONS[red]((a - b) ** 2))
+        for red in REDUCTIONS
+    ]
+    + [Case("0-d", (randn(), randn()), F.mse_loss, lambda a, b: (a - b) ** 2),
+       Case("constant target", (randn(5),), lambda a: F.mse_loss(a, Tensor(np.ones(5))),
+            lambda a: np.mean((a - 1) ** 2))],
+    "maximum": binary_cases(F.maximum, np.maximum),
+    "minimum": binary_cases(F.minimum, np.minimum),
+    "unsqueeze": [
+        Case(f"(3,4) axis {axis}", (randn(3, 4),), method("unsqueeze", axis=axis),
+             lambda a, axis=axis: np.expand_dims(a, axis))
+        for axis in (0, 1, 2, -1, -3)
+    ]
+    + [Case("0-d", (randn(),), lambda a: a.unsqueeze(0), lambda a: a.reshape(1))],
+    "squeeze": [
+        Case("(3,1,4,1) all", (randn(3, 1, 4, 1),), lambda a: a.squeeze(), np.squeeze),
+        Case("axis 1", (randn(3, 1, 4, 1),), method("squeeze", axis=1), lambda a: a.reshape(3, 4, 1)),
+        Case("axis -1", (randn(3, 1, 4, 1),), method("squeeze", axis=-1), lambda a: a.reshape(3, 1, 4)),
+        Case("axis (1, 3)", (randn(3, 1, 4, 1),), method("squeeze", axis=(1, 3)), lambda a: a.reshape(3, 4)),
+        Case("axis 0 of size 3 (no-op, as PyTorch)", (randn(3, 1, 4),), method("squeeze", axis=0), lambda a: a),
+        Case("(1,) to 0-d", (randn(1),), lambda a: a.squeeze(), lambda a: a.reshape(())),
+    ],
 }
 
 
 def _reductions():
-    cases = {"sum": [], "mean": [], "max": []}
-    refs = {"sum": np.sum, "mean": np.mean, "max": np.max}
+    refs = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}
+    cases = {name: [] for name in (*refs, "var", "std")}
     for axis in (None, 0, 1, -1, (0, 2), (-1, 0), (0, 1, 2)):
         for keepdims in (False, True):
-            for name in cases:
+            for name, ref in refs.items():
                 cases[name].append(Case(
                     f"axis={axis} keepdims={keepdims}", (randn(2, 3, 4),), method(name, axis=axis, keepdims=keepdims),
-                    lambda a, ref=refs[name], ax=axis, kd=keepdims: ref(a, axis=ax, keepdims=kd),
+                    lambda a, ref=ref, ax=axis, kd=keepdims: ref(a, axis=ax, keepdims=kd),
                 ))
-    for name in cases:
-        cases[name].append(Case("0-d input", (randn(),), method(name), refs[name]))
+            for name, ref in (("var", np.var), ("std", np.std)):
+                for correction in (1, 0) if axis in (0, 1, -1) else (1, 0, 2):  # n - correction > 0
+                    cases[name].append(Case(
+                        f"axis={axis} keepdims={keepdims} correction={correction}", (randn(2, 3, 4),),
+                        method(name, axis=axis, keepdims=keepdims, correction=correction),
+                        lambda a, ref=ref, ax=axis, kd=keepdims, c=correction: ref(a, axis=ax, keepdims=kd, ddof=c),
+                    ))
+    for name, ref in refs.items():
+        cases[name].append(Case("0-d input", (randn(),), method(name), ref))
         cases[name].append(Case("1-d, axis 0 positional", (randn(5),), lambda t, n=name: getattr(t, n)(0),
-                                lambda a, ref=refs[name]: ref(a, 0)))
+                                lambda a, ref=ref: ref(a, 0)))
+    cases["var"].append(Case("0-d input, correction 0", (randn(),), method("var", correction=0), np.var))
+    cases["std"].append(Case("1-d default (correction 1)", (randn(6),), lambda t: t.std(), lambda a: np.std(a, ddof=1)))
     return cases
 
 
@@ -305,7 +342,7 @@ def _bad_square_vjp(g, out, a, need):
     return (g * a,)  # deliberately wrong: the true VJP is 2·g·a
 
 
-BAD_SQUARE = Primitive("bad_square", _bad_square_vjp, "dA = G ⊙ A (wrong on purpose)")
+BAD_SQUARE = Primitive("bad_square", None, _bad_square_vjp, "dA = G ⊙ A (wrong on purpose)")
 
 
 def bad_square(t):

@@ -7,9 +7,10 @@ import re
 import time
 from pathlib import Path
 
-GRAPH = '[data-testid="stGraphVizChart"]'
-GRAPH_NODES = f"{GRAPH} svg g.node"
-GRAPH_EDGES = f"{GRAPH} svg g.edge"
+GRAPH = '[data-testid="graph-view"]'
+GRAPH_NODES = f"{GRAPH} svg.gv-graph g.node"
+GRAPH_EDGES = f"{GRAPH} svg.gv-graph g.edge"
+PANEL = '[data-testid="graph-view-panel"]'
 APP = '[data-testid="stApp"]'
 EXCEPTION = '[data-testid="stException"]'
 
@@ -138,27 +139,39 @@ def wait_for_node_count(page, expected: int, timeout: float = 30_000,
     return seconds
 
 
-def node_titles(page, selector: str = GRAPH_NODES) -> list[str]:
-    """The <title> of every drawn node (Graphviz puts the DOT node id there)."""
-    return page.locator(selector).evaluate_all(
-        "nodes => nodes.map(n => (n.querySelector('title') || {}).textContent || '')"
+def boxes(page, selector: str = GRAPH_NODES) -> dict[str, dict]:
+    """Every drawn box by its data-node: its text, classes, and the computed fill/stroke of its shape."""
+    return page.evaluate(
+        """(sel) => Object.fromEntries([...document.querySelectorAll(sel)].map((g) => {
+            const shape = g.querySelector(':scope > path, :scope > polygon');
+            const style = shape ? getComputedStyle(shape) : null;
+            return [g.dataset.node, {
+              text: [...g.querySelectorAll('text')].map((t) => t.textContent).join(' '),
+              classes: [...g.classList],
+              fill: style ? style.fill : null,
+              stroke: style ? style.stroke : null,
+            }];
+        }))""",
+        selector,
     )
 
 
-def node_styles(page, selector: str = GRAPH_NODES) -> list[dict]:
-    """For every drawn node: its title, text, and the fill/stroke/stroke-width of its shapes."""
-    return page.locator(selector).evaluate_all(
-        """nodes => nodes.map(n => {
-            const shapes = Array.from(n.querySelectorAll('polygon, path, ellipse, rect'));
-            return {
-              title: (n.querySelector('title') || {}).textContent || '',
-              text: Array.from(n.querySelectorAll('text')).map(t => t.textContent).join(' '),
-              fills: shapes.map(s => s.getAttribute('fill')),
-              strokes: shapes.map(s => s.getAttribute('stroke')),
-              widths: shapes.map(s => s.getAttribute('stroke-width')),
-            };
-        })"""
+def view_state(page) -> dict:
+    """The graph view's data-* hooks (step, steps, selected, zoom, ready, layouts, updates)."""
+    return page.evaluate(f"() => ({{...(document.querySelector('{GRAPH}') || {{}}).dataset}})")
+
+
+def wait_for_view(page, timeout: float = 60_000, **expected) -> dict:
+    """Wait until the graph view is drawn and its data-* hooks hold `expected` (as strings)."""
+    page.wait_for_function(
+        """([sel, expected]) => {
+            const root = document.querySelector(sel);
+            return !!root && root.dataset.ready === '1' &&
+                   Object.entries(expected).every(([k, v]) => root.dataset[k] === v);
+        }""",
+        arg=[GRAPH, {k: str(v) for k, v in expected.items()}], timeout=timeout,
     )
+    return view_state(page)
 
 
 def text_area(page, label: str | None = None):

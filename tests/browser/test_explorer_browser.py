@@ -1,9 +1,11 @@
-"""The Expression Explorer in a real browser: the default graph, editing, errors, shareable URLs."""
+"""The Expression Explorer in a real browser: the default graph, editing, errors, shareable URLs, and the
+graph view's clicks, hovers and toggles."""
 
 from __future__ import annotations
 
+import re
 import time
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
@@ -12,18 +14,22 @@ from explorer.dot import fmt_number
 from tests.helpers import traced
 
 from .helpers import (
+    GRAPH,
     GRAPH_EDGES,
     app_exception,
+    boxes,
     node_count,
-    node_styles,
     open_page,
     record_metric,
     set_text_area,
     text_area,
+    view_state,
+    wait_for_idle,
     wait_for_node_count,
     wait_for_rerun,
     wait_for_text,
     wait_for_value,
+    wait_for_view,
 )
 
 pytestmark = pytest.mark.browser
@@ -37,6 +43,14 @@ BROKEN_PROGRAM = "a = 1.0\nb = a +* 2\n"  # a syntax error at line 2, col 8
 def program_in_url(url: str) -> str | None:
     values = parse_qs(urlsplit(url).query).get("program")
     return values[0] if values else None
+
+
+def leaf(graph, name):
+    return [n for n in graph.nodes if n.name == name and not n.op][0]
+
+
+def box(page, node_id):
+    return page.locator(f'{GRAPH} svg.gv-graph g.node[data-node="{node_id}"]')
 
 
 def test_default_program_draws_its_graph(page, app_url, artifacts):
@@ -56,13 +70,23 @@ def test_default_program_draws_its_graph(page, app_url, artifacts):
     # The output box shows the output's value (micrograd's g = 24.7041) and its grad (the seed, 1).
     output = graph.nodes[graph.output]
     assert output.name == "g" and abs(float(output.data) - 24.7041) < 1e-3
-    boxes = {style["title"]: style["text"] for style in node_styles(page)}
-    assert set(boxes) == {f"n{node.id}" for node in graph.nodes}
-    assert fmt_number(output.data) in boxes[f"n{graph.output}"]
+    drawn = boxes(page)
+    assert set(drawn) == {str(node.id) for node in graph.nodes}
+    assert fmt_number(output.data) in drawn[str(graph.output)]["text"]
+    assert "output" not in drawn[str(graph.output)]["classes"] and "kind-output" in drawn[str(graph.output)]["classes"]
     # Each leaf's box shows its grad as backward() computed it (dg/da = 138.8338, dg/db = 645.5773).
-    for node in graph.nodes:
-        if node.name in ("a", "b") and not node.op:
-            assert fmt_number(node.grad) in boxes[f"n{node.id}"], (node.name, boxes[f"n{node.id}"])
+    for name in ("a", "b"):
+        node = leaf(graph, name)
+        assert fmt_number(node.grad) in drawn[str(node.id)]["text"], (name, drawn[str(node.id)])
+    # Graphviz put each data and grad cell's text in a group of its own: what the view retexts in place.
+    cells = page.evaluate(
+        f"() => [...document.querySelectorAll('{GRAPH} g[data-cell]')].map((g) => [g.dataset.cell, g.textContent])"
+    )
+    a = leaf(graph, "a")
+    assert [f"n{a.id}.d", "-4"] in [[c, t.strip()] for c, t in cells]
+    assert [f"n{a.id}.g", "138.8"] in [[c, t.strip()] for c, t in cells]
+    # The page's own title, and no native tooltip ("n5") left over from Graphviz's <title>s.
+    assert page.locator(f"{GRAPH} svg title").count() == 0
     # The finite-difference check agrees, and says so.
     wait_for_text(page, "match central differences")
     wait_for_value(text_area(page, "Program"), DEFAULT_PROGRAM)
@@ -99,6 +123,7 @@ def test_broken_program_shows_line_and_column_and_keeps_graph(page, app_url, art
     graph = traced(DEFAULT_PROGRAM)
     open_page(page, app_url)
     wait_for_node_count(page, len(graph.nodes))
+    layouts = view_state(page)["layouts"]
 
     set_text_area(page, BROKEN_PROGRAM, label="Program")
     alert = page.locator('[data-testid="stAlert"]', has_text="Line 2, column 8")
@@ -106,9 +131,10 @@ def test_broken_program_shows_line_and_column_and_keeps_graph(page, app_url, art
     assert "syntax" in alert.first.inner_text().lower()
     wait_for_text(page, "2 | b = a +* 2")  # the caret block quotes the bad line
     wait_for_text(page, "The graph shows the last program that ran.")
-    # The last good graph is still drawn, unchanged.
+    # The last good graph is still drawn, unchanged, and not laid out again.
     assert node_count(page) == len(graph.nodes)
     assert node_count(page, GRAPH_EDGES) == len(graph.edges)
+    assert view_state(page)["layouts"] == layouts
     page.screenshot(path=str(artifacts / "explorer-error.png"))
 
 
@@ -130,8 +156,7 @@ def test_url_with_program_reproduces_graph_in_fresh_page(page, browser, app_url,
         # NOTE: Streamlit mounts a text area empty and fills it a moment later; on a busy machine
         # the graph can be drawn in between, so wait for the value rather than read it once.
         wait_for_value(text_area(fresh, "Program"), OTHER_PROGRAM)
-        titles = {style["title"] for style in node_styles(fresh)}
-        assert titles == {f"n{node.id}" for node in graph.nodes}
+        assert set(boxes(fresh)) == {str(node.id) for node in graph.nodes}
         fresh.screenshot(path=str(artifacts / "explorer-shared-url.png"))
     finally:
         context.close()
@@ -156,3 +181,84 @@ def test_inspect_and_export_tabs_open_on_click(page, app_url, artifacts):
     page.get_by_role("button", name="As Python").wait_for(timeout=30_000)
     assert page.get_by_role("button", name="DOT (Graphviz)").count() == 1
     assert app_exception(page) is None
+
+
+def test_a_click_on_a_box_selects_it_and_the_inspector_shows_it(page, app_url, artifacts):
+    graph = traced(DEFAULT_PROGRAM)
+    open_page(page, app_url)
+    wait_for_view(page)
+    b = leaf(graph, "b")
+    wait_for_rerun(page, box(page, b.id).click)
+    assert view_state(page)["selected"] == str(b.id)
+    assert "selected" in boxes(page)[str(b.id)]["classes"]
+    # the inspector opens on b, with its grad
+    tab = page.get_by_role("tab", name="Inspect a node")
+    page.wait_for_function("(t) => t.getAttribute('aria-selected') === 'true'", arg=tab.element_handle())
+    wait_for_text(page, "a leaf, no op")
+    node_box = page.get_by_role("combobox", name="Node")
+    page.wait_for_function("(box) => /^b\\s+·\\s+input/.test(box.value)", arg=node_box.element_handle())
+    # NOTE: the heatmap below mounts a moment later and would close a dropdown opened before it
+    page.wait_for_selector(f"{PLOT} .heatmaplayer image", state="attached", timeout=30_000)
+    page.screenshot(path=str(artifacts / "explorer-clicked.png"))
+    # the select box (for keyboard users) moves the graph's selection
+    a = leaf(graph, "a")
+    node_box.scroll_into_view_if_needed()
+    node_box.click()
+    option = page.get_by_role("option", name=re.compile(r"^a\s+·\s+input"))
+    option.wait_for()
+    wait_for_rerun(page, option.click)
+    wait_for_view(page, selected=a.id)
+    drawn = boxes(page)
+    assert "selected" in drawn[str(a.id)]["classes"] and "selected" not in drawn[str(b.id)]["classes"]
+
+
+def test_hovering_a_box_shows_its_values(page, app_url):
+    graph = traced(DEFAULT_PROGRAM)
+    open_page(page, app_url)
+    wait_for_view(page)
+    a = leaf(graph, "a")
+    box(page, a.id).hover()
+    tip = page.locator(f"{GRAPH} .gv-tip")
+    tip.wait_for(state="visible")
+    text = tip.inner_text()
+    assert "a" in text.splitlines()[0] and "input" in text
+    assert "data -4" in text and "grad 138.8" in text.replace("\n", " "), text
+    page.mouse.move(2, 2)
+    tip.wait_for(state="hidden")
+
+
+def test_toggles_and_direction_lay_out_again_in_the_browser(page, app_url, artifacts):
+    graph = traced(presets.program("layer norm"))
+    page.goto(f"{app_url}/?program={quote(presets.program('layer norm'))}")
+    state = wait_for_view(page)
+    wait_for_node_count(page, len(graph.nodes))
+    layouts = int(state["layouts"])
+    data_cells = f"{GRAPH} g[data-cell$='.d']"
+    assert page.locator(data_cells).count() > 0
+    size = page.evaluate(f"() => document.querySelector('{GRAPH} svg.gv-graph').viewBox.baseVal.height")
+
+    page.locator(f"{GRAPH} button.gv-toggle", has_text="data").click()
+    wait_for_view(page, layouts=layouts + 1)
+    assert page.locator(data_cells).count() == 0
+    assert page.locator(f"{GRAPH} g[data-cell$='.g']").count() > 0, "grads stay"
+    smaller = page.evaluate(f"() => document.querySelector('{GRAPH} svg.gv-graph').viewBox.baseVal.height")
+    assert smaller < size, "the boxes shrink: a new layout, not hidden rows"
+    page.locator(f"{GRAPH} select.gv-rankdir").select_option("LR")
+    wait_for_view(page, layouts=layouts + 2)
+    page.screenshot(path=str(artifacts / "explorer-toggled.png"))
+    # back to the first picture: laid out already, so nothing new is laid out
+    page.locator(f"{GRAPH} select.gv-rankdir").select_option("TB")
+    page.locator(f"{GRAPH} button.gv-toggle", has_text="data").click()
+    page.wait_for_function("(sel) => document.querySelectorAll(sel).length > 0", arg=data_cells)
+    assert view_state(page)["layouts"] == str(layouts + 2)
+    # leave shape off: the server hears of it, and the Backward Stepper opens with the same parts
+    page.locator(f"{GRAPH} button.gv-toggle", has_text="shape").click()
+    wait_for_view(page, layouts=layouts + 3)
+    wait_for_idle(page)
+    page.get_by_role("link", name="Backward Stepper").click()
+    page.locator(f"{GRAPH} .gv-controls").wait_for()
+    pressed = page.evaluate(
+        f"() => [...document.querySelectorAll('{GRAPH} button.gv-toggle')].map((b) => b.getAttribute('aria-pressed'))"
+    )
+    assert pressed == ["true", "true", "false"]
+    assert page.locator(f"{GRAPH} g[data-cell$='.s']").count() == 0

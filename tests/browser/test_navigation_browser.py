@@ -24,14 +24,15 @@ from .helpers import (
 pytestmark = pytest.mark.browser
 
 TITLES = {"": "Expression Explorer", "stepper": "Backward Stepper", "playground": "Training Playground"}
+SIDEBAR_LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink"] a'
 DEFAULT_NODES = len(trace(evaluate(presets.program(presets.DEFAULT)).output).nodes)
 
 
 def sidebar_links(page) -> list[str]:
     """The accessible names of the sidebar's page links."""
-    nav = page.locator('[data-testid="stSidebarNav"]')
-    nav.wait_for()
-    return [link.inner_text().strip() for link in nav.get_by_role("link").all()]
+    links = page.locator(SIDEBAR_LINKS)
+    links.first.wait_for()
+    return [link.inner_text().strip() for link in links.all()]
 
 
 def wait_for_page(page, path: str) -> None:
@@ -72,7 +73,7 @@ def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, arti
     not_found = 0
     deadline = time.monotonic() + 4.0
     while time.monotonic() < deadline:
-        seen.update(page.locator('[data-testid="stSidebarNav"] a').all_inner_texts())
+        seen.update(page.locator(f"{SIDEBAR_LINKS}, [data-testid='stSidebarNav'] a").all_inner_texts())
         not_found += page.get_by_text("Page not found").count()
         page.wait_for_timeout(50)
     links = sidebar_links(page)

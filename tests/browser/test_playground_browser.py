@@ -1,182 +1,398 @@
-"""The Training Playground in a real headless Chromium: the live boundary moves, never blanks,
-and redraws fast enough (DESIGN.md: at least 8 redraws a second of a 100×100 boundary).
-
-A redraw is one new boundary picture painted in the chart; the server sends a few snapshots per
-Streamlit round trip (server_updates_per_second) and the chart paints them one after another.
-Measured numbers are printed (see them with `pytest -s`) and written to
-test-artifacts/playground_metrics.json.
-"""
+"""The Training Playground in a real headless Chromium: the whole live view moves while playing and
+agrees with itself, follows the theme and the window, explains bad links and files, and keeps its
+run across a reload. Rates are measured by benchmarks/live_view.py, not asserted here."""
 
 from __future__ import annotations
 
 import json
-import os
+import re
 import time
 from urllib.parse import urlparse
 
+import numpy as np
 import pytest
 
-from .helpers import GRAPH_NODES, app_exception, click_button, horizontal_overflow, open_page, record_metric
+from explorer import training
+from explorer.playground_settings import TrainConfig
+from tests.test_training import _independent_health
+
+from .helpers import GRAPH_NODES, app_exception, click_button, horizontal_overflow, open_page
 
 pytestmark = pytest.mark.browser
 
-MIN_REDRAWS_PER_SECOND = float(os.environ.get("PLAYGROUND_MIN_REDRAWS", "8"))
-MEASURE_SECONDS = 5.0
-MEASURE_WINDOWS = 3
+LV = '[data-testid="live-view"]'
+NET = '[data-testid="live-network"]'
 
-# Samples every animation frame: is the live boundary on screen with its heatmap drawn?
-# A frame where it is missing, detached, zero-sized or without a heatmap image counts as blank.
-BLANK_SAMPLER_JS = """
-() => {
-  if (window.__pgSampler) return;
-  const s = window.__pgSampler = {frames: 0, blankFrames: 0, blankMs: 0, running: true, last: performance.now(),
-                                  hrefChanges: 0, lastHref: null};
-  s.reasons = [];
-  const drawn = () => {
-    const host = document.querySelector('div.live-chart[data-name="boundary"]');
-    if (!host || !host.isConnected) return [null, 'no chart'];
-    const height = host.getBoundingClientRect().height;
-    if (height < 50) return [null, `chart ${Math.round(height)} px high`];
-    const image = host.querySelector('.heatmaplayer image');
-    if (!image) return [null, 'no heatmap'];
-    const href = image.getAttribute('href') || image.getAttribute('xlink:href');
-    return [href || null, href ? '' : 'empty heatmap'];
-  };
-  const tick = (now) => {
+# Every animation frame: are all panels there, and do the step numbers they show agree?
+SAMPLER_JS = """(lv) => {
+  const root = lv.getRootNode();
+  const q = (sel) => root.querySelector(sel);
+  const s = window.__lvSampler = {samples: 0, blank: [], disagree: [], frames: [], steps: [], running: true};
+  new MutationObserver(() => { s.frames.push(Number(lv.dataset.frame)); s.steps.push(Number(lv.dataset.step)); })
+    .observe(lv, {attributes: true, attributeFilter: ['data-frame']});
+  const tick = () => {
     if (!s.running) return;
-    const [href, reason] = drawn();
-    s.frames += 1;
-    if (!href) {
-      s.blankFrames += 1; s.blankMs += now - s.last;
-      if (s.reasons.length < 20) s.reasons.push(`${Math.round(now)} ms: ${reason}`);
-    }
-    else if (href !== s.lastHref) { s.hrefChanges += 1; s.lastHref = href; }
-    s.last = now;
+    s.samples += 1;
+    const b = q('[data-panel="boundary"]'), n = q('[data-testid="live-network"]');
+    const canvases = [b && b.querySelector('canvas'), n && n.querySelector('canvas'), q('[data-chart="loss"]')];
+    if (!lv.isConnected || canvases.some((c) => !c || c.width < 10 || c.height < 10)) s.blank.push(s.samples);
+    const step = lv.dataset.step;
+    const shown = [b.dataset.step, n.dataset.step, q('[data-stat="step"]').dataset.step,
+                   q('[data-stat="step"] b').textContent.replace(/,/g, '')];
+    if (shown.some((v) => v !== step) && s.disagree.length < 20) s.disagree.push([step, ...shown]);
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
-}
-"""
+}"""
+
+PICTURES_JS = """(lv) => {
+  const root = lv.getRootNode();
+  const url = (sel) => { const c = root.querySelector(sel); return c ? c.toDataURL() : ''; };
+  return {boundary: url('[data-panel="boundary"] canvas'), network: url('[data-testid="live-network"] canvas'),
+          loss: url('[data-chart="loss"]'), health: root.querySelector('[data-layer="1"]').dataset.gradNorm};
+}"""
 
 
-def _stats(page) -> dict:
-    return page.evaluate(
-        """() => {
-            const c = (window.__liveCharts || {}).boundary || {};
-            const s = window.__pgSampler || {};
-            const host = document.querySelector('div.live-chart[data-name="boundary"] .heatmaplayer image');
-            return {draws: c.draws || 0, fastDraws: c.fastDraws || 0, received: c.received || 0,
-                    fullDraws: c.fullDraws || 0, resizes: c.resizes || 0,
-                    mounts: c.mounts || 0, step: c.step, drawTimes: (c.drawTimes || []).slice(-50),
-                    frames: s.frames || 0, blankFrames: s.blankFrames || 0, blankMs: s.blankMs || 0,
-                    hrefChanges: s.hrefChanges || 0, reasons: s.reasons || [],
-                    href: host ? (host.getAttribute('href') || host.getAttribute('xlink:href')) : null};
-        }"""
-    )
-
-
-def _open_playground(page, app_url, query: str = ""):
+def _open(page, app_url, query: str = ""):
     open_page(page, f"{app_url}/playground{query}")
-    page.wait_for_function("() => ((window.__liveCharts || {}).boundary || {}).draws >= 1", timeout=30_000)
+    page.locator(LV).wait_for()
+    _wait_frame(page, 1)
 
 
-def test_live_boundary_moves_without_blanking(page, app_url, artifacts):
-    _open_playground(page, app_url)
-    page.evaluate(BLANK_SAMPLER_JS)
-    assert _stats(page)["step"] == 0
+def _frame(page) -> int:
+    return int(page.locator(LV).get_attribute("data-frame") or 0)
 
+
+def _wait_frame(page, at_least: int, timeout: float = 30_000) -> None:
+    deadline = time.monotonic() + timeout / 1000
+    while _frame(page) < at_least and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert _frame(page) >= at_least, f"the live view painted {_frame(page)} frames, expected {at_least}"
+
+
+def _step(page) -> int:
+    return int(page.locator(LV).get_attribute("data-step") or -1)
+
+
+def _wait_step(page, step: int, timeout: float = 30_000) -> None:
+    deadline = time.monotonic() + timeout / 1000
+    while _step(page) != step and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert _step(page) == step, f"the live view shows step {_step(page)}, expected {step}"
+
+
+def _sidebar_right(page) -> float:
+    return page.evaluate("() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().right")
+
+
+def _collapse_sidebar(page) -> None:
+    """Collapse the sidebar (its button shows on hover only) and wait until it is gone and the view relaid out."""
+    deadline = time.monotonic() + 20
+    while _sidebar_right(page) > 1 and time.monotonic() < deadline:
+        page.locator('[data-testid="stSidebarCollapseButton"] button').evaluate("b => b.click()")
+        page.wait_for_timeout(500)
+    assert _sidebar_right(page) <= 1, "the sidebar did not collapse"
+    page.wait_for_timeout(300)  # the view's relayout after the main area widened
+
+
+def _play(page):
     page.get_by_role("button", name="Play", exact=True).click()
-    page.get_by_role("button", name="Pause", exact=True).wait_for(timeout=30_000)
-    page.wait_for_function("() => (window.__liveCharts.boundary.step || 0) > 0", timeout=30_000)
-    time.sleep(1.0)
+    page.get_by_role("button", name="Pause", exact=True).wait_for()
 
-    first = _stats(page)
-    page.screenshot(path=str(artifacts / "playground_live_1.png"))
-    time.sleep(1.0)
-    second = _stats(page)
-    page.screenshot(path=str(artifacts / "playground_live_2.png"))
-    assert second["step"] > first["step"], f"step counter did not advance: {first['step']} -> {second['step']}"
-    assert second["href"] != first["href"], "the boundary heatmap did not change in a second of training"
 
-    # Up to MEASURE_WINDOWS windows of MEASURE_SECONDS; the rate is the best window's. The machines
-    # are shared: one window slowed by a neighbour does not show that the page cannot keep up, while
-    # a page that cannot fails every window. Blank frames and remounts count over all windows.
-    windows = []
-    for _ in range(MEASURE_WINDOWS):
-        start = _stats(page)
-        t0 = time.perf_counter()
-        time.sleep(MEASURE_SECONDS)
-        end = _stats(page)
-        elapsed = time.perf_counter() - t0
-        windows.append({
-            "redraws": (end["draws"] - start["draws"]) / elapsed,
-            "distinct": (end["hrefChanges"] - start["hrefChanges"]) / elapsed,
-            "steps": (end["step"] - start["step"]) / elapsed,
-            "received": (end["received"] - start["received"]) / elapsed,
-            "elapsed": elapsed,
-        })
-        if windows[-1]["redraws"] >= MIN_REDRAWS_PER_SECOND:
-            break
+def _pause(page):
     page.get_by_role("button", name="Pause", exact=True).click()
+    page.get_by_role("button", name="Play", exact=True).wait_for()
 
-    best = max(windows, key=lambda w: w["redraws"])
-    redraws, distinct, steps = best["redraws"], best["distinct"], best["steps"]
-    blank_ms = end["blankMs"]
-    times = sorted(end["drawTimes"]) or [0]
-    metrics = {
-        "redraws_per_second": round(redraws, 2),
-        "server_updates_per_second": round(best["received"], 2),
-        "distinct_frames_per_second": round(distinct, 2),
-        "training_steps_per_second": round(steps, 1),
-        "windows_redraws_per_second": [round(w["redraws"], 2) for w in windows],
-        "blank_ms_total": round(blank_ms, 1),
-        "blank_frames": end["blankFrames"],
-        "blank_reasons": end["reasons"],
-        "sampled_frames": end["frames"],
-        "remounts": end["mounts"] - 1,
-        "fast_draws": end["fastDraws"],
-        "full_plotly_redraws": end["fullDraws"],
-        "resizes": end["resizes"],
-        "median_draw_ms": times[len(times) // 2],
-        "measure_seconds": round(best["elapsed"], 2),
-        "min_redraws_required": MIN_REDRAWS_PER_SECOND,
-    }
-    print("\nplayground live metrics:", json.dumps(metrics, indent=2))
-    (artifacts / "playground_metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    record_metric(artifacts, "playground_redraws_per_second", metrics["redraws_per_second"])
-    record_metric(artifacts, "playground_blank_ms", metrics["blank_ms_total"])
 
-    assert end["mounts"] == 1, f"the chart was remounted {end['mounts'] - 1} times"
-    assert end["blankFrames"] == 0, f"the chart was blank for {blank_ms:.0f} ms ({end['blankFrames']} frames)"
-    assert redraws >= MIN_REDRAWS_PER_SECOND, f"{redraws:.1f} redraws/s, target {MIN_REDRAWS_PER_SECOND}"
-    assert distinct >= 0.8 * redraws, "redraws did not show new pictures"
-    assert not [e for e in page.console_errors if "live" in e.lower() or "plotly" in e.lower()]
+def test_everything_moves_together_while_playing(page, app_url, artifacts):
+    _open(page, app_url)
+    lv = page.locator(LV)
+    assert page.locator(f"{NET} [data-neuron]").count() == 2 + 8 + 8 + 1
+    assert page.locator("[data-layer]").count() == 3
+    before = lv.evaluate(PICTURES_JS)
+    lv.evaluate(SAMPLER_JS)
+    _play(page)
+    start = _step(page)
+    page.wait_for_function("() => window.__lvSampler.frames.length >= 40", timeout=60_000)
+    page.screenshot(path=str(artifacts / "playground_playing.png"))
+    during = lv.evaluate(PICTURES_JS)
+    # Nothing is hidden during Play: the network, its neurons and the health rows are all there.
+    assert page.locator(f"{NET} [data-neuron]").count() == 19 and page.locator("[data-layer]").count() == 3
+    _pause(page)
+    sampler = page.evaluate("() => { window.__lvSampler.running = false; return window.__lvSampler; }")
+    assert _step(page) > start
+    for name in ("boundary", "network", "loss", "health"):
+        assert during[name] != before[name], f"the {name} did not change while playing"
+    assert sampler["blank"] == [], f"panels missing in samples {sampler['blank'][:10]}"
+    assert sampler["disagree"] == [], f"[root, boundary, network, tile, tile text]: {sampler['disagree']}"
+    frames = sampler["frames"]
+    assert np.all(np.diff(frames) == 1), f"data-frame went {frames[:50]}"
+    assert not [e for e in page.console_errors if "live" in e.lower()], page.console_errors
+
+
+def test_hovering_a_neuron_and_an_edge_shows_their_weights(page, app_url):
+    _open(page, app_url)
+    click_button(page, "Step")
+    _wait_step(page, 1)
+    page.locator(f'{NET} [data-neuron="1.3"]').hover()
+    tip = page.locator(".lv-tip")
+    tip.wait_for()
+    text = tip.inner_text()
+    assert text.startswith("h1.3") and "from x1" in text and "from x2" in text and "bias" in text
+    assert tip.locator("canvas").bounding_box()["width"] >= 140  # the enlarged picture
+    # An edge: from x1 (input 1) to h1.3, halfway along.
+    a = page.locator(f'{NET} [data-neuron="0.1"]').bounding_box()
+    b = page.locator(f'{NET} [data-neuron="1.3"]').bounding_box()
+    page.mouse.move(a["x"] + a["width"] + 5, a["y"] + a["height"] / 2)
+    x0, y0 = a["x"] + a["width"], a["y"] + a["height"] / 2
+    x1, y1 = b["x"], b["y"] + b["height"] / 2
+    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2)
+    deadline = time.monotonic() + 10
+    while "W1[3, 1]" not in tip.inner_text() and time.monotonic() < deadline:
+        page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2 + 0.5)
+        page.wait_for_timeout(100)
+    assert re.search(r"W1\[3, 1\] = -?[0-9.e-]+ +\(x1 → h1\.3\)", tip.inner_text()), tip.inner_text()
+
+
+def test_gradient_health_equals_values_computed_independently(page, app_url):
+    config = TrainConfig(activation="relu", hidden=(24,), seed=0)
+    _open(page, app_url, "?activation=relu&hidden=24&seed=0")
+    click_button(page, "Step")
+    _wait_step(page, 1)
+    state = training.new_state(config)
+    rows, dead, _ = _independent_health(state, "relu")
+    assert dead > 0, "this run has dead units on its first batch"
+    for layer, want in enumerate(rows, start=1):
+        row = page.locator(f'[data-layer="{layer}"]')
+        assert float(row.get_attribute("data-grad-norm")) == pytest.approx(want["grad"], rel=1e-3)
+        assert float(row.get_attribute("data-weight-norm")) == pytest.approx(want["weight"], rel=1e-3)
+        assert float(row.get_attribute("data-update-ratio")) == pytest.approx(want["ratio"], rel=1e-3)
+    first = page.locator('[data-layer="1"]')
+    assert float(first.get_attribute("data-dead")) == pytest.approx(dead, abs=1e-4)
+    assert first.get_attribute("data-saturated") == ""
+    assert page.locator('[data-layer="2"]').get_attribute("data-dead") == ""  # the output layer
+
+
+def test_a_layer_in_trouble_is_marked_with_its_reason(page, app_url):
+    # A learning rate of 10 on SGD: each step changes the weights by far more than a tenth of their size.
+    _open(page, app_url, "?lr=10.0&activation=relu")
+    click_button(page, "Step")
+    _wait_step(page, 1)
+    why = page.locator('[data-why="1"]')
+    assert "learning rate is too high" in why.inner_text()
+    assert page.locator('[data-layer="1"].trouble').count() == 1
+
+
+def test_the_view_fits_a_projector_and_a_phone(browser, app_url, artifacts):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        _open(page, app_url)
+        _collapse_sidebar(page)
+        page.screenshot(path=str(artifacts / "playground_1280x800.png"))
+        for selector in ('[data-panel="boundary"] canvas', f"{NET} canvas", '[data-chart="loss"]'):
+            box = page.locator(selector).bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 800, (selector, box)
+            assert box["x"] + box["width"] <= 1280, (selector, box)
+    finally:
+        context.close()
+    context = browser.new_context(viewport={"width": 420, "height": 900})
+    page = context.new_page()
+    try:
+        _open(page, app_url)
+        page.screenshot(path=str(artifacts / "playground_420.png"))
+        overflow = horizontal_overflow(page)
+        assert overflow["docScrollWidth"] <= overflow["docClientWidth"] + 1, overflow
+        panels = ('[data-panel="boundary"] canvas', f"{NET} canvas", '[data-chart="loss"]', '[data-layer="3"] > span')
+        for selector in panels:
+            box = page.locator(selector).first.bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 420, (selector, box)
+        boundary = page.locator('[data-panel="boundary"] canvas').bounding_box()
+        network = page.locator(f"{NET} canvas").bounding_box()
+        assert network["y"] >= boundary["y"] + boundary["height"], "the panels stack"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_view_takes_the_theme_colours(browser, app_url, scheme):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        _open(page, app_url)
+        colours = page.locator(LV).evaluate("""(lv) => {
+            const root = lv.getRootNode();
+            const c = root.querySelector('[data-panel="boundary"] canvas');
+            const ctx = c.getContext('2d');
+            const d = ctx.getImageData(0, 0, c.width, c.height).data;
+            let sum = 0, n = 0;
+            for (let i = 0; i < d.length; i += 4 * 97)
+              if (d[i + 3] > 0) { sum += (d[i] + d[i + 1] + d[i + 2]) / 3; n++; }
+            const text = getComputedStyle(root.querySelector('[data-stat="step"] b')).color;
+            return {picture: sum / n, text};
+        }""")
+        text = [int(v) for v in re.findall(r"\d+", colours["text"])[:3]]
+        if scheme == "dark":
+            assert colours["picture"] < 110 and sum(text) / 3 > 150, colours
+        else:
+            assert colours["picture"] > 150 and sum(text) / 3 < 110, colours
+        assert page.locator('[data-testid="stPlotlyChart"]').count() == 0
+    finally:
+        context.close()
+
+
+def test_the_boundary_has_a_class_colour_legend(page, app_url):
+    _open(page, app_url, "?dataset=three+blobs")
+    chips = page.locator(".lv-legend [data-class]")
+    assert chips.count() == 3
+    colours = chips.evaluate_all(
+        "cs => cs.map(c => [c.textContent, c.dataset.colour, getComputedStyle(c.querySelector('i')).backgroundColor])"
+    )
+    assert [c[0] for c in colours] == ["class 0", "class 1", "class 2"]
+    assert [c[1] for c in colours] == ["#f28e2b", "#1f77b4", "#2ca02c"]  # the points' colours
+    assert colours[1][2] == "rgb(31, 119, 180)"
+
+
+def test_no_test_split_shows_a_dash_not_nan(page, app_url):
+    _open(page, app_url, "?test_fraction=0.0")
+    click_button(page, "Step")
+    _wait_step(page, 1)
+    assert page.locator('[data-stat="test_acc"]').get_attribute("data-value") == "—"
+    assert page.locator('[data-stat="test_loss"]').get_attribute("data-value") == "—"
+    assert "nan" not in page.locator(LV).inner_text().lower()
+
+
+def test_a_loss_within_one_decade_still_has_numbers_on_its_axis(page, app_url):
+    _open(page, app_url, "?dataset=spiral&speed=250")
+    _play(page)
+    deadline = time.monotonic() + 30
+    while _step(page) < 100 and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    _pause(page)
+    ticks = page.locator('[data-chart="loss"]').get_attribute("data-ticks").split()
+    assert len(ticks) >= 2, ticks
+
+
+@pytest.mark.parametrize("query", ["?n=5000", "?n=4", "?noise=2.0", "?test_fraction=0.9", "?hidden=" + "9" * 5000])
+def test_a_link_outside_the_widgets_ranges_is_explained_not_a_traceback(page, app_url, query):
+    _open(page, app_url, query)
+    assert app_exception(page) is None
+    warning = page.locator('[data-testid="stAlert"]').filter(has_text="Ignored part of the link")
+    assert warning.count() == 1 and len(warning.inner_text()) < 400
+    assert page.get_by_role("button", name="Play", exact=True).is_enabled()
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("x1,x2,label\n1,2,0\n" + "9" * 131_073 + ",1,0\n", "not readable as CSV"),
+        ("1e308,0,0\n-1e308,1,1\n0,0,0\n1,1,1\n", "coordinates up to ±1e+300 can be rescaled"),
+        ("1e-320,0,0\n0,1,1\n0,0,0\n0,1,1\n", "too little to rescale"),
+    ],
+    ids=["field-over-the-csv-limit", "huge-coordinates", "subnormal-spread"],
+)
+def test_a_bad_upload_is_explained_not_a_traceback(page, app_url, tmp_path, content, says):
+    _open(page, app_url)
+    page.get_by_text("Use your own points (CSV)").click()
+    path = tmp_path / "points.csv"
+    path.write_text(content)
+    page.locator(".st-key-pg_file input[type=file]").set_input_files(str(path))
+    error = page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]')
+    error.wait_for()
+    assert says in error.inner_text() and "points.csv" in error.inner_text()
+    assert app_exception(page) is None
+    assert page.get_by_role("button", name="Play", exact=True).is_enabled()
+
+
+def test_a_good_upload_trains(page, app_url, tmp_path):
+    _open(page, app_url)
+    path = tmp_path / "mine.csv"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2)) * 100 + 500
+    path.write_text("x1,x2,label\n" + "\n".join(f"{a:.3f},{b:.3f},{int(a > 500)}" for a, b in X))
+    page.locator(".st-key-pg_file input[type=file]").set_input_files(str(path))
+    page.wait_for_function("() => new URL(location.href).searchParams.get('dataset') === 'uploaded CSV'")
+    click_button(page, "Step")
+    _wait_step(page, 1)
+    shown = page.locator(".st-key-pg_dataset").evaluate(
+        "box => box.textContent + ' ' + Array.from(box.querySelectorAll('input'), (i) => i.value).join(' ')"
+    )
+    assert app_exception(page) is None and "uploaded: mine.csv" in shown, shown
+
+
+def test_a_reload_keeps_the_run(page, app_url):
+    _open(page, app_url)
+    _play(page)
+    deadline = time.monotonic() + 30
+    while _step(page) < 40 and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    _pause(page)
+    page.wait_for_timeout(500)
+    step, probe = _step(page), page.locator(LV).get_attribute("data-probe")
+    assert step >= 40
+    page.reload(wait_until="domcontentloaded")
+    page.locator(LV).wait_for()
+    _wait_step(page, step)
+    assert page.locator(LV).get_attribute("data-probe") == probe
+    # Playing on after the reload continues from there.
+    click_button(page, "Step")
+    _wait_step(page, step + 1)
+
+
+def test_the_model_downloads_and_loads_back(page, app_url, tmp_path):
+    _open(page, app_url, "?activation=relu")
+    for _ in range(3):
+        click_button(page, "Step")
+    _wait_step(page, 3)
+    probe = page.locator(LV).get_attribute("data-probe")
+    page.get_by_text("Weights and data").click()
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Model (.json)").click()
+    saved = tmp_path / "model.json"
+    info.value.save_as(saved)
+    meta = json.loads(saved.read_text())
+    assert meta["step"] == 3 and meta["settings"]["activation"] == "relu"
+    click_button(page, "Reset")
+    _wait_step(page, 0)
+    page.locator(".st-key-pg_model_file input[type=file]").set_input_files(str(saved))
+    _wait_step(page, 3)
+    assert page.locator(LV).get_attribute("data-probe") == probe
+    assert app_exception(page) is None
+
+
+def test_replay_scrubs_through_the_whole_view(page, app_url):
+    _open(page, app_url, "?speed=250")
+    _play(page)
+    deadline = time.monotonic() + 30
+    while _step(page) < 60 and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    _pause(page)
+    page.get_by_text("Replay", exact=True).click()
+    slider = page.locator('.lv-replay input[type=range]')
+    slider.wait_for()
+    slider.fill("0")
+    _wait_step(page, 0)
+    assert page.locator('[data-panel="boundary"]').get_attribute("data-step") == "0"
+    assert page.locator(NET).get_attribute("data-step") == "0"
+    assert page.locator('[data-stat="step"]').get_attribute("data-value") == "0"
+    assert page.locator(".lv-replay").get_attribute("data-step") == "0"
 
 
 def test_diverging_run_is_explained_in_the_browser(page, app_url):
-    _open_playground(page, app_url, "?dataset=sine&optimizer=SGD&lr=10.0&batch_size=0&hidden=16,16")
-    for _ in range(10):
-        click_button(page, "Step")
-        if page.get_by_text("Training stopped").count():
-            break
+    _open(page, app_url, "?dataset=sine&optimizer=SGD&lr=10.0&batch_size=0&hidden=16,16&speed=1000")
+    _play(page)
     warning = page.locator('[data-testid="stAlert"]').filter(has_text="Training stopped")
-    warning.wait_for()
+    warning.wait_for(timeout=60_000)
     assert "lower the learning rate (now 10)" in warning.inner_text()
     assert app_exception(page) is None
 
 
-def test_narrow_window_and_show_graph(browser, app_url, artifacts):
+def test_show_this_steps_graph_opens_the_explorer(browser, app_url):
     context = browser.new_context(viewport={"width": 420, "height": 900})
     page = context.new_page()
     try:
-        _open_playground(page, app_url)
-        page.screenshot(path=str(artifacts / "playground_narrow.png"), full_page=True)
-        overflow = horizontal_overflow(page)
-        assert overflow["docScrollWidth"] <= overflow["docClientWidth"] + 1, overflow
-        width = page.evaluate(
-            "() => document.querySelector('div.live-chart[data-name=\"boundary\"]').getBoundingClientRect().width"
-        )
-        assert 200 < width <= 420
+        _open(page, app_url)
         page.get_by_role("button", name="Show this step's graph").click()
         page.wait_for_selector(GRAPH_NODES, timeout=30_000)
         assert "playground" not in urlparse(page.url).path
@@ -185,20 +401,13 @@ def test_narrow_window_and_show_graph(browser, app_url, artifacts):
         context.close()
 
 
-def test_square_data_keeps_its_axis_titles_inside_the_chart(page, app_url):
-    # Spiral data is as tall as it is wide, so the boundary fills the chart's whole height; the
-    # component must leave room for the caption line above it, or the x axis is cut off.
-    _open_playground(page, app_url, "?dataset=spiral")
-    page.wait_for_selector('div.live-chart[data-name="boundary"] .xtitle', state="attached", timeout=30_000)
-    boxes = page.evaluate(
-        """() => {
-            const chart = document.querySelector('div.live-chart[data-name="boundary"]');
-            let box = chart.parentElement;
-            while (box && getComputedStyle(box).overflow === 'visible') box = box.parentElement;
-            const bottom = (el) => Math.round(el.getBoundingClientRect().bottom);
-            return {title: bottom(chart.querySelector('.xtitle')), chart: bottom(chart),
-                    clip: box ? bottom(box) : null};
-        }"""
-    )
-    assert boxes["title"] <= boxes["chart"], boxes
-    assert boxes["clip"] is None or boxes["chart"] <= boxes["clip"] + 1, boxes
+def test_slow_motion_paints_every_step(page, app_url):
+    _open(page, app_url, "?speed=5")
+    page.locator(LV).evaluate(SAMPLER_JS)
+    _play(page)
+    deadline = time.monotonic() + 30
+    while _step(page) < 4 and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    _pause(page)
+    steps = page.evaluate("() => { window.__lvSampler.running = false; return window.__lvSampler.steps; }")
+    assert steps[-1] >= 4 and set(range(1, steps[-1] + 1)) <= set(steps), f"a step was not painted: {steps}"

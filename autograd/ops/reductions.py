@@ -1,0 +1,180 @@
+"""Reductions over axes (sum, mean, max, min, var, std) and the normalisations softmax and log_softmax."""
+
+import builtins
+
+import numpy as np
+
+from autograd.ops._common import axes_of, expand, reduced_count, reduced_shape, softmax_shape
+from autograd.tensor import Primitive, _result
+
+
+# ---- sum, mean ------------------------------------------------------------------------------
+def sum(a, axis=None, keepdims=False):
+    axes_of(axis, a.data.ndim)
+    # NOTE: np.add.reduce is what ndarray.sum computes, without its Python wrapper.
+    out = np.add.reduce(a.data, axis=axis, keepdims=keepdims)
+    return _result(out, (a,), SUM, {"axis": axis, "keepdims": keepdims})
+
+
+def _sum_vjp(g, out, a, need, axis, keepdims):
+    if axis is not None:
+        g = expand(g, axis, keepdims, a.ndim)
+    return (np.full(a.shape, g, dtype=a.dtype),)
+
+
+SUM = Primitive("sum", sum, _sum_vjp, "dA = G broadcast back over the summed axes", slots=("A",),
+                shape=reduced_shape, methods=("sum",))
+
+
+def mean(a, axis=None, keepdims=False):
+    data = a.data
+    count = reduced_count(data.shape, axis)
+    if count:
+        out = np.add.reduce(data, axis=axis, keepdims=keepdims) / count
+    else:  # NOTE: the mean of nothing is nan, as in NumPy and PyTorch (without NumPy's warning)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.add.reduce(data, axis=axis, keepdims=keepdims) / count
+    return _result(out, (a,), MEAN, {"axis": axis, "keepdims": keepdims})
+
+
+def _mean_vjp(g, out, a, need, axis, keepdims):
+    if axis is not None:
+        g = expand(g, axis, keepdims, a.ndim)
+    return (np.full(a.shape, g / builtins.max(reduced_count(a.shape, axis), 1), dtype=a.dtype),)
+
+
+MEAN = Primitive("mean", mean, _mean_vjp, "dA = G / n broadcast back over the averaged axes", slots=("A",),
+                 shape=reduced_shape, methods=("mean",))
+
+
+# ---- max, min -------------------------------------------------------------------------------
+def max(a, axis=None, keepdims=False):
+    _extremum_shape(a.shape, axis, keepdims, "max")
+    out = np.maximum.reduce(a.data, axis=axis, keepdims=keepdims)
+    return _result(out, (a,), MAX, {"axis": axis, "keepdims": keepdims})
+
+
+def _extremum_shape(a, axis=None, keepdims=False, name="max"):
+    shape = reduced_shape(a, axis, keepdims)
+    if 0 in tuple(a):
+        raise ValueError(f"{name} of an empty tensor (shape {tuple(a)})")
+    return shape
+
+
+def _extremum_vjp(g, out, a, need, axis, keepdims):
+    # NOTE: ties share the gradient evenly (as PyTorch's amax and amin do).
+    hit = a == expand(out, axis, keepdims, a.ndim)
+    count = hit.sum(axis=axis, keepdims=True)
+    return (hit * (expand(g, axis, keepdims, a.ndim) / count),)
+
+
+MAX = Primitive("max", max, _extremum_vjp, "dA = G where A is the max (shared among ties), else 0", slots=("A",),
+                shape=_extremum_shape, methods=("max",))
+
+
+def min(a, axis=None, keepdims=False):
+    _extremum_shape(a.shape, axis, keepdims, "min")
+    out = np.minimum.reduce(a.data, axis=axis, keepdims=keepdims)
+    return _result(out, (a,), MIN, {"axis": axis, "keepdims": keepdims})
+
+
+def _min_shape(a, axis=None, keepdims=False):
+    return _extremum_shape(a, axis, keepdims, "min")
+
+
+MIN = Primitive("min", min, _extremum_vjp, "dA = G where A is the min (shared among ties), else 0", slots=("A",),
+                shape=_min_shape, methods=("min",))
+
+
+# ---- var, std (PyTorch's `correction`: divide by n − correction) -------------------------------
+def _deviations(a, axis):
+    """`a` minus its mean over `axis` (0/0 gives nan for an empty axis, silently)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a - np.add.reduce(a, axis=axis, keepdims=True) / reduced_count(a.shape, axis)
+
+
+def _divisor(shape, axis, correction):
+    # NOTE: as PyTorch does, n − correction below zero counts as zero (the result is then inf or nan).
+    # NOTE: a NumPy float, so that dividing by a zero divisor gives inf or nan, not ZeroDivisionError.
+    return np.float64(builtins.max(reduced_count(shape, axis) - correction, 0))
+
+
+def var(a, axis=None, correction=1, keepdims=False):
+    reduced_shape(a.shape, axis, keepdims)
+    d = _deviations(a.data, axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.add.reduce(d * d, axis=axis, keepdims=keepdims) / _divisor(a.shape, axis, correction)
+    return _result(out, (a,), VAR, {"axis": axis, "correction": correction, "keepdims": keepdims})
+
+
+def _var_shape(a, axis=None, correction=1, keepdims=False):
+    return reduced_shape(a, axis, keepdims)
+
+
+def _var_vjp(g, out, a, need, axis, correction, keepdims):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = expand(g, axis, keepdims, a.ndim) * (2.0 / _divisor(a.shape, axis, correction))
+        return (scale * _deviations(a, axis),)
+
+
+VAR = Primitive("var", var, _var_vjp, "dA = G ⊙ 2(A − mean A) / (n − correction)", slots=("A",),
+                shape=_var_shape, methods=("var",))
+
+
+def std(a, axis=None, correction=1, keepdims=False):
+    reduced_shape(a.shape, axis, keepdims)
+    d = _deviations(a.data, axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.sqrt(np.add.reduce(d * d, axis=axis, keepdims=keepdims) / _divisor(a.shape, axis, correction))
+    return _result(out, (a,), STD, {"axis": axis, "correction": correction, "keepdims": keepdims})
+
+
+def _std_vjp(g, out, a, need, axis, correction, keepdims):
+    # NOTE: where the std is 0 (all values equal) the gradient is taken as 0, as PyTorch does, not 0/0.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_std = np.where(out == 0, 0.0, g / out)
+        scale = expand(per_std, axis, keepdims, a.ndim) / _divisor(a.shape, axis, correction)
+        return (scale * _deviations(a, axis),)
+
+
+STD = Primitive("std", std, _std_vjp, "dA = G ⊙ (A − mean A) / ((n − correction)·std A), 0 where std A = 0",
+                slots=("A",), shape=_var_shape, methods=("std",))
+
+
+# ---- softmax, log_softmax ------------------------------------------------------------------
+def log_softmax_array(x, axis):
+    """log softmax of an array along `axis`, shifted by the max so that exp never overflows."""
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+def softmax_array(x, axis=-1):
+    """softmax of an array along `axis`, shifted by the max so that exp never overflows."""
+    shifted = np.exp(x - x.max(axis=axis, keepdims=True))
+    return shifted / shifted.sum(axis=axis, keepdims=True)
+
+
+def softmax(a, axis=-1):
+    axes_of(axis, a.ndim)
+    return _result(softmax_array(a.data, axis), (a,), SOFTMAX, {"axis": axis})
+
+
+def _softmax_vjp(g, out, a, need, axis):
+    return (out * (g - (g * out).sum(axis=axis, keepdims=True)),)
+
+
+SOFTMAX = Primitive("softmax", softmax, _softmax_vjp, "dA = S ⊙ (G − Σ(G ⊙ S)),  S = softmax(A)", slots=("A",),
+                    shape=softmax_shape, methods=("softmax",), functions=("softmax",))
+
+
+def log_softmax(a, axis=-1):
+    axes_of(axis, a.ndim)
+    return _result(log_softmax_array(a.data, axis), (a,), LOG_SOFTMAX, {"axis": axis})
+
+
+def _log_softmax_vjp(g, out, a, need, axis):
+    return (g - np.exp(out) * g.sum(axis=axis, keepdims=True),)
+
+
+LOG_SOFTMAX = Primitive("log_softmax", log_softmax, _log_softmax_vjp, "dA = G − softmax(A)·ΣG", slots=("A",),
+                        shape=softmax_shape, methods=("log_softmax",), functions=("log_softmax",))

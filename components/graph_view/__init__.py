@@ -1,0 +1,121 @@
+"""The graph view: a program's DAG laid out once in the browser, then zoomed, clicked and stepped there.
+
+An `st.components.v2` component (drawing.js, stepper.js, graph_view.js and graph_view.css). Graphviz
+runs in the browser: the WebAssembly build of npm's `@viz-js/viz` 3.25.0 (`vendor/viz-global.js`, one
+file with Graphviz and Expat inside; licences beside it; 3.26 and later fail to compile in Debian's
+Chromium 156), served by this Streamlit server through `components.assets.served_url`. No network, no
+npm step.
+
+The data (explorer.graph_data.view_data) carries the DOT text, laid out once per program and per
+choice of parts and direction (cached in the page), plus what the view changes in place: each box's
+tooltip, and in the stepper every step's states, grads and panel. Steps, zoom, pan, hover, selection
+and the data/grad/shape toggles never wait for the server; the server hears of the step, the
+selection and the toggles afterwards, as the component's state (`step`, `selected`, `view`).
+
+Values the server sends that the browser also changes — the step, the selection, the toggles — are
+applied when the view mounts or when the program changes, and otherwise only when the server asks
+(`select_seq` grows), so an answer to the browser's own report never moves it back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import streamlit as st
+
+from components.assets import served_url
+from explorer import graph_data
+from explorer.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
+
+_HERE = Path(__file__).parent
+_VENDOR = _HERE / "vendor"
+_ASSET_NAME = "viz_js"
+#: Play speeds the stepper offers, in steps per second.
+SPEEDS = (1, 2, 4, 8, 12, 20)
+DEFAULT_VIEW = {"show": list(PARTS), "rankdir": "TB", "speed": 2}
+
+
+def _tone_css() -> str:
+    """Each legend entry's colours, taken from Streamlit's theme (the same in the chips and the boxes)."""
+    rules = []
+    for entry in LEGEND + STATE_LEGEND:
+        if entry.tone == "plain":
+            fill, border = "var(--st-background-color)", "var(--gv-muted)"
+        else:
+            fill, border = f"var(--st-{entry.tone}-background-color)", f"var(--st-{entry.tone}-color)"
+        rules.append(f".gv .kind-{entry.key}, .gv .state-{entry.key} {{ --fill: {fill}; --border: {border}; }}")
+    # Text colours written into the DOT (light theme) -> the active theme's.
+    themed = {"text": "var(--st-text-color)", "meta": "var(--gv-muted)", "data": "var(--st-blue-text-color)",
+              "grad": "var(--st-red-text-color)", "broadcast": "var(--st-orange-text-color)"}
+    for role, colour in TEXT_COLOURS.items():
+        rules.append(f'.gv svg.gv-graph [fill="{colour}"] {{ fill: {themed[role]}; }}')
+        rules.append(f'.gv svg.gv-graph [stroke="{colour}"] {{ stroke: {themed[role]}; }}')
+    return "\n".join(rules)
+
+
+_component = st.components.v2.component(
+    "components.graph_view",
+    # one ES module, in this order: Graphviz and its SVG (drawing.js), the stepper, then the view
+    js="\n".join((_HERE / name).read_text(encoding="utf-8") for name in ("drawing.js", "stepper.js", "graph_view.js")),
+    css=(_HERE / "graph_view.css").read_text(encoding="utf-8") + "\n" + _tone_css(),
+    isolate_styles=False,
+)
+
+
+def viz_url() -> str:
+    """URL (absolute path on this server) of the vendored Graphviz; registers the asset directory."""
+    return served_url(_ASSET_NAME, _VENDOR, "viz-global.js")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def program_view(program: str, _graph, _steps, stepper: bool = False) -> dict:
+    """explorer.graph_data.view_data for a program's graph and steps, cached by the program's text (the
+    graph and the steps follow from it; they are not hashed)."""
+    return graph_data.view_data(_graph, _steps, stepper=stepper)
+
+
+def _noop() -> None:
+    return None
+
+
+def graph_view(
+    data: dict,
+    *,
+    key: str,
+    view: dict | None = None,
+    start: int = 0,
+    selected: int | None = None,
+    select_seq: int = 0,
+    values: dict | None = None,
+    on_step: Callable[[], None] | None = None,
+    on_select: Callable[[], None] | None = None,
+    on_view: Callable[[], None] | None = None,
+):
+    """Show the graph view for ``data`` (explorer.graph_data.view_data, see program_view) under ``key``.
+
+    ``view`` is {show: parts drawn, rankdir, speed}; ``start`` the stepper's position when the view
+    mounts or the program changes; ``selected`` the selected node's id, applied when the view mounts
+    or ``select_seq`` grows; ``values`` (explorer.graph_data.value_texts of a graph with the same
+    shapes) retexts the boxes' data and grad in place, over the layout already drawn. The callbacks
+    run when the browser reports a new step, selection or view; ``st.session_state[key]`` then holds
+    {step, selected, view}. Returns the component's state.
+    """
+    payload = {
+        **data,
+        "viz_url": viz_url(),
+        "view": {**DEFAULT_VIEW, **(view or {})},
+        "layouts": LAYOUTS,
+        "speeds": list(SPEEDS),
+        "start": int(start),
+        "selected": selected,
+        "select_seq": int(select_seq),
+        "values": values,
+    }
+    return _component(
+        key=key,
+        data=payload,
+        on_step_change=on_step or _noop,
+        on_selected_change=on_select or _noop,
+        on_view_change=on_view or _noop,
+    )

@@ -1,0 +1,84 @@
+// Graphviz in the page, and the SVG it draws made ready for the graph view (graph_view.js, which
+// Streamlit receives after this file as one module): loading the vendored WebAssembly build once,
+// the DOT of each choice of parts and direction, tagging the drawn boxes, cells and edges.
+
+const VIZ = { promise: null };
+const PART_CELL = { data: "d", grad: "g", shape: "s" };
+
+function loadViz(url) {
+  if (!VIZ.promise) {
+    VIZ.promise = new Promise((resolve, reject) => {
+      const ready = () => window.Viz.instance().then(resolve, reject);
+      if (window.Viz) {
+        ready();
+        return;
+      }
+      const script = document.createElement("script");
+      script.src = url;
+      script.async = true;
+      script.onload = ready;
+      script.onerror = () => {
+        VIZ.promise = null;
+        reject(new Error("could not load Graphviz from " + url));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  return VIZ.promise;
+}
+
+function dotFor(dot, show, rankdir) {
+  let text = dot.replace(/rankdir=[A-Z]{2}/, "rankdir=" + rankdir);
+  const hidden = Object.keys(PART_CELL).filter((p) => !show.includes(p)).map((p) => PART_CELL[p]);
+  if (hidden.length) {
+    const cell = new RegExp('id="n\\d+\\.(' + hidden.join("|") + ')"');
+    text = text.replace(/<tr>(?:(?!<\/tr>).)*<\/tr>/g, (row) => (cell.test(row) ? "" : row));
+  }
+  return text;
+}
+
+// Graphviz's SVG, made ours: node and edge groups tagged with data-*, the cells' <a> wrappers (made
+// by the DOT's tooltip attributes) unwrapped, and the ids and <title>s (native tooltips) removed.
+function prepare(svg) {
+  const vb = svg.viewBox.baseVal;
+  const drawing = { svg, width: vb.width, height: vb.height, boxes: new Map(), edges: [] };
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  svg.classList.add("gv-graph");
+  for (const title of svg.querySelectorAll("title")) title.remove();
+  for (const g of svg.querySelectorAll("g.node")) {
+    const key = g.id === "notice" ? "notice" : g.id.slice(1);
+    g.removeAttribute("id");
+    g.dataset.node = key;
+    const cells = {};
+    for (const group of g.querySelectorAll('g[id^="a_"]')) {
+      const cell = group.id.slice(2); // n5.g
+      const link = group.querySelector(":scope > a");
+      if (link) {
+        while (link.firstChild) group.insertBefore(link.firstChild, link);
+        link.remove();
+      }
+      group.removeAttribute("id");
+      group.dataset.cell = cell;
+      cells[cell.slice(cell.indexOf(".") + 1)] = [...group.querySelectorAll("text")];
+    }
+    drawing.boxes.set(key, { g, cells, state: null, selected: false, grad: null });
+  }
+  for (const g of svg.querySelectorAll("g.edge")) {
+    const match = /^en?(\d+)/.exec(g.id || "");
+    g.removeAttribute("id");
+    if (match) {
+      g.dataset.child = match[1];
+      drawing.edges.push({ g, child: match[1], cls: "" });
+    }
+  }
+  return drawing;
+}
+
+// A cell's text lines (Graphviz drew one <text> per line): line i into text i, the rest blank.
+function setLines(texts, lines) {
+  texts.forEach((text, i) => {
+    const line = lines[i] === undefined ? "" : lines[i];
+    if (text.textContent !== line) text.textContent = line;
+  });
+}

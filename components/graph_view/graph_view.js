@@ -1,0 +1,612 @@
+// The graph view: a program's DAG laid out once by Graphviz (WebAssembly, in this page), then zoomed,
+// panned, hovered, clicked and stepped here, every change made in place on the drawn SVG.
+// Streamlit receives drawing.js (Graphviz and its SVG), stepper.js (the Backward Stepper) and this
+// file as one module.
+//
+// Streamlit calls the default export on mount and on every data update, with the same parentElement
+// and data = explorer.graph_data.view_data(...) + {viz_url, view, layouts, speeds, start, selected,
+// select_seq, values} (see components/graph_view/__init__.py for the protocol).
+//
+// - Layout: the DOT is laid out once per program and per choice of parts (data / grad / shape) and
+//   direction; the rows of hidden parts are cut out of the DOT text by their cell ids
+//   (n<id>.d / .g / .s), so every variant comes from the one DOT the server wrote. Laid-out SVGs are
+//   kept, so toggling back costs nothing.
+// - In place: each box's state classes (active / done / waiting, selected), its data and grad cells'
+//   text lines (one <text> per line, Graphviz keeps them in a group per cell: the stepper's grads,
+//   or `values` of the same program with other numbers), edge classes, the panel.
+// - Zoom: Ctrl/⌘ + wheel or pinch around the pointer, the − / + / Fit / 100 % buttons; pan: drag,
+//   or scroll the pane. 100 % draws the 13-unit node text at 13 px.
+// - Click: selects a box (reported as state `selected`), or in the stepper goes to its step.
+//
+// Hooks kept true on every repaint, on the root [data-testid="graph-view"]: data-step (0 = the seed),
+// data-steps, data-selected (node id, '' if none), data-zoom (1 = 100 %), data-ready ('1' once drawn),
+// data-layouts (layouts made), data-updates (in-place repaints), data-theme (light / dark); each box
+// g.node[data-node=<id>] with class active / done / waiting / selected; the stepper's panel
+// [data-testid="graph-view-panel"][data-step].
+
+const MIN_TEXT_PX = 11;
+const MAX_TEXT_PX = 16;
+const LEGIBLE_PX = 6; // below this a fitted overview shows nothing readable
+const NODE_FONT = 13; // the DOT's node font size: text px = NODE_FONT * scale
+const MIN_SCALE = 0.05;
+const MAX_SCALE = 4;
+const PAD = 8; // px around the drawing inside the pane (its CSS padding)...
+const PAD_TOP = 44; // ...but above it, where the zoom controls float
+const BORDER = 2; // px of the pane's top and bottom borders (its CSS)
+const KEEP_LAYOUTS = 8;
+
+// Whether a CSS colour (#rrggbb or rgb()) is dark: Streamlit's theme gives no light/dark flag.
+function isDark(colour) {
+  const c = colour.trim();
+  let rgb = null;
+  if (/^#[0-9a-f]{6}$/i.test(c)) rgb = [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+  else if (/^rgba?\(/.test(c)) rgb = c.replace(/[^\d.,]/g, "").split(",").slice(0, 3).map(Number);
+  if (!rgb) return false;
+  return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2] < 128;
+}
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+// `code` and **bold** spans of the explain texts, everything else escaped.
+function inline(text) {
+  return escapeHtml(text)
+    .replace(/`([^`]+)`/g, "<code>$1</code>")
+    .replace(/\*\*([^*]+)\*\*/g, "<b>$1</b>");
+}
+
+function el(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const child of children) node.appendChild(child);
+  return node;
+}
+
+const ICONS = {
+  first: "M6 5h2v14H6zM19 5v14L9 12z",
+  prev: "M15.5 5 8.5 12l7 7 1.5-1.5L11.5 12 17 6.5z",
+  next: "M8.5 5 7 6.5 12.5 12 7 17.5 8.5 19l7-7z",
+  play: "M8 5v14l11-7z",
+  pause: "M7 5h4v14H7zM13 5h4v14h-4z",
+};
+
+function icon(name) {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.classList.add("gv-icon");
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", ICONS[name]);
+  svg.appendChild(path);
+  return svg;
+}
+
+function button(label, cls, onclick, iconName, title) {
+  const b = el("button", { type: "button", class: "gv-button " + cls, "aria-label": label, title: title || label, onclick });
+  if (iconName) b.appendChild(icon(iconName));
+  b.appendChild(el("span", { text: label }));
+  return b;
+}
+
+class GraphView {
+  constructor(parent) {
+    this.parent = parent;
+    this.layouts = new Map(); // layout key -> {svg, ...} (prepared drawings), most recent last
+    this.drawing = null;
+    this.scale = 1;
+    this.userZoomed = false;
+    this.stepper = null;
+    this.selected = null;
+    this.selectSeq = null;
+    this.updates = 0;
+    this.layoutCount = 0;
+    this.build();
+  }
+
+  // ------------------------------------------------------------------------- DOM
+
+  build() {
+    this.root = el("div", { class: "gv", "data-testid": "graph-view", "data-step": "0", "data-steps": "0",
+      "data-selected": "", "data-zoom": "1", "data-ready": "0", "data-layouts": "0", "data-updates": "0" });
+    this.legend = el("div", { class: "gv-legend" });
+    this.partButtons = {};
+    const parts = el("div", { class: "gv-group", role: "group", "aria-label": "Show in each box" },
+      ["data", "grad", "shape"].map((part) => {
+        const b = el("button", { type: "button", class: "gv-toggle", "aria-pressed": "true", text: part,
+          title: `Show each box's ${part}`, onclick: () => this.togglePart(part) });
+        this.partButtons[part] = b;
+        return b;
+      }));
+    this.rankSelect = el("select", { class: "gv-rankdir", "aria-label": "Layout", title: "Layout direction",
+      onchange: () => this.setOptions({ rankdir: this.rankSelect.value }, true) });
+    this.zoomLabel = el("span", { class: "gv-zoom-label", text: "100 %" });
+    const zoom = el("div", { class: "gv-group", role: "group", "aria-label": "Zoom" }, [
+      el("button", { type: "button", class: "gv-button gv-zoom-out", "aria-label": "Zoom out", title: "Zoom out (Ctrl + wheel)", text: "−", onclick: () => this.zoomBy(1 / 1.25) }),
+      this.zoomLabel,
+      el("button", { type: "button", class: "gv-button gv-zoom-in", "aria-label": "Zoom in", title: "Zoom in (Ctrl + wheel)", text: "+", onclick: () => this.zoomBy(1.25) }),
+      el("button", { type: "button", class: "gv-button gv-fit", "aria-label": "Fit", title: "Fit the whole graph in view", text: "Fit", onclick: () => this.fit() }),
+      el("button", { type: "button", class: "gv-button gv-actual", "aria-label": "100 %", title: "Node text at 13 px", text: "100 %", onclick: () => this.zoomTo(1) }),
+    ]);
+    this.toolbar = el("div", { class: "gv-toolbar" }, [this.legend, el("div", { class: "gv-tools" }, [parts, this.rankSelect])]);
+    this.controls = el("div", { class: "gv-controls", hidden: "" });
+    this.pane = el("div", { class: "gv-pane", tabindex: "-1" });
+    this.message = el("div", { class: "gv-message", text: "Laying out the graph…" });
+    this.pane.appendChild(this.message);
+    zoom.classList.add("gv-zoom");
+    this.stage = el("div", { class: "gv-stage" }, [this.pane, zoom]);
+    this.panel = el("div", { class: "gv-panel", "data-testid": "graph-view-panel", "data-step": "0", hidden: "", "aria-live": "polite" });
+    this.body = el("div", { class: "gv-body" }, [this.stage, this.panel]);
+    this.hint = el("div", { class: "gv-hint" });
+    this.tip = el("div", { class: "gv-tip", hidden: "", role: "tooltip" });
+    this.root.append(this.controls, this.toolbar, this.body, this.hint, this.tip);
+    this.parent.appendChild(this.root);
+    this.listen();
+  }
+
+  // ------------------------------------------------------------------------- data from Streamlit
+
+  update(data, setStateValue) {
+    this.setStateValue = setStateValue;
+    const first = !this.data;
+    const newProgram = !first && data.key !== this.data.key;
+    this.data = data;
+    if (first) {
+      this.options = { ...data.view };
+      this.rankSelect.replaceChildren(...Object.entries(data.layouts).map(([k, label]) => el("option", { value: k, text: label })));
+    }
+    if (first || newProgram) {
+      this.boxInfo = { ...data.boxes };
+      this.valuesShown = null;
+      this.renderLegend(data.legend);
+      if (this.stepper) this.stepper.destroy();
+      const steps = data.steps && data.steps.count > 0 ? data.steps : null;
+      this.stepper = steps ? new Stepper(this, steps, data.start) : null;
+      this.controls.hidden = this.panel.hidden = !steps;
+      this.root.dataset.steps = String(steps ? steps.count : 0);
+      this.root.dataset.step = String(steps ? this.stepper.pos : 0);
+      if (newProgram) this.userZoomed = false;
+    }
+    if (first || newProgram || data.select_seq !== this.selectSeq) {
+      this.selectSeq = data.select_seq;
+      this.selected = data.selected === null || data.selected === undefined ? null : String(data.selected);
+    }
+    this.root.dataset.theme = isDark(getComputedStyle(this.root).getPropertyValue("--st-background-color")) ? "dark" : "light";
+    this.syncToolbar();
+    this.hint.textContent = (this.stepper ? "← / → step · " : "")
+      + "Ctrl + wheel or pinch to zoom · drag to pan · hover a box for its values"
+      + (data.steps ? "" : " · click a box to inspect it");
+    this.relayout(first || newProgram);
+  }
+
+  // ------------------------------------------------------------------------- layout
+
+  layoutKey() {
+    return `${this.data.key}|${this.options.show.join(",")}|${this.options.rankdir}`;
+  }
+
+  relayout(programChanged) {
+    const key = this.layoutKey();
+    if (this.drawing && this.drawing.key === key) {
+      this.paintAll();
+      return;
+    }
+    const token = (this.token = {});
+    const cached = this.layouts.get(key);
+    const show = (drawing) => {
+      if (token !== this.token) return;
+      this.install(drawing, programChanged);
+    };
+    if (cached) {
+      this.layouts.delete(key);
+      this.layouts.set(key, cached);
+      show(cached);
+      return;
+    }
+    const dot = dotFor(this.data.dot, this.options.show, this.options.rankdir);
+    loadViz(this.data.viz_url)
+      .then((viz) => {
+        if (token !== this.token) return;
+        const svg = viz.renderSVGElement(dot);
+        const drawing = prepare(svg);
+        drawing.key = key;
+        this.layouts.set(key, drawing);
+        while (this.layouts.size > KEEP_LAYOUTS) this.layouts.delete(this.layouts.keys().next().value);
+        this.layoutCount += 1;
+        show(drawing);
+      })
+      .catch((err) => {
+        if (token !== this.token) return;
+        this.message.textContent = "The graph could not be drawn: " + (err && err.message ? err.message : err);
+        this.message.hidden = false;
+      });
+  }
+
+  install(drawing, programChanged) {
+    const old = this.drawing;
+    const anchor = old && !programChanged ? this.viewCentre() : null;
+    if (old) old.svg.remove();
+    this.message.hidden = true;
+    this.drawing = drawing;
+    for (const box of drawing.boxes.values()) {
+      box.state = undefined; // repaint everything on this drawing
+      box.selected = undefined;
+      box.grad = undefined;
+    }
+    for (const edge of drawing.edges) edge.cls = undefined;
+    this.valuesShown = null; // this drawing's cells hold the DOT's numbers (or older ones): retext
+    this.pane.appendChild(drawing.svg);
+    if (this.paneTop === undefined) this.paneTop = this.pane.getBoundingClientRect().top + window.scrollY;
+    if (!this.userZoomed || programChanged) this.scale = this.openingScale();
+    this.applyScale();
+    this.pane.scrollTo({ left: 0, top: 0 });
+    this.paintAll();
+    if (anchor) this.centreOn(anchor.x, anchor.y);
+    else if (this.stepper) this.reveal(this.stepper.activeBox || this.stepper.outputBox());
+    else if (drawing.width * this.scale > this.pane.clientWidth * 3) this.reveal(this.data.output);
+    this.root.dataset.layouts = String(this.layoutCount);
+    this.root.dataset.ready = "1";
+  }
+
+  // ------------------------------------------------------------------------- painting in place
+
+  paintAll() {
+    if (!this.drawing) return;
+    this.paintValues();
+    this.paintSelection();
+    if (this.stepper) this.stepper.paint();
+  }
+
+  // One more repaint made in place (data-updates).
+  counted() {
+    this.updates += 1;
+    this.root.dataset.updates = String(this.updates);
+  }
+
+  // data.values: new numbers for boxes already drawn (same shapes, so the same lines per cell).
+  paintValues() {
+    const values = this.data.values;
+    if (!values || values === this.valuesShown) return;
+    for (const [key, v] of Object.entries(values)) {
+      const box = this.drawing.boxes.get(key);
+      if (!box) continue;
+      for (const part of ["d", "g"]) if (v[part] && box.cells[part]) setLines(box.cells[part], v[part]);
+      if (v.tip && this.boxInfo[key]) this.boxInfo[key] = { ...this.boxInfo[key], data: v.tip[0], grad: v.tip[1] };
+    }
+    this.valuesShown = values;
+    this.tipFor = null;
+    this.counted();
+  }
+
+  paintSelection() {
+    if (this.selected !== null && !this.drawing.boxes.has(this.selected)) this.selected = null;
+    for (const [key, box] of this.drawing.boxes) {
+      const on = key === this.selected;
+      if (on !== box.selected) {
+        box.g.classList.toggle("selected", on);
+        box.selected = on;
+      }
+    }
+    this.root.dataset.selected = this.selected === null ? "" : this.selected;
+    const info = this.selected !== null ? this.boxInfo[this.selected] : null;
+    this.hint.dataset.selected = info ? info.title : "";
+  }
+
+  syncToolbar() {
+    for (const [part, b] of Object.entries(this.partButtons)) b.setAttribute("aria-pressed", String(this.options.show.includes(part)));
+    this.rankSelect.value = this.options.rankdir;
+  }
+
+  renderLegend(entries) {
+    this.legend.replaceChildren(...entries.map((e) => {
+      const state = ["active", "done", "waiting"].includes(e.key);
+      return el("span", { class: `gv-chip ${state ? "state" : "kind"}-${e.key}`, title: e.meaning }, [
+        el("span", { text: e.label }), el("span", { class: "gv-chip-note", text: ` · ${e.short}` })]);
+    }));
+  }
+
+  // The active box stays in view: the pane scrolls (never the page) when the box leaves the middle of
+  // the part of the pane the window shows.
+  keepInView(key, instant) {
+    const box = key && this.drawing.boxes.get(key);
+    if (!box) return;
+    const p = this.pane.getBoundingClientRect();
+    const r = box.g.getBoundingClientRect();
+    let top = Math.max(p.top, 0), bottom = Math.min(p.bottom, window.innerHeight);
+    if (bottom - top < 2 * r.height) [top, bottom] = [p.top, p.bottom];
+    const marginX = 0.1 * p.width, marginY = 0.1 * (bottom - top);
+    const inside = r.left >= p.left + marginX && r.right <= p.right - marginX
+      && r.top >= top + marginY && r.bottom <= bottom - marginY;
+    if (inside) return;
+    const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    const fast = instant || reduced;
+    this.pane.scrollTo({
+      left: this.pane.scrollLeft + (r.left + r.width / 2) - (p.left + p.width / 2),
+      top: this.pane.scrollTop + (r.top + r.height / 2) - (top + bottom) / 2,
+      behavior: fast ? "auto" : "smooth",
+    });
+  }
+
+  // ------------------------------------------------------------------------- view options
+
+  togglePart(part) {
+    const shown = this.options.show;
+    const show = shown.includes(part) ? shown.filter((p) => p !== part) : [...shown, part];
+    this.setOptions({ show: ["data", "grad", "shape"].filter((p) => show.includes(p)) }, true);
+  }
+
+  // The parts shown, the direction, the speed: the server hears of each change (for the download
+  // and the other page); parts and direction need the drawing of that choice.
+  setOptions(change, relayout) {
+    this.options = { ...this.options, ...change };
+    this.syncToolbar();
+    if (relayout) this.relayout(false);
+    this.report("view", { ...this.options });
+  }
+
+  report(name, value) {
+    if (this.setStateValue) this.setStateValue(name, value);
+  }
+
+  select(key) {
+    if (key === "notice" || key === this.selected) return;
+    this.selected = key;
+    this.paintSelection();
+    this.report("selected", Number(key));
+  }
+
+  // ------------------------------------------------------------------------- zoom and pan
+
+  paneSize() {
+    return { width: this.pane.clientWidth, height: this.maxPaneHeight() };
+  }
+
+  // The stepper's pane fits under its controls in the window (buttons, graph and panel on one
+  // screen); the Explorer's may reach below the fold (its page scrolls) but not above 900 px.
+  maxPaneHeight() {
+    if (this.stepper) {
+      const top = this.paneTop === undefined ? 300 : this.paneTop;
+      return Math.max(300, Math.min(720, window.innerHeight - top - 40));
+    }
+    return Math.max(300, Math.min(900, window.innerHeight - 90));
+  }
+
+  openingScale() {
+    const { width, height } = this.paneSize();
+    const w = this.drawing.width, h = this.drawing.height;
+    const fitWidth = (width - 2 * PAD) / w;
+    const fitBoth = Math.min(fitWidth, (height - PAD - PAD_TOP - BORDER) / h);
+    const lo = MIN_TEXT_PX / NODE_FONT, hi = MAX_TEXT_PX / NODE_FONT;
+    // Small graphs at most 16 px text; others whole if that keeps 11 px, else at 11 px (scrolling
+    // down), unless even the width does not fit at 11 px: then fitted to the width, as long as the
+    // text stays above LEGIBLE_PX; a graph bigger still opens at 11 px around its output (or the
+    // active step), with Fit for the overview.
+    const scale = Math.min(hi, Math.max(fitBoth, Math.min(lo, fitWidth)));
+    return scale * NODE_FONT < LEGIBLE_PX ? lo : scale;
+  }
+
+  // Scroll the pane so that box `key` sits in its middle (the page is left alone).
+  reveal(key) {
+    const box = key !== null && this.drawing.boxes.get(String(key));
+    if (!box) return;
+    const p = this.pane.getBoundingClientRect();
+    const r = box.g.getBoundingClientRect();
+    this.pane.scrollLeft += r.left + r.width / 2 - (p.left + p.width / 2);
+    this.pane.scrollTop += r.top + r.height / 2 - (p.top + p.height / 2);
+  }
+
+  applyScale() {
+    const d = this.drawing;
+    if (!d) return;
+    const w = d.width * this.scale, h = d.height * this.scale;
+    d.svg.style.width = `${w}px`;
+    d.svg.style.height = `${h}px`;
+    this.pane.style.height = `${Math.min(h + PAD + PAD_TOP + BORDER, this.maxPaneHeight())}px`;
+    this.root.dataset.zoom = String(Math.round(this.scale * 1000) / 1000);
+    this.zoomLabel.textContent = `${Math.round(this.scale * 100)} %`;
+  }
+
+  // The graph point (in layout units) at the middle of the pane, or at client point (x, y).
+  graphPoint(x, y) {
+    const d = this.drawing;
+    const rect = d.svg.getBoundingClientRect();
+    return { x: (x - rect.left) / this.scale, y: (y - rect.top) / this.scale };
+  }
+
+  viewCentre() {
+    const pane = this.pane.getBoundingClientRect();
+    return this.graphPoint(pane.left + pane.width / 2, pane.top + pane.height / 2);
+  }
+
+  // Scroll so that graph point (gx, gy) sits at client point (x, y) (the pane's middle by default).
+  centreOn(gx, gy, x, y) {
+    const pane = this.pane.getBoundingClientRect();
+    const rect = this.drawing.svg.getBoundingClientRect();
+    const tx = x === undefined ? pane.left + pane.width / 2 : x;
+    const ty = y === undefined ? pane.top + pane.height / 2 : y;
+    this.pane.scrollLeft += rect.left + gx * this.scale - tx;
+    this.pane.scrollTop += rect.top + gy * this.scale - ty;
+  }
+
+  zoomTo(scale, x, y) {
+    if (!this.drawing) return;
+    const pane = this.pane.getBoundingClientRect();
+    const px = x === undefined ? pane.left + pane.width / 2 : x;
+    const py = y === undefined ? pane.top + pane.height / 2 : y;
+    const point = this.graphPoint(px, py);
+    this.scale = Math.max(MIN_SCALE, Math.min(MAX_SCALE, scale));
+    this.userZoomed = true;
+    this.applyScale();
+    this.centreOn(point.x, point.y, px, py);
+  }
+
+  zoomBy(factor, x, y) {
+    this.zoomTo(this.scale * factor, x, y);
+  }
+
+  fit() {
+    if (!this.drawing) return;
+    const width = this.pane.clientWidth, height = this.maxPaneHeight() - BORDER;
+    this.scale = Math.max(MIN_SCALE, Math.min(MAX_SCALE,
+      Math.min((width - 2 * PAD) / this.drawing.width, (height - PAD - PAD_TOP) / this.drawing.height)));
+    this.userZoomed = true;
+    this.applyScale();
+    this.pane.scrollTo({ left: 0, top: 0 });
+  }
+
+  // ------------------------------------------------------------------------- events
+
+  listen() {
+    const pane = this.pane;
+    this.pointers = new Map();
+    pane.addEventListener("wheel", (e) => {
+      if (!(e.ctrlKey || e.metaKey)) return; // a plain wheel scrolls the pane, then the page
+      e.preventDefault();
+      this.zoomBy(Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.0025)), e.clientX, e.clientY);
+    }, { passive: false });
+    pane.addEventListener("pointerdown", (e) => {
+      this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+      if (e.pointerType === "touch") {
+        if (this.pointers.size === 2) this.pinch = this.pinchState();
+        return; // one finger: the browser scrolls the pane
+      }
+      if (e.button !== 0) return;
+      this.drag = { id: e.pointerId, x: e.clientX, y: e.clientY, left: pane.scrollLeft, top: pane.scrollTop, moved: false };
+    });
+    pane.addEventListener("pointermove", (e) => {
+      if (this.pointers.has(e.pointerId)) this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+      if (this.pinch && this.pointers.size === 2) {
+        const now = this.pinchState();
+        this.zoomTo(this.pinch.scale * (now.distance / this.pinch.distance), now.x, now.y);
+        return;
+      }
+      const drag = this.drag;
+      if (drag && drag.id === e.pointerId) {
+        const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+        if (!drag.moved && Math.hypot(dx, dy) > 4) {
+          drag.moved = true;
+          pane.setPointerCapture(e.pointerId);
+          pane.classList.add("gv-dragging");
+          this.hideTip();
+        }
+        if (drag.moved) {
+          pane.scrollLeft = drag.left - dx;
+          pane.scrollTop = drag.top - dy;
+        }
+        return;
+      }
+      if (e.pointerType === "mouse") this.hover(e);
+    });
+    const end = (e) => {
+      this.pointers.delete(e.pointerId);
+      if (this.pointers.size < 2) this.pinch = null;
+      const drag = this.drag;
+      if (drag && drag.id === e.pointerId) {
+        this.drag = null;
+        pane.classList.remove("gv-dragging");
+        if (!drag.moved && e.type === "pointerup") this.clicked(e);
+      } else if (e.type === "pointerup" && e.pointerType === "touch") {
+        this.clicked(e);
+      }
+    };
+    pane.addEventListener("pointerup", end);
+    pane.addEventListener("pointercancel", end);
+    pane.addEventListener("pointerleave", (e) => {
+      if (e.pointerType === "mouse") this.hideTip();
+    });
+    this.onKey = (e) => {
+      if (this.stepper && this.root.isConnected) this.stepper.key(e);
+    };
+    document.addEventListener("keydown", this.onKey);
+    // The pane's width changes with the window and with Streamlit's sidebar: an unzoomed graph keeps
+    // its opening size for the new width.
+    let width = 0;
+    this.resizeObserver = new ResizeObserver(() => {
+      const now = this.pane.clientWidth;
+      if (!this.drawing || Math.abs(now - width) < 2) return;
+      width = now;
+      if (!this.userZoomed) this.scale = this.openingScale();
+      this.applyScale();
+    });
+    this.resizeObserver.observe(this.stage);
+  }
+
+  pinchState() {
+    const [a, b] = [...this.pointers.values()];
+    return { distance: Math.max(1, Math.hypot(a.x - b.x, a.y - b.y)), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, scale: this.scale };
+  }
+
+  boxAt(target) {
+    const g = target instanceof Element ? target.closest("g.node") : null;
+    return g && this.drawing && this.drawing.svg.contains(g) ? g.dataset.node : null;
+  }
+
+  clicked(e) {
+    const key = this.boxAt(document.elementFromPoint(e.clientX, e.clientY) || e.target);
+    if (key === null || key === "notice") return;
+    if (this.stepper) this.stepper.jumpTo(key);
+    else this.select(key);
+  }
+
+  hover(e) {
+    const key = this.drag ? null : this.boxAt(e.target);
+    if (key === null || key === "notice") {
+      this.hideTip();
+      return;
+    }
+    if (key !== this.tipFor) {
+      const info = this.boxInfo[key];
+      if (!info) return;
+      const stepped = this.stepper ? this.stepper.gradTip(key) : null;
+      const grad = stepped === null ? info.grad : stepped;
+      const meta = [info.kind, info.op, info.shape].filter(Boolean).join(" · ");
+      const rows = [`<div class="gv-tip-title">${escapeHtml(info.title)}</div>`, `<div class="gv-tip-meta">${escapeHtml(meta)}</div>`];
+      if (info.data) rows.push(`<div><span class="gv-tip-data">data</span> ${escapeHtml(info.data)}</div>`);
+      if (grad) rows.push(`<div><span class="gv-tip-grad">grad</span> ${escapeHtml(grad)}</div>`);
+      this.tip.innerHTML = rows.join("");
+      this.tipFor = key;
+    }
+    this.tip.hidden = false;
+    const root = this.root.getBoundingClientRect();
+    const tw = this.tip.offsetWidth, th = this.tip.offsetHeight;
+    let x = e.clientX - root.left + 14, y = e.clientY - root.top + 14;
+    if (x + tw > root.width) x = Math.max(0, e.clientX - root.left - tw - 10);
+    if (e.clientY + 14 + th > window.innerHeight) y = Math.max(0, e.clientY - root.top - th - 10);
+    this.tip.style.left = `${x}px`;
+    this.tip.style.top = `${y}px`;
+  }
+
+  hideTip() {
+    this.tip.hidden = true;
+    this.tipFor = null;
+  }
+
+  destroy() {
+    if (this.stepper) this.stepper.destroy();
+    document.removeEventListener("keydown", this.onKey);
+    this.resizeObserver.disconnect();
+    this.layouts.clear();
+  }
+}
+
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  const spec = typeof data === "string" ? JSON.parse(data) : data;
+  if (!spec || !spec.dot) return undefined;
+  let view = parentElement.__graphView;
+  if (!view || !view.root.isConnected) {
+    view = new GraphView(parentElement);
+    parentElement.__graphView = view;
+  }
+  view.update(spec, setStateValue);
+  return () => {
+    // NOTE: Streamlit also calls this before every data update; only let go once the view has left the page.
+    setTimeout(() => {
+      if (!view.root.isConnected) view.destroy();
+    }, 1000);
+  };
+}

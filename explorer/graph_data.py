@@ -1,0 +1,159 @@
+"""What the graph view (components/graph_view) is sent: a program's DOT, laid out once in the browser,
+and what it changes in place on that drawing — each box's texts and, for the stepper, every backward
+step's node states, grads and panel. Plain JSON-ready dicts, built once per program.
+
+The stepper's data, per box that shows a grad: the versions of that grad (from the position at which
+it arrives, its cell's lines and a one-line summary); per node: the Timeline (when it is active and
+from when it is done); per step: the panel (explain.describe_step). The browser picks, for a
+position k, each box's last version at or before k and each node's state at k.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+
+from explorer import dot as dotmod
+from explorer import explain
+
+#: Boxes drawn at most; bigger graphs are summarised around the output (see explorer.dot.plan).
+MAX_DRAWN = 400
+DONE = "Done: every grad now equals what backward() gives."
+
+
+def _key(*parts: str) -> str:
+    digest = hashlib.sha1()
+    for part in parts:
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _tip(node, grad) -> dict:
+    """What hovering a box shows: its heading, kind, op, shape, and its data and grad in short."""
+    return {
+        "title": explain.node_heading(node),
+        "kind": node.kind,
+        "op": node.op,
+        "shape": dotmod.shape_text(tuple(node.shape)) + ("" if node.dtype == "float64" else f" {node.dtype}"),
+        "data": explain.compact(node.data),
+        "grad": explain.compact(grad) if node.requires_grad else "",
+    }
+
+
+def _legend(graph, drawing: dotmod.Drawing, states: bool) -> list[dict]:
+    kinds = {node.kind for node in graph.nodes}
+    if drawing.chains:
+        kinds.add("chain")
+    entries = [e for e in dotmod.LEGEND if e.key in kinds] + (list(dotmod.STATE_LEGEND) if states else [])
+    return [{"key": e.key, "label": e.label, "short": e.short, "meaning": e.meaning} for e in entries]
+
+
+def grad_versions(graph, steps, drawing: dotmod.Drawing) -> dict[int, list[tuple[int, list[str], str]]]:
+    """Box id -> [(position, the grad cell's lines, a one-line summary), ...] in order of position.
+
+    Position 0 is the seed (the output's grad); a contribution made by step k gives its parent's
+    accumulated grad from position k on. Only boxes that draw a grad cell are listed.
+    """
+    drawn = {b for b in drawing.boxes if b not in drawing.chains and graph.nodes[b].requires_grad}
+    versions: dict[int, list[tuple[int, list[str], str]]] = {}
+
+    def add(node: int, position: int, grad) -> None:
+        if node in drawn:
+            versions.setdefault(node, []).append(
+                (position, dotmod.value_lines(grad, drawing.compact), explain.compact(grad))
+            )
+
+    if steps:
+        add(graph.output, 0, steps[0].upstream)
+    for k, step in enumerate(steps, start=1):
+        for c in step.contributions:
+            add(c.parent, k, c.accumulated)
+    return versions
+
+
+def _widest(versions: list[tuple[int, list[str], str]]) -> list[str]:
+    """The lines of the version that needs the widest box (every version of a grad has its shape)."""
+    return max((lines for _, lines, _ in versions), key=lambda lines: (max(map(len, lines)), len(lines)))
+
+
+def download_dot(graph, steps, view: dict) -> str:
+    """The DOT text of the picture as the graph view shows it: ``view`` = {show: parts, rankdir}."""
+    show = view.get("show", dotmod.PARTS)
+    return dotmod.to_dot(
+        graph,
+        show_data="data" in show,
+        show_grad="grad" in show,
+        show_shape="shape" in show,
+        rankdir=view.get("rankdir", "TB"),
+        max_nodes=MAX_DRAWN,
+        broadcast=explain.broadcast_edges(graph, steps),
+    )
+
+
+def value_texts(graph, *, max_nodes: int | None = MAX_DRAWN) -> dict[str, dict]:
+    """Each drawn box's data and grad as its cells show them, and its tooltip's summaries:
+    {box: {"d": lines, "g": lines, "tip": [data, grad]}}.
+
+    For a graph of the same program with other numbers (the same shapes), this is what the view
+    retexts in place over the layout it already has (``graph_view(..., values=...)``): no new layout.
+    """
+    drawing = dotmod.plan(graph, max_nodes=max_nodes)
+    texts = {}
+    for b in drawing.boxes:
+        if b in drawing.chains:
+            continue
+        node = graph.nodes[b]
+        entry = {"d": dotmod.value_lines(node.data, drawing.compact), "tip": [explain.compact(node.data), ""]}
+        if node.requires_grad:
+            entry["g"] = dotmod.value_lines(node.grad, drawing.compact)
+            entry["tip"][1] = explain.compact(node.grad)
+        texts[str(b)] = entry
+    return texts
+
+
+def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None = MAX_DRAWN) -> dict:
+    """The graph view's data for a traced graph (final grads) and its backward steps.
+
+    Without ``stepper``: the Explorer's picture, each box with its final data and grad. With it:
+    the same boxes, each sized for the longest grad it will show, and everything the browser needs
+    to step through ``steps`` without asking the server (see the module docstring).
+    """
+    drawing = dotmod.plan(graph, max_nodes=max_nodes)
+    marks = explain.broadcast_edges(graph, steps)
+    versions = grad_versions(graph, steps, drawing) if stepper else {}
+    widest = {box: _widest(v) for box, v in versions.items()}
+    dot = dotmod.to_dot(graph, max_nodes=max_nodes, broadcast=marks, grad_lines=widest if stepper else None)
+    boxes = {}
+    for b in drawing.boxes:
+        if b in drawing.chains:
+            members = drawing.chains[b]
+            boxes[b] = {"title": f"{len(members):,} ops, collapsed", "kind": "chain", "op": "",
+                        "shape": dotmod.shape_text(tuple(graph.nodes[b].shape)), "data": "", "grad": "",
+                        "members": members}
+        else:
+            boxes[b] = _tip(graph.nodes[b], graph.nodes[b].grad)
+    data = {
+        "key": _key(dot),
+        "dot": dot,
+        "boxes": {str(b): info for b, info in boxes.items()},
+        "legend": _legend(graph, drawing, stepper),
+        "output": graph.output,
+    }
+    if stepper:
+        timeline = explain.step_timeline(graph, steps)
+        data["steps"] = {
+            "count": len(steps),
+            "output": graph.output,  # its node id (the timeline is by node, boxes may hold several)
+            "takes_part": [int(t) for t in timeline.takes_part],
+            "active_at": list(timeline.active_at),
+            "done_at": list(timeline.done_at),
+            "grads": {
+                str(box): [[pos, lines] + ([tip] if tip != " ".join(lines) else []) for pos, lines, tip in v]
+                for box, v in versions.items()
+            },
+            "panels": [dataclasses.asdict(explain.describe_seed(graph, steps))]
+            + [dataclasses.asdict(explain.describe_step(graph, step, len(steps))) for step in steps],
+            "done": DONE,
+        }
+    return data

@@ -1,0 +1,368 @@
+"""A playground run out and back in: the model as JSON or .npz, as a Python script, one step as a program.
+
+- `to_json(state)`: the settings (as the URL writes them), the data (the points themselves for an
+  upload), the step and every weight — readable, and enough to load on its own.
+- `to_npz(state)`: the same weights as arrays named like `state_dict()` keys, the optimiser's
+  state (so training continues exactly), and the JSON's settings under `meta`.
+- `load(name, data)`: either file back into a `TrainState`; `ModelFileError` says what is wrong.
+- `to_script(state, steps)`: a Python program that rebuilds the data, the network and the optimiser
+  with `autograd` and trains them the same way (same seeds, same batches, same numbers).
+- `one_step_program(state)`: one training step's forward pass on a few points as an expression
+  program for the Expression Explorer.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import numpy as np
+
+from explorer import datasets, training
+from explorer.playground_settings import TrainConfig, clip_text
+from language.emit import RUN_NOTE
+
+FORMAT = "autograd-explorer playground model"
+VERSION = 1
+MAX_FILE_BYTES = 50_000_000
+PROGRAM_LIMIT = 10_000  # characters the expression language accepts
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be loaded; the message says why."""
+
+
+# ------------------------------------------------------------------------ out
+
+
+def _meta(state: training.TrainState) -> dict:
+    config = state.config
+    meta = {
+        "format": FORMAT,
+        "version": VERSION,
+        "settings": config.to_query(),
+        "task": config.task,
+        "step": state.step,
+        "sizes": list(state.model.sizes),
+    }
+    if config.dataset == datasets.UPLOADED:
+        meta["data"] = {"X_train": state.X_train.tolist(), "y_train": state.y_train.tolist(),
+                        "X_test": state.X_test.tolist(), "y_test": state.y_test.tolist()}
+    return meta
+
+
+def to_json(state: training.TrainState) -> str:
+    meta = _meta(state)
+    meta["parameters"] = {name: value.tolist() for name, value in state.model.state_dict().items()}
+    return json.dumps(meta, indent=1)
+
+
+def to_npz(state: training.TrainState) -> bytes:
+    arrays = {name: value for name, value in state.model.state_dict().items()}
+    for i, slots in state.optimizer.state_dict()["state"].items():
+        for key, value in slots.items():
+            arrays[f"optimizer.{i}.{key}"] = np.asarray(value)
+    arrays["meta"] = np.array(json.dumps(_meta(state)))
+    out = io.BytesIO()
+    np.savez_compressed(out, **arrays)
+    return out.getvalue()
+
+
+# ------------------------------------------------------------------------- in
+
+
+def load(name: str, data: bytes) -> training.TrainState:
+    """A run from a file made by `to_json` or `to_npz` (told apart by their content)."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ModelFileError(f"{clip_text(name)} is {len(data):,} bytes; a model file is at most {MAX_FILE_BYTES:,}")
+    if data[:2] == b"PK":
+        return _from_npz(data)
+    try:
+        meta = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as err:
+        why = clip_text(str(err), 80)
+        raise ModelFileError(f"{clip_text(name)} is neither a model's JSON nor its .npz ({why})") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("parameters"), dict):
+        raise ModelFileError("the JSON has no 'parameters': download the model from the playground again")
+    state = _state_from_meta(meta)
+    _set_parameters(state, {k: _array(v, k) for k, v in meta["parameters"].items()})
+    return state
+
+
+def _from_npz(data: bytes) -> training.TrainState:
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            arrays = {key: npz[key] for key in npz.files}
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
+        raise ModelFileError(f"the .npz file cannot be read ({clip_text(str(err), 80)})") from None
+    if "meta" not in arrays:
+        raise ModelFileError("the .npz file has no 'meta' entry: download the model from the playground again")
+    try:
+        meta = json.loads(str(arrays.pop("meta")))
+    except ValueError:
+        raise ModelFileError("the .npz file's 'meta' entry is not JSON") from None
+    state = _state_from_meta(meta)
+    arrays = {k: _array(v, k) for k, v in arrays.items()}
+    optimizer = {k: v for k, v in arrays.items() if k.startswith("optimizer.")}
+    _set_parameters(state, {k: v for k, v in arrays.items() if k not in optimizer})
+    _set_optimizer(state, optimizer)
+    return state
+
+
+def _state_from_meta(meta) -> training.TrainState:
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ModelFileError("this is not a model downloaded from the Training Playground")
+    if meta.get("version") != VERSION:
+        raise ModelFileError(f"model format version {clip_text(str(meta.get('version')))} is not {VERSION}")
+    settings = meta.get("settings")
+    if not isinstance(settings, dict):
+        raise ModelFileError("the model has no settings")
+    task = meta.get("task")
+    uploaded = settings.get("dataset") == datasets.UPLOADED
+    config, problems = TrainConfig.from_query({k: str(v) for k, v in settings.items()}, task=task if uploaded else "")
+    if problems:
+        raise ModelFileError("the model's settings are not valid: " + "; ".join(problems))
+    split = _saved_points(meta.get("data"), config.task) if uploaded else None
+    state = training.new_state(config, data=split)
+    sizes = meta.get("sizes")
+    if sizes != list(state.model.sizes):
+        raise ModelFileError(
+            f"the model's layer sizes {clip_text(str(sizes))} do not match its settings ({state.model.sizes})"
+        )
+    step = meta.get("step")
+    if not isinstance(step, int) or step < 0:
+        raise ModelFileError(f"the model's step {clip_text(str(step))} is not a whole number ≥ 0")
+    state.step = step
+    return state
+
+
+def _saved_points(data, task: str) -> datasets.Split:
+    """The uploaded points a model was trained on, split as they were."""
+    if not isinstance(data, dict):
+        raise ModelFileError("the model was trained on uploaded points, but the file does not hold them")
+    parts = {key: _array(data.get(key), f"data.{key}") for key in ("X_train", "y_train", "X_test", "y_test")}
+    width = 1 if task == "regression" else 2
+    X_train, X_test = parts["X_train"], parts["X_test"].reshape(-1, width)
+    y_train, y_test = parts["y_train"], parts["y_test"]
+    if X_train.ndim != 2 or X_train.shape[1] != width or len(X_train) != len(y_train) or len(X_train) < 2:
+        raise ModelFileError("the model's saved points do not have the right shape")
+    if len(X_test) != len(y_test) or y_train.ndim != 1 or y_test.ndim != 1:
+        raise ModelFileError("the model's saved points do not have the right shape")
+    if task == "classification":
+        y_train, y_test = y_train.astype(np.int64), y_test.astype(np.int64)
+    return datasets.Split(X_train, y_train, X_test, y_test)
+
+
+def _array(value, name: str) -> np.ndarray:
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ModelFileError(f"{clip_text(name)} is not an array of numbers") from None
+    if not np.isfinite(array).all():
+        raise ModelFileError(f"{clip_text(name)} holds NaN or infinite numbers")
+    return array
+
+
+def _set_parameters(state: training.TrainState, arrays: dict[str, np.ndarray]) -> None:
+    try:
+        state.model.load_state_dict(arrays)
+    except (KeyError, ValueError) as err:
+        raise ModelFileError(f"the weights do not fit the network: {clip_text(str(err).strip(chr(34)), 200)}") from None
+    training.refresh(state)
+
+
+def _set_optimizer(state: training.TrainState, arrays: dict[str, np.ndarray]) -> None:
+    params = state.optimizer.params
+    slots: dict[int, dict] = {}
+    for key, value in arrays.items():
+        _, index, name = key.split(".", 2)
+        if not index.isdigit() or int(index) >= len(params):
+            raise ModelFileError(f"optimiser entry {clip_text(key)} does not fit the network")
+        i = int(index)
+        if name == "step":
+            slots.setdefault(i, {})[name] = int(value)
+        elif value.shape == params[i].data.shape:
+            slots.setdefault(i, {})[name] = value.astype(np.float64)
+        else:
+            raise ModelFileError(f"optimiser entry {clip_text(key)} has shape {value.shape}, not the weights'")
+    state.optimizer.load_state_dict({"state": slots})
+
+
+# -------------------------------------------------------------------- the script
+
+_OPTIMIZER_CODE = {
+    "SGD": "SGD(model.parameters(), lr={lr!r}, weight_decay={l2!r})",
+    "momentum": "SGD(model.parameters(), lr={lr!r}, momentum=0.9, weight_decay={l2!r})",
+    "Adam": "Adam(model.parameters(), lr={lr!r}, weight_decay={l2!r})",
+    "AdamW": "AdamW(model.parameters(), lr={lr!r}, weight_decay={l2!r})",
+}
+_FEATURE_CODE = {
+    "x1²": "Z[:, 0] ** 2", "x2²": "Z[:, 1] ** 2", "x1·x2": "Z[:, 0] * Z[:, 1]",
+    "sin x1": "np.sin(Z[:, 0])", "sin x2": "np.sin(Z[:, 1])",
+    "x²": "Z[:, 0] ** 2", "x³": "Z[:, 0] ** 3", "sin x": "np.sin(Z[:, 0])",
+}
+_LOSS_CODE = {
+    ("cross-entropy", 1): "F.binary_cross_entropy_with_logits(out, Tensor(y[:, None].astype(np.float64)))",
+    ("cross-entropy", 2): "F.cross_entropy(out, y)",
+    ("MSE", 1): "F.mse_loss(F.sigmoid(out), Tensor(y[:, None].astype(np.float64)))",
+    ("MSE", 2): "F.mse_loss(F.softmax(out, axis=1), Tensor(np.eye(out.shape[1])[y]))",
+    ("MSE", 0): "F.mse_loss(out, Tensor(y[:, None]))",
+}
+
+
+def _literal(a: np.ndarray) -> str:
+    return np.array2string(np.asarray(a), separator=", ", threshold=np.inf, max_line_width=100, floatmode="unique")
+
+
+def to_script(state: training.TrainState, steps: int | None = None) -> str:
+    """A Python program that trains this run's network from its first step with `autograd`,
+    taking the same batches and reaching the same weights as the playground after `steps` steps
+    (the run's current step by default)."""
+    c = state.config
+    steps = max(state.step, 1) if steps is None else steps
+    kind = 0 if state.task == "regression" else (1 if state.n_classes == 2 else 2)
+    features = "".join(f", {_FEATURE_CODE[f]}" for f in c.features)
+    if kind == 0:
+        report = "        print(f'step {step}: train loss {float(loss.data):.4f}')\n"
+    else:
+        report = (
+            "        pred = (out.data[:, 0] > 0) if out.shape[1] == 1 else out.data.argmax(axis=1)\n"
+            "        accuracy = (pred == y_train).mean()\n"
+            "        print(f'step {step}: train loss {float(loss.data):.4f}, accuracy {accuracy:.1%}')\n"
+        )
+    y_type = "np.float64" if kind == 0 else "np.int64"
+    sizes = "-".join(map(str, state.model.sizes))
+    return f'''"""The Training Playground's run, rebuilt with autograd: {c.dataset}, MLP {sizes} ({c.activation}),
+{state.loss_name}, {c.optimizer} at learning rate {c.lr:g}, L2 {c.l2:g}, batch size {c.batch_size or "full"}.
+
+Generated by Autograd Explorer. {RUN_NOTE}
+Then: python {_script_name(state)}
+It takes the playground's batches in the same order, so after {steps} steps it holds the same weights.
+"""
+
+import numpy as np
+
+from autograd import Tensor
+from autograd import functional as F
+from autograd.nn import MLP
+from autograd.optim import SGD, Adam, AdamW  # noqa: F401 - one of them is used below
+
+STEPS = {steps}
+BATCH_SIZE = {c.batch_size}  # 0 = all training points in every step
+
+# The points, split into training and test points as in the playground (raw coordinates).
+X_train = np.array({_literal(state.X_train)})
+y_train = np.array({_literal(state.y_train)}, dtype={y_type})
+X_test = np.array({_literal(state.X_test)}).reshape(-1, {state.X_train.shape[1]})
+y_test = np.array({_literal(state.y_test)}, dtype={y_type})
+
+# The network sees the coordinates shifted and scaled{", then extra features" if c.features else ""}.
+SHIFT = np.array({_literal(state.shift)})
+SCALE = np.array({_literal(state.scale)})
+
+
+def inputs(X):
+    Z = (X - SHIFT) / SCALE
+    return np.column_stack([Z{features}])
+
+
+def loss_fn(out, y):
+    return {_LOSS_CODE[(c.loss, kind)]}
+
+
+model = MLP({list(state.model.sizes)}, activation={c.activation!r}, rng=np.random.default_rng({c.seed}))
+opt = {_OPTIMIZER_CODE[c.optimizer].format(lr=c.lr, l2=c.l2)}
+rng = np.random.default_rng({c.seed + 1})  # the order of the batches
+order, cursor = None, 0
+for step in range(1, STEPS + 1):
+    n = len(y_train)
+    if BATCH_SIZE == 0 or BATCH_SIZE >= n:
+        batch = np.arange(n)
+    else:  # a new shuffle whenever the rest of the epoch is shorter than a batch
+        if order is None or cursor + BATCH_SIZE > n:
+            order, cursor = rng.permutation(n), 0
+        batch, cursor = order[cursor : cursor + BATCH_SIZE], cursor + BATCH_SIZE
+    opt.zero_grad()
+    loss = loss_fn(model(Tensor(inputs(X_train[batch]))), y_train[batch])
+    loss.backward()
+    opt.step()
+    if step % 100 == 0 or step == STEPS:
+        out = model(Tensor(inputs(X_train)))
+        loss = loss_fn(out, y_train)
+{report}'''
+
+
+def _script_name(state: training.TrainState) -> str:
+    return f"playground_{state.config.dataset.replace(' ', '_')}.py"
+
+
+def file_stem(state: training.TrainState) -> str:
+    """A name for the downloads: playground_two_moons_step920."""
+    return f"playground_{state.config.dataset.replace(' ', '_')}_step{state.step}"
+
+
+# ---------------------------------------------------------------- one-step program
+
+
+def _program_literal(a: np.ndarray, digits: int) -> str:
+    if a.ndim == 1:
+        return "[" + ", ".join(_num(v, digits) for v in a) + "]"
+    return "[" + ", ".join(_program_literal(row, digits) for row in a) + "]"
+
+
+def _num(v: float, digits: int) -> str:
+    text = f"{float(v):.{digits}g}"
+    return "0" if text == "-0" else text
+
+
+def one_step_program(state: training.TrainState, batch: int = 4) -> str:
+    """One training step's forward pass on the first `batch` training points, as a program in the
+    expression language (autograd.expr): inputs, weights in nn.Linear's (out, in) layout, each layer
+    the fused `linear` op that training runs, the activations and the loss. Numbers are rounded to fit the language's
+    10,000-character limit; raises ValueError if the network is too large even so."""
+    rows = np.arange(min(batch, len(state.y_train)))
+    X = training.model_inputs(state, state.X_train[rows])
+    y = state.y_train[rows]
+    act = None if state.config.activation == "linear" else state.config.activation
+    kind = 0 if state.task == "regression" else (1 if state.n_classes == 2 else 2)
+    mse = state.config.loss == "MSE"
+    for digits in (4, 3, 2):
+        lines = [
+            f"# One training step of the playground's {state.model.sizes} MLP at step {state.step}",
+            f"# on {len(rows)} training points; loss: {state.loss_name}.",
+            f"X = {_program_literal(X, digits)}",
+        ]
+        if kind == 0 or kind == 1:
+            lines.append(f"y = {_program_literal(y.astype(np.float64)[:, None], digits)}")
+        elif mse:
+            lines.append(f"y = {_program_literal(np.eye(state.n_classes)[y], digits)}")
+        linears = state.linears()
+        h = "X"
+        for i, layer in enumerate(linears, start=1):
+            lines.append(f"W{i} = {_program_literal(layer.weight.data, digits)}")
+            lines.append(f"b{i} = {_program_literal(layer.bias.data, digits)}")
+            expr = f"linear({h}, W{i}, b{i})"
+            if i < len(linears):
+                lines.append(f"h{i} = {act}({expr})" if act else f"h{i} = {expr}")
+                h = f"h{i}"
+            else:
+                lines.append(f"out = {expr}")
+        if kind == 0:
+            lines.append("loss = mse_loss(out, y)")
+        elif kind == 1:
+            loss = "mse_loss(sigmoid(out), y)" if mse else "binary_cross_entropy_with_logits(out, y)"
+            lines.append(f"loss = {loss}")
+        elif mse:
+            lines.append("loss = mse_loss(softmax(out, axis=1), y)")
+        else:
+            labels = "[" + ", ".join(str(int(v)) for v in y) + "]"
+            lines.append(f"loss = cross_entropy(out, tensor({labels}))")
+        text = "\n".join(lines) + "\n"
+        if len(text) <= PROGRAM_LIMIT:
+            return text
+    raise ValueError(
+        f"This network has {sum(p.data.size for p in state.model.parameters())} weights: too many to "
+        f"show as a program under {PROGRAM_LIMIT:,} characters. Use smaller hidden layers "
+        "(e.g. 2 layers of 8) to see a step's graph."
+    )

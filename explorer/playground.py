@@ -1,0 +1,371 @@
+"""The Training Playground's controller: one run, Play / Pause / Step / Reset, paced by a clock.
+
+No Streamlit here. The page keeps one `Playground` per session, hands it the settings the
+widgets hold, calls `tick()` from its live fragment while playing, and shows `view_data()` in the
+live view. The clock is injectable, so tests step time by hand instead of sleeping.
+
+Pacing: `config.speed` is training steps per second of wall clock. Each tick trains the steps
+that are due since the last one (never more than half a second's worth, and within a compute
+budget), in up to MAX_FRAMES_PER_TICK equal parts with a frame after each: the live view paints
+those frames one after another until the next tick arrives. At SLOW_MOTION steps/s or fewer the
+fragment runs once per step, so every step is one picture.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from explorer import datasets, model_io, training
+from explorer.playground_settings import SLOW_MOTION, TrainConfig, changed_settings
+from explorer.run_store import RUNS, RunStore, new_run_id
+
+TICK_SECONDS = 0.2  # the live fragment's period while playing (faster speeds)
+BIG_TICK_SECONDS = 0.4  # ... for networks whose frames are big (over FRAME_PAYLOAD bytes)
+MAX_FRAMES_PER_TICK = 8
+FRAME_PAYLOAD = 60_000  # bytes of weights per tick at most: big networks send fewer frames
+EXACT_PARAMS = 20_000  # up to this many parameters frames carry float64 (exact), above float32
+TRAIN_BUDGET = 0.6  # share of a tick's period that training may take
+CATCH_UP_SECONDS = 0.5  # after a stall, at most this much wall clock's worth of steps is made up
+HISTORY_EVERY = 1.0  # seconds between full curve histories while playing
+SAVE_EVERY = 1.0  # seconds between snapshots in the run store while playing (every action saves at once)
+DIGITS = 4  # significant digits of the numbers the live view draws (curves, points)
+
+
+@dataclass
+class Upload:
+    """Points from a CSV file, for the "uploaded CSV" data set."""
+
+    name: str
+    task: str
+    X: np.ndarray
+    y: np.ndarray
+    token: str
+
+
+class Playground:
+    """A session's run and what Play, Step, Reset and the settings do to it."""
+
+    def __init__(
+        self,
+        config: TrainConfig | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        store: RunStore = RUNS,
+        run_id: str | None = None,
+        state: training.TrainState | None = None,
+        upload: Upload | None = None,
+    ):
+        self.clock = clock
+        self.store = store
+        self.run_id = run_id or new_run_id()
+        self.upload = upload
+        self.state = state if state is not None else training.new_state(config or TrainConfig(), self._data(config))
+        self.playing = False
+        self.wall_rate = 0.0  # steps per second of wall clock while playing
+        self.generation = 0  # bumped for every new run: the live view starts afresh
+        self.seq = 0  # bumped for every view_data: lets the browser tell messages apart
+        self._last_tick = 0.0
+        self._carry = 0.0  # fractional steps due
+        self._history_sent = -math.inf
+        self._saved = -math.inf
+        self._recent: deque[training.Frame] = deque(maxlen=SLOW_MOTION)  # slow motion resends these
+        self.save()  # a reload finds even an untouched run
+
+    # ------------------------------------------------------------------ runs
+    @property
+    def config(self) -> TrainConfig:
+        return self.state.config
+
+    def _data(self, config: TrainConfig | None):
+        if config is not None and config.dataset == datasets.UPLOADED:
+            if self.upload is None:
+                raise ValueError("the uploaded data set needs its points")
+            return self.upload.X, self.upload.y
+        return None
+
+    def task_of(self, dataset: str) -> str:
+        """The task of a data set the widgets name: the uploaded points' own, or the registry's."""
+        if dataset == datasets.UPLOADED and self.upload is not None:
+            return self.upload.task
+        return datasets.task_of(dataset if dataset in datasets.DATASETS else TrainConfig.dataset)
+
+    def _key(self, config: TrainConfig) -> tuple:
+        token = self.upload.token if self.upload is not None and config.dataset == datasets.UPLOADED else None
+        return config.run_key(), token
+
+    def apply(self, config: TrainConfig) -> list[str]:
+        """Take the widgets' settings. A setting that restarts the run starts a new one; the
+        learning rate, L2 and speed apply to the run as it is. Returns the names of the changed
+        settings when a run that had trained was restarted (for the page to say so), else []."""
+        old = self.state
+        if self._key(config) == self._key(old.config):
+            if (config.lr, config.l2, config.speed) != (old.config.lr, old.config.l2, old.config.speed):
+                training.set_hyperparameters(old, lr=config.lr, l2=config.l2)
+                old.config = replace(old.config, speed=config.speed)
+                self.save()
+            return []
+        self._start(training.new_state(config, self._data(config)))
+        return (changed_settings(old.config, config) or ["the data"]) if old.step > 0 else []
+
+    def _start(self, state: training.TrainState) -> None:
+        self.state = state
+        self._recent.clear()
+        self.playing = False
+        self.wall_rate = 0.0
+        self.generation += 1
+        self.save()
+
+    def reset(self) -> None:
+        """The same settings from step 0."""
+        self._start(training.new_state(self.config, self._data(self.config)))
+
+    def use_upload(self, name: str, content: bytes, task: str, token: str) -> str | None:
+        """Read a CSV of points; None when it worked (the page then selects the uploaded data set),
+        else the message that says what is wrong."""
+        try:
+            X, y = datasets.parse_csv(content, task)
+        except datasets.CSVError as err:
+            return f"{name}: {err}"
+        self.upload = Upload(name, task, X, y, token)
+        return None
+
+    def load_model(self, name: str, content: bytes) -> str | None:
+        """Continue a downloaded model; None when it worked, else what is wrong with the file."""
+        try:
+            state = model_io.load(name, content)
+        except model_io.ModelFileError as err:
+            return f"{name}: {err}"
+        if state.config.dataset == datasets.UPLOADED:
+            X, y = training.all_points(state)
+            self.upload = Upload(f"the points saved in {name}", state.task, X, y, f"model:{name}:{self.seq}")
+        self._start(state)
+        return None
+
+    # ------------------------------------------------------------------ play
+    def play(self) -> None:
+        if self.state.diverged is None:
+            self.playing = True
+            self._last_tick = self.clock()
+            self._carry = 0.0
+
+    def pause(self) -> None:
+        self.playing = False
+        self.wall_rate = 0.0
+        self.save()
+
+    def step_once(self) -> training.Frame:
+        """One training step (the Step button): its frame."""
+        training.step(self.state, 1)
+        self.save()
+        return training.frame(self.state)
+
+    @property
+    def interval(self) -> float:
+        """Seconds between ticks while playing: once per step in slow motion."""
+        speed = self.config.speed
+        if speed <= SLOW_MOTION:
+            return 1.0 / speed
+        return BIG_TICK_SECONDS if _frame_bytes(self.state) > FRAME_PAYLOAD else TICK_SECONDS
+
+    def tick(self) -> list[training.Frame]:
+        """Train the steps due since the last tick; the frames to paint, oldest first."""
+        if not self.playing:
+            return []
+        now = self.clock()
+        elapsed = max(now - self._last_tick, 0.0)
+        self._last_tick = now
+        due = self._carry + self.config.speed * min(elapsed, CATCH_UP_SECONDS)
+        steps = int(due)
+        self._carry = due - steps
+        if self.config.speed <= SLOW_MOTION:
+            steps, self._carry = 1, 0.0
+        frames, done = self._train(steps)
+        self._recent.extend(frames)
+        if elapsed > 0:
+            rate = done / elapsed
+            self.wall_rate = rate if self.wall_rate == 0 else 0.6 * self.wall_rate + 0.4 * rate
+        if self.state.diverged is not None:
+            self.playing = False
+        if not self.playing or now - self._saved >= SAVE_EVERY:
+            self.save()
+        return frames
+
+    def _train(self, steps: int) -> tuple[list[training.Frame], int]:
+        """`steps` steps in up to MAX_FRAMES_PER_TICK parts within the compute budget, a frame after
+        each part: (the frames, the steps done)."""
+        if steps <= 0:
+            return [], 0
+        count = max(1, min(steps, MAX_FRAMES_PER_TICK, FRAME_PAYLOAD // _frame_bytes(self.state)))
+        parts = [steps // count + (1 if i < steps % count else 0) for i in range(count)]
+        deadline = time.perf_counter() + TRAIN_BUDGET * self.interval
+        start = self.state.step
+        frames = []
+        for part in parts:
+            training.step(self.state, part)
+            frames.append(training.frame(self.state))
+            if self.state.diverged is not None or time.perf_counter() > deadline:
+                break
+        return frames, self.state.step - start
+
+    # --------------------------------------------------------------- storing
+    def save(self) -> None:
+        """Keep the run in the store under its id (see explorer/run_store.py)."""
+        self.store.put(self.run_id, (self.state, self.upload))
+        self._saved = self.clock()
+
+    @classmethod
+    def restore(cls, run_id: str, *, clock: Callable[[], float] = time.monotonic, store: RunStore = RUNS):
+        """The run saved under `run_id`, paused, or None if the store does not have it."""
+        saved = store.get(run_id)
+        if saved is None:
+            return None
+        state, upload = saved
+        return cls(clock=clock, store=store, run_id=run_id, state=state, upload=upload)
+
+    @classmethod
+    def from_url(
+        cls, params: dict[str, str], *, clock: Callable[[], float] = time.monotonic, store: RunStore = RUNS
+    ) -> tuple[Playground, list[str]]:
+        """The run a page's URL asks for, and what in the URL could not be used. A `run` id that the
+        store holds is continued (under a new id, so two tabs of one link never write one run);
+        otherwise a new run starts from the URL's settings."""
+        params = {k: str(v) for k, v in params.items()}
+        run_id = params.pop("run", None)
+        if run_id:
+            found = cls.restore(run_id, clock=clock, store=store)
+            if found is not None:
+                found.run_id = new_run_id()
+                found.save()
+                return found, []
+        problems = []
+        if params.get("dataset") == datasets.UPLOADED:
+            params = {k: v for k, v in params.items() if k not in ("dataset", "noise", "n")}
+            problems.append("the link's uploaded points are not on this server; showing two moons instead")
+        config, refused = TrainConfig.from_query(params)
+        if run_id:
+            problems.append(
+                "the run in this link is no longer on the server (it restarted, or the run was pushed out "
+                "by newer ones): it starts again from step 0 with the link's settings"
+            )
+        return cls(config, clock=clock, store=store), problems + refused
+
+    # ------------------------------------------------------------- the view
+    def view_data(self, frames: list[training.Frame], *, full: bool, replay: bool = False) -> dict:
+        """What the live view draws (components/live_view): always the frames to paint (at least
+        the current one) and the run's status; with `full` also the network's layout, the points
+        and the curves' history (the browser keeps them between messages); with `replay` the
+        recorded frames for the replay slider."""
+        s = self.state
+        self.seq += 1
+        now = self.clock()
+        if frames and self.playing and s.config.speed <= SLOW_MOTION:
+            # NOTE: two updates of a component that arrive together are rendered once, with the later
+            # data; in slow motion every step must be seen, so each message repeats the last second's
+            # frames (a few hundred bytes each) and the browser paints the ones it has not.
+            frames = list(self._recent)
+        data = {
+            "run": f"{self.run_id}.{self.generation}",
+            "seq": self.seq,
+            "playing": self.playing,
+            "interval": self.interval,
+            "speed": s.config.speed,
+            "rate": round(self.wall_rate, 1),
+            "compute": round(s.compute_rate),
+            "diverged": s.diverged,
+            "dtype": _dtype(s),
+            "frames": [_frame_data(f, _dtype(s)) for f in (frames or [training.frame(s)])],
+        }
+        if full:
+            data["model"] = _model_data(s)
+        if full or now - self._history_sent >= HISTORY_EVERY:
+            data["history"] = _history_data(s.history)
+            self._history_sent = now
+        if replay:
+            data["replay"] = [_frame_data(f, _dtype(s)) for f in s.frames]
+        return data
+
+
+# ------------------------------------------------------------ encoding for the browser
+
+
+def _round(values) -> list[float | None]:
+    """Numbers with DIGITS significant digits; NaN and inf become None (JSON has neither)."""
+    out = []
+    for v in np.asarray(values, dtype=np.float64).ravel():
+        out.append(float(f"{v:.{DIGITS}g}") if math.isfinite(v) else None)
+    return out
+
+
+def _dtype(s: training.TrainState) -> str:
+    """How a frame's parameters travel: float64 (exact: the browser computes the same pictures as
+    the engine) unless the network is big, then float32 (half the bytes, the same picture to the eye)."""
+    return "f8" if sum(p.data.size for p in s.model.parameters()) <= EXACT_PARAMS else "f4"
+
+
+def _frame_bytes(s: training.TrainState) -> int:
+    return sum(p.data.size for p in s.model.parameters()) * (8 if _dtype(s) == "f8" else 4)
+
+
+def encode(a: np.ndarray, dtype: str = "f8") -> str:
+    """An array as base64 of its little-endian float64 ("f8") or float32 ("f4") bytes."""
+    return base64.b64encode(np.ascontiguousarray(a, dtype="<" + dtype).tobytes()).decode("ascii")
+
+
+def _frame_data(f: training.Frame, dtype: str) -> dict:
+    m = f.metrics
+    return {
+        "step": m.step,
+        "m": _round([m.train_loss, m.test_loss, m.train_acc, m.test_acc]),
+        "p": encode(f.params, dtype),
+        "h": [
+            [*_round([h.grad_norm, h.weight_norm, h.update_ratio]),
+             None if h.dead is None else round(h.dead, 4),
+             None if h.saturated is None else round(h.saturated, 4),
+             h.trouble]
+            for h in f.health
+        ],
+    }
+
+
+def _history_data(h: training.History) -> dict:
+    return {"step": list(h.steps), **{name: _round(getattr(h, name)) for name in h.COLUMNS[1:]}}
+
+
+def _points(X: np.ndarray, y: np.ndarray) -> dict:
+    labels = y.tolist() if y.dtype.kind == "i" else []
+    return {"x": _round(X[:, 0]), "y": _round(X[:, 1] if X.shape[1] > 1 else y), "c": labels}
+
+
+def _model_data(s: training.TrainState) -> dict:
+    """The run's fixed part: the network's shape, how inputs are made, the picture's axes, the points."""
+    regression = s.task == "regression"
+    y_all = np.concatenate([s.y_train, s.y_test]) if regression else None
+    if regression:
+        pad = 0.15 * float(np.ptp(y_all) or 1.0)
+        y_range = [float(y_all.min() - pad), float(y_all.max() + pad)]
+    else:
+        y_range = [float(s.ys[0]), float(s.ys[-1])]
+    return {
+        "task": s.task,
+        "sizes": list(s.model.sizes),
+        "activation": s.config.activation,
+        "features": list(s.config.features),
+        "inputs": s.input_names,
+        "outputs": s.output_names,
+        "classes": s.n_classes,
+        "shift": s.shift.tolist(),
+        "scale": s.scale.tolist(),
+        "x_range": [float(s.xs[0]), float(s.xs[-1])],
+        "y_range": y_range,
+        "train": _points(s.X_train, s.y_train),
+        "test": _points(s.X_test, s.y_test),
+        "loss": s.loss_name,
+        "summary": f"{s.config.optimizer}, learning rate {s.config.lr:g}, batch {s.config.batch_size or 'full'}",
+    }

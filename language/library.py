@@ -1,0 +1,111 @@
+"""What the language offers: its functions, methods, constructors, constants and attributes.
+
+Every function and method is an engine surface, and each entry knows the primitive that declares it in
+the op registry (autograd.ops.PRIMITIVES), which gives its shape rule; tests/test_language.py checks
+that the language offers exactly the functions and methods the registry declares. What is written
+here is the language's own business: which arguments are tensors, labels, masks or plain values, and
+which keywords a student may pass.
+"""
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from autograd import Tensor
+from autograd import functional as F
+from autograd.ops import PRIMITIVES
+from autograd.tensor import Primitive
+
+# Argument kinds, one letter per positional argument (after the receiver, for a method):
+#   T  a tensor the op differentiates (numbers and lists become constant tensors)
+#   N  a number or a tensor (numbers stay numbers, as for + - * /)
+#   M  a mask or condition: a tensor, not differentiated
+#   L  labels or indices: a list of whole numbers, or a tensor
+#   S  a list of tensors, like [a, b]
+#   P  a plain value: a number, True/False/None or a tuple of them
+#   *  any number of plain values (reshape(2, 3), transpose(1, 0))
+_OWNER = {}
+for _prim in PRIMITIVES.values():
+    for _name in _prim.functions:
+        _OWNER["F." + _name] = _prim
+    for _name in _prim.methods:
+        _OWNER["Tensor." + _name] = _prim
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One function or method of the language."""
+
+    name: str
+    run: Callable  # the engine surface called at run time: F.relu, or Tensor.sum with the receiver first
+    args: str  # kinds of the positional arguments (after the receiver, for a method)
+    keywords: frozenset = frozenset()
+    number: Callable | None = None  # a NumPy function for a plain-number argument: sqrt(8) stays a number
+    method: bool = False
+
+    @property
+    def prim(self) -> Primitive:
+        return _OWNER[("Tensor." if self.method else "F.") + self.name]
+
+    def bind(self, args, keywords):
+        """Checks the argument count and keywords against the engine's own signature; raises TypeError."""
+        inspect.signature(self.run).bind(*args, **keywords)
+
+
+_AXIS = frozenset({"axis"})
+_REDUCE = frozenset({"axis", "keepdims"})
+_VARIANCE = frozenset({"axis", "correction", "keepdims"})
+
+
+def _function(name, args="T", keywords=frozenset(), number=None):
+    return Entry(name, getattr(F, name), args, keywords, number)
+
+
+def _method(name, args="", keywords=frozenset()):
+    return Entry(name, getattr(Tensor, name), args, keywords, method=True)
+
+
+FUNCTIONS = {
+    entry.name: entry
+    for entry in (
+        _function("relu"), _function("tanh"), _function("sigmoid"), _function("gelu"), _function("silu"),
+        _function("softmax", "TP", _AXIS), _function("log_softmax", "TP", _AXIS),
+        _function("exp", number=np.exp), _function("log", number=np.log), _function("sqrt", number=np.sqrt),
+        _function("abs", number=np.abs),
+        _function("maximum", "NN"), _function("minimum", "NN"),
+        _function("linear", "TTT"),
+        _function("mse_loss", "TT"), _function("binary_cross_entropy_with_logits", "TT"),
+        _function("cross_entropy", "TL"), _function("embedding", "TL"),
+        _function("concat", "SP", _AXIS), _function("stack", "SP", _AXIS),
+        _function("where", "MTT"),
+    )
+}
+
+METHODS = {
+    entry.name: entry
+    for entry in (
+        _method("sum", "PP", _REDUCE), _method("mean", "PP", _REDUCE), _method("max", "PP", _REDUCE),
+        _method("min", "PP", _REDUCE), _method("var", "PPP", _VARIANCE), _method("std", "PPP", _VARIANCE),
+        _method("pow", "N"),
+        _method("exp"), _method("log"), _method("sqrt"), _method("abs"), _method("relu"), _method("tanh"),
+        _method("sigmoid"), _method("gelu"), _method("silu"),
+        _method("softmax", "P", _AXIS), _method("log_softmax", "P", _AXIS),
+        _method("reshape", "*"), _method("transpose", "*"),
+        _method("unsqueeze", "P", _AXIS), _method("squeeze", "P", _AXIS),
+        _method("masked_fill", "MP"), _method("clip", "PP", frozenset({"lo", "hi"})),
+    )
+}
+
+CONSTRUCTORS = ("tensor", "randn", "rand", "zeros", "ones", "eye", "arange")
+CONSTANTS = {"pi": float(np.pi), "e": float(np.e)}
+ATTRIBUTES = ("T", "shape")
+
+
+def function_names():
+    return [*FUNCTIONS, *CONSTRUCTORS]
+
+
+def method_names():
+    return list(METHODS)

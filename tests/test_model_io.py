@@ -1,0 +1,169 @@
+"""A run out and back in: JSON and .npz round trips, refused files, the Python script, the one-step program."""
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer import datasets, model_io, training
+from explorer.playground_settings import TrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _trained(config=None, steps=30):
+    state = training.new_state(config or TrainConfig(optimizer="Adam", lr=0.03, hidden=(6, 5)))
+    training.step(state, steps)
+    return state
+
+
+def _predictions(state):
+    return training.layer_outputs(state, training.grid_points(state, 9))[-1]
+
+
+@pytest.mark.parametrize("kind", ["json", "npz"])
+def test_download_then_upload_gives_the_same_predictions(kind):
+    state = _trained()
+    data = model_io.to_json(state).encode() if kind == "json" else model_io.to_npz(state)
+    back = model_io.load(f"model.{kind}", data)
+    assert back.config == state.config and back.step == state.step == 30
+    np.testing.assert_array_equal(_predictions(back), _predictions(state))
+    assert back.history.steps == [30]  # the curves start again where the model was
+
+
+def test_the_npz_carries_the_optimiser_so_training_continues_exactly():
+    state = _trained()
+    back = model_io.load("model.npz", model_io.to_npz(state))
+    training.step(state, 7)
+    training.step(back, 7)
+    # NOTE: the batch order restarts with the loaded run, so compare on a full-batch run too.
+    full = _trained(TrainConfig(optimizer="Adam", lr=0.03, hidden=(4,), batch_size=0))
+    again = model_io.load("model.npz", model_io.to_npz(full))
+    training.step(full, 5)
+    training.step(again, 5)
+    for a, b in zip(full.model.parameters(), again.model.parameters(), strict=True):
+        np.testing.assert_array_equal(a.data, b.data)
+
+
+def test_a_model_trained_on_uploaded_points_brings_them_along():
+    X, y = datasets.parse_csv("\n".join(f"{i * 10},{(i * 7) % 5},{i % 3}" for i in range(30)), "classification")
+    config = TrainConfig(dataset=datasets.UPLOADED, task="classification", hidden=(5,), test_fraction=0.2)
+    state = training.new_state(config, data=(X, y))
+    training.step(state, 10)
+    for data in (model_io.to_json(state).encode(), model_io.to_npz(state)):
+        back = model_io.load("m", data)
+        assert back.config.dataset == datasets.UPLOADED and back.n_classes == 3
+        np.testing.assert_array_equal(back.X_test, state.X_test)
+        np.testing.assert_array_equal(_predictions(back), _predictions(state))
+
+
+def _npz_with(state, **changes):
+    with np.load(io.BytesIO(model_io.to_npz(state))) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    arrays.update(changes)
+    out = io.BytesIO()
+    np.savez(out, **arrays)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda s: b"\xff\xfe not a model", "neither a model's JSON nor its .npz"),
+        (lambda s: b"[1, 2, 3]", "no 'parameters'"),
+        (lambda s: b"PK\x03\x04broken", "cannot be read"),
+        (lambda s: json.dumps({**json.loads(model_io.to_json(s)), "format": "x"}).encode(), "not a model downloaded"),
+        (lambda s: json.dumps({**json.loads(model_io.to_json(s)), "version": 99}).encode(), "version 99"),
+        (lambda s: model_io.to_json(s).replace('"n": "200"', '"n": "5000"').encode(), "settings are not valid"),
+        (lambda s: model_io.to_json(s).replace('"sizes": [', '"sizes": [7, ').encode(), "layer sizes"),
+        (lambda s: _npz_with(s, **{"layers.0.weight": np.zeros((2, 2))}), "do not fit the network"),
+        (lambda s: _npz_with(s, **{"layers.0.bias": np.full(6, np.nan)}), "NaN or infinite"),
+        (lambda s: _npz_with(s, **{"optimizer.99.m": np.zeros(3)}), "does not fit the network"),
+        (lambda s: b"{" * 200, "neither a model's JSON"),
+    ],
+)
+def test_a_bad_model_file_is_refused_with_a_reason(make, says):
+    with pytest.raises(model_io.ModelFileError, match=None) as info:
+        model_io.load("upload.bin", make(_trained(steps=2)))
+    assert says in str(info.value), str(info.value)
+    assert len(str(info.value)) < 400
+
+
+def test_the_npz_is_read_without_pickles():
+    state = _trained(steps=1)
+    evil = _npz_with(state, trap=np.array([object()], dtype=object))
+    with pytest.raises(model_io.ModelFileError, match="cannot be read"):
+        model_io.load("evil.npz", evil)
+
+
+# ------------------------------------------------------------------------ the script
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        TrainConfig(),
+        TrainConfig(dataset="three blobs", optimizer="Adam", lr=0.03, loss="MSE", hidden=(5,), activation="gelu",
+                    batch_size=8, l2=0.001),
+        TrainConfig(dataset="xor", optimizer="momentum", features=("x1·x2", "sin x1"), activation="relu", seed=4),
+        TrainConfig(dataset="noisy cubic", optimizer="AdamW", lr=0.01, features=("x³",), batch_size=0, hidden=(6,)),
+        TrainConfig(dataset="circles", loss="MSE", test_fraction=0.0, activation="sigmoid", hidden=(3, 3)),
+    ],
+    ids=["defaults", "three-classes-mse", "features-momentum", "regression-adamw", "no-test-split"],
+)
+def test_the_python_script_trains_to_the_same_weights(config, tmp_path):
+    state = training.new_state(config)
+    training.step(state, 23)
+    script = tmp_path / "train.py"
+    script.write_text(model_io.to_script(state) + "\nnp.savez('weights.npz', *[p.data for p in model.parameters()])\n")
+    run = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert run.returncode == 0, run.stderr
+    assert "step 23: train loss" in run.stdout
+    with np.load(tmp_path / "weights.npz") as saved:
+        for i, p in enumerate(state.model.parameters()):
+            np.testing.assert_allclose(saved[f"arr_{i}"], p.data, rtol=1e-12, atol=1e-14)
+
+
+# ---------------------------------------------------------------- one-step program
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        TrainConfig(dataset="two moons", hidden=(4, 3), activation="relu"),
+        TrainConfig(dataset="three blobs", hidden=(5,), activation="gelu"),
+        TrainConfig(dataset="sine", hidden=(6,), activation="linear"),
+        TrainConfig(dataset="two moons", hidden=(3,), loss="MSE"),
+        TrainConfig(dataset="three blobs", hidden=(3,), loss="MSE"),
+    ],
+    ids=["bce", "cross-entropy", "mse", "mse-of-probability", "mse-of-softmax"],
+)
+def test_one_step_program_evaluates_to_the_same_loss(config):
+    state = training.new_state(config)
+    training.step(state, 20)
+    text = model_io.one_step_program(state, batch=4)
+    assert "X = [[" in text and "W1 = [[" in text and "loss = " in text
+    expr = pytest.importorskip("autograd.expr")
+    result = expr.evaluate(text)
+    assert result.output.shape == ()
+    rows = np.arange(4)
+    from autograd import Tensor
+
+    out = state.model(Tensor(training.model_inputs(state, state.X_train[rows])))
+    want = float(state.loss(out, state.y_train[rows]).data)
+    assert result.output.item() == pytest.approx(want, rel=2e-3, abs=2e-3)
+    result.output.backward()
+    assert result.variables["W1"].grad is not None
+
+
+def test_one_step_program_too_big_network_says_so():
+    state = training.new_state(TrainConfig(hidden=(64,) * 8))
+    with pytest.raises(ValueError, match="too many to show"):
+        model_io.one_step_program(state)

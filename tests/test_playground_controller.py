@@ -1,0 +1,231 @@
+"""The playground's controller: pacing by a clock the test moves, restarts, the run store, the view's data."""
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from explorer import playground as pgm
+from explorer import training
+from explorer.playground import Playground
+from explorer.playground_settings import TrainConfig
+from explorer.run_store import RunStore
+
+
+class Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+def make(clock, config=None, store=None):
+    return Playground(config or TrainConfig(), clock=clock, store=RunStore() if store is None else store)
+
+
+def test_play_trains_speed_steps_per_second_of_the_clock_in_frames(clock):
+    pg = make(clock)  # 25 steps/s
+    assert pg.tick() == [] and pg.state.step == 0  # paused: nothing
+    pg.play()
+    assert pg.interval == pgm.TICK_SECONDS
+    for _ in range(5):
+        clock.now += 0.2
+        frames = pg.tick()
+        assert [f.step for f in frames] == list(range(pg.state.step - 4, pg.state.step + 1))  # one step a frame
+    assert pg.state.step == 25 and pg.wall_rate == pytest.approx(25)
+    clock.now += 0.1
+    assert [f.step for f in pg.tick()] == [26, 27]  # 2.5 steps due: 2 now, the half carried over
+    clock.now += 0.1
+    assert [f.step for f in pg.tick()] == [28, 29, 30]
+
+
+def test_many_steps_are_shared_between_at_most_six_frames(clock):
+    pg = make(clock, TrainConfig(speed=250))
+    pg.play()
+    clock.now += 0.2
+    frames = pg.tick()
+    assert len(frames) == pgm.MAX_FRAMES_PER_TICK and frames[-1].step == 50
+    assert np.diff([0] + [f.step for f in frames]).tolist() == [7, 7, 6, 6, 6, 6, 6, 6]
+
+
+def test_a_stall_is_not_made_up_all_at_once(clock):
+    pg = make(clock)
+    pg.play()
+    clock.now += 30.0  # the browser was away
+    pg.tick()
+    assert pg.state.step == round(25 * pgm.CATCH_UP_SECONDS)
+
+
+def test_slow_motion_draws_every_step(clock):
+    pg = make(clock, TrainConfig(speed=2))
+    pg.play()
+    assert pg.interval == 0.5
+    clock.now += 0.5
+    assert [f.step for f in pg.tick()] == [1]
+    clock.now += 0.5
+    assert [f.step for f in pg.tick()] == [2]
+
+
+def test_a_big_network_sends_one_frame_less_often(clock):
+    pg = make(clock, TrainConfig(hidden=(64,) * 8, n=100, batch_size=0))
+    assert pg.interval == pgm.BIG_TICK_SECONDS
+    pg.play()
+    clock.now += pg.interval
+    assert len(pg.tick()) == 1
+    data = pg.view_data([], full=False)
+    assert data["dtype"] == "f4" and len(data["frames"][0]["p"]) < 4 * 30_000 * 1.4
+
+
+def test_pause_step_and_reset(clock):
+    pg = make(clock)
+    frame = pg.step_once()
+    assert frame.step == 1 and pg.state.step == 1 and len(frame.health) == 3
+    pg.play()
+    pg.pause()
+    clock.now += 1.0
+    assert pg.tick() == [] and pg.state.step == 1
+    generation = pg.generation
+    pg.reset()
+    assert pg.state.step == 0 and pg.generation == generation + 1 and not pg.playing
+
+
+def test_settings_that_restart_and_settings_that_apply_live(clock):
+    pg = make(clock)
+    pg.step_once()
+    state = pg.state
+    assert pg.apply(replace(pg.config, lr=0.3, l2=0.01, speed=100)) == []
+    assert pg.state is state and state.optimizer.lr == 0.3 and state.optimizer.weight_decay == 0.01
+    assert pg.config.speed == 100
+    assert pg.apply(replace(pg.config, activation="relu", loss="MSE")) == ["activation", "loss"]
+    assert pg.state is not state and pg.state.step == 0
+    assert pg.apply(replace(pg.config, seed=3)) == []  # the run was at step 0: nothing lost, nothing to say
+
+
+def test_a_diverging_run_stops_playing(clock):
+    pg = make(clock, TrainConfig(dataset="sine", optimizer="SGD", lr=10.0, batch_size=0, hidden=(16, 16), speed=1000))
+    pg.play()
+    for _ in range(20):
+        clock.now += 0.2
+        pg.tick()
+        if not pg.playing:
+            break
+    assert pg.state.diverged and not pg.playing
+    pg.play()
+    assert not pg.playing  # a stopped run cannot play
+
+
+def test_a_reload_finds_the_run_in_the_store(clock):
+    store = RunStore()
+    pg = make(clock, TrainConfig(hidden=(4,)), store)
+    for _ in range(3):
+        pg.step_once()
+    points = training.grid_points(pg.state, 7)
+    again, problems = Playground.from_url({"run": pg.run_id, "n": "40"}, clock=clock, store=store)
+    assert problems == [] and again.state.step == 3
+    assert again.run_id != pg.run_id  # continued under its own id: two tabs never write one run
+    np.testing.assert_array_equal(training.layer_outputs(again.state, points)[-1],
+                                  training.layer_outputs(pg.state, points)[-1])
+    # The optimiser's state came along: both copies take the same next step.
+    pg.step_once()
+    again.step_once()
+    for a, b in zip(pg.state.model.parameters(), again.state.model.parameters(), strict=True):
+        np.testing.assert_array_equal(a.data, b.data)
+
+
+def test_a_link_to_a_run_the_server_no_longer_has_starts_from_its_settings(clock):
+    pg, problems = Playground.from_url({"run": "abcdefghijkl", "activation": "relu"}, clock=clock, store=RunStore())
+    assert pg.config.activation == "relu" and pg.state.step == 0
+    assert any("no longer on the server" in p for p in problems)
+    pg, problems = Playground.from_url({"dataset": "uploaded CSV", "n": "300"}, clock=clock, store=RunStore())
+    assert pg.config.dataset == "two moons" and any("uploaded points" in p for p in problems)
+
+
+def test_the_store_is_bounded_by_bytes():
+    store = RunStore(max_bytes=50_000, max_run_bytes=30_000)
+    assert store.put("aaaaaaaaaaaa", b"x" * 20_000)
+    assert store.put("bbbbbbbbbbbb", b"y" * 20_000)
+    assert store.put("cccccccccccc", b"z" * 20_000)  # pushes the least recently used out
+    assert store.get("aaaaaaaaaaaa") is None and store.get("cccccccccccc") == b"z" * 20_000
+    assert store.size <= 50_000 and len(store) == 2
+    assert not store.put("dddddddddddd", b"w" * 40_000)  # one run over its limit is not kept
+    assert store.get("../../etc") is None and store.get("short") is None
+
+
+def test_view_data_at_defaults_is_small_and_complete(clock):
+    pg = make(clock)
+    pg.play()
+    clock.now += 0.2
+    frames = pg.tick()
+    first = json.dumps(pg.view_data(frames, full=True), separators=(",", ":"))
+    params_now = training.flat_params(pg.state)
+    clock.now += 0.2
+    frames = pg.tick()
+    later = pg.view_data(frames, full=False)
+    assert "model" not in later and "history" not in later  # the browser keeps them
+    assert len(first) <= 20_000 and len(json.dumps(later, separators=(",", ":"))) <= 20_000
+    data = json.loads(first)
+    assert data["model"]["sizes"] == [2, 8, 8, 1] and len(data["frames"]) == 5
+    assert data["history"]["step"][-1] == 5
+    frame = data["frames"][-1]
+    params = np.frombuffer(__import__("base64").b64decode(frame["p"]), "<f8")
+    np.testing.assert_array_equal(params, params_now)
+    assert len(frame["h"]) == 3 and frame["h"][-1][3:5] == [None, None]  # the output layer: no dead/saturated
+    clock.now += pgm.HISTORY_EVERY
+    assert "history" in pg.view_data(pg.tick(), full=False)  # the curves' history, now and then
+
+
+def test_a_test_split_of_zero_sends_no_test_numbers(clock):
+    pg = make(clock, TrainConfig(test_fraction=0.0))
+    pg.step_once()
+    data = pg.view_data([], full=True)
+    assert data["frames"][0]["m"][1] is None and data["frames"][0]["m"][3] is None
+    assert data["model"]["test"]["x"] == [] and "nan" not in json.dumps(data).lower()
+
+
+def test_uploads_and_their_errors(clock):
+    pg = make(clock)
+    assert pg.use_upload("a.csv", b"x1,x2,label\n1,2,0\n", "classification", "t1") == (
+        "a.csv: need at least 4 points, found 1"
+    )
+    text = "x1,x2,label\n" + "\n".join(f"{i},{i % 3},{i % 2}" for i in range(12))
+    assert pg.use_upload("b.csv", text.encode(), "classification", "t2") is None
+    pg.apply(TrainConfig(dataset="uploaded CSV", task="classification"))
+    assert pg.state.config.dataset == "uploaded CSV" and len(pg.state.y_train) + len(pg.state.y_test) == 12
+
+
+def test_while_playing_the_store_gets_a_snapshot_once_a_second_and_at_pause(clock):
+    store = RunStore()
+    pg = make(clock, store=store)
+    pg.play()
+    steps_saved = []
+    for _ in range(10):
+        clock.now += 0.2
+        pg.tick()
+        steps_saved.append(store.get(pg.run_id)[0].step)
+    assert steps_saved == [0, 0, 0, 0, 25, 25, 25, 25, 25, 50]
+    pg.pause()
+    assert store.get(pg.run_id)[0].step == 50
+
+
+def test_slow_motion_messages_repeat_the_last_seconds_frames(clock):
+    # A message the browser misses (two updates rendered as one) must not lose a step's picture.
+    pg = make(clock, TrainConfig(speed=2))
+    pg.play()
+    sent = []
+    for _ in range(4):
+        clock.now += 0.5
+        sent.append([f["step"] for f in pg.view_data(pg.tick(), full=False)["frames"]])
+    assert sent == [[1], [1, 2], [1, 2, 3], [1, 2, 3, 4]]
+    fast = make(clock)
+    fast.play()
+    clock.now += 0.2
+    fast.tick()
+    clock.now += 0.2
+    assert [f["step"] for f in fast.view_data(fast.tick(), full=False)["frames"]] == [6, 7, 8, 9, 10]
