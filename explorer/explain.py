@@ -269,8 +269,8 @@ def finite_difference_check(
         grad = analytic.get(name)
         if not picked:
             why = (f"not checked: one evaluation takes {slowest[0]:.1f} s, too long for the check's "
-                   f"{time_budget:g} s budget" if 2 * slowest[0] > (time_budget or 0) else
-                   f"not checked: the check's {time_budget:g} s budget ran out")
+                   f"{time_budget:.1f} s budget" if 2 * slowest[0] > (time_budget or 0) else
+                   "not checked: the check's time budget ran out")
             rows.append(GradCheckRow(name=name, shape=tuple(x.data.shape), grad=grad, numeric=None,
                                      max_abs_error=None, checked=0, total=int(x.data.size), ok=None, note=why))
             continue
@@ -326,7 +326,7 @@ def check_note(timing: CheckTime | None, rows: list[GradCheckRow]) -> str:
     if timing is not None and timing.partial and not timing.inputs_checked:
         parts.append(
             f"No input was checked: one evaluation of the program takes {timing.eval_seconds:.2g} s, too long "
-            f"for two of them in the check's {timing.budget:g} s budget."
+            f"for two of them in the check's {timing.budget:.1f} s budget."
         )
     elif timing is not None and timing.partial:
         parts.append(

@@ -330,7 +330,7 @@ def test_a_program_slower_than_the_budget_is_not_checked_and_says_why(monkeypatc
         slow, {"x": np.array(2.0)}, {"x": np.array(4.0)}, time_budget=3.0, eval_seconds=4.0
     )
     assert slow.runs == 0
-    assert rows[0].ok is None and "one evaluation takes 4.0 s" in rows[0].note and "3 s budget" in rows[0].note
+    assert rows[0].ok is None and "one evaluation takes 4.0 s" in rows[0].note and "3.0 s budget" in rows[0].note
     timing = []
     explain.finite_difference_check(slow, {"x": np.array(2.0)}, {"x": np.array(4.0)}, time_budget=3.0,
                                     eval_seconds=4.0, timing=timing)

@@ -3,8 +3,8 @@ server stays up; closing a tab kills the evaluation it was waiting for; the 1,10
 check stops at its budget and says how far it got; a program too long for a link stays out of it.
 
 The server here runs with a 160 MB memory limit per evaluation (AUTOGRAD_SANDBOX_MEMORY_MB), so a
-program the language accepts (9 million numbers, ~150 MB with their grads) is over it however
-well the language predicts sizes; psutil reads the server's process tree.
+program the language accepts is over it however well the language predicts sizes; psutil reads the
+server's process tree.
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ from .server import start_streamlit
 
 pytestmark = pytest.mark.browser
 
-OVER_LIMIT = "x = randn(1000, 1000)\ny = (x * x * x * x * x * x * x * x).sum()"
+# 8 million numbers and their grads (and the Stepper's record of 7 steps): inside every limit the language
+# predicts (measured: it accepts this for both pages), over the 160 MB a worker may use here.
+OVER_LIMIT = "x = randn(1000, 1000)\ny = (x * x * x * x * x * x * x).sum()"
 ALERT = '[data-testid="stAlert"]'
 # ~4 s of CPU in one worker (evaluate and to_python each do 1e9 multiply-adds, backward 2e9) and none of
 # it bound by the wall clock, as the gradient check is: closing the tab is what must stop it.
@@ -147,8 +149,8 @@ def test_the_1100_input_program_answers_with_a_partial_check(page, small_server)
     wait_for_text(page, "budget", timeout=90_000)
     shown = main_text(page)
     # How many inputs fit in 3 s depends on the machine (none if one evaluation takes over 1.5 s).
-    assert ("Checked " in shown and " of 1,091 inputs in " in shown) or "No input was checked" in shown, shown
-    assert "not checked" in shown
+    partial = "Checked " in shown and " of 1,091 inputs in " in shown and "marked 'not checked'" in shown
+    assert partial or "No input was checked" in shown, shown
     assert app_exception(page) is None
 
 
