@@ -49,16 +49,33 @@ LIVE_VIEW = '[data-testid="live-view"]'
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
 MB = 1024 * 1024
 
+# Finds an element in the page or in any open shadow root (st.components.v2 views may render in one).
+DEEP_JS = """(sel) => {
+    const roots = [document];
+    while (roots.length) {
+        const root = roots.pop();
+        const found = root.querySelector(sel);
+        if (found) return found;
+        root.querySelectorAll('*').forEach((e) => { if (e.shadowRoot) roots.push(e.shadowRoot); });
+    }
+    return null;
+}"""
+
 # Reads a Playground page's counters: the live view's frame number once it exists, else the live
 # chart's statistics (messages received from the server, and the training step it shows).
 COUNTERS_JS = f"""() => {{
-    const view = document.querySelector('{LIVE_VIEW}');
+    const deep = {DEEP_JS};
+    const view = deep('{LIVE_VIEW}');
     const chart = (window.__liveCharts || {{}}).boundary || {{}};
     const frame = view ? parseInt(view.getAttribute('data-frame') || '', 10) : NaN;
     const step = view ? parseInt(view.getAttribute('data-step') || '', 10) : NaN;
     return {{updates: Number.isFinite(frame) ? frame : (chart.received || 0),
              step: Number.isFinite(step) ? step : (chart.step || 0),
              source: Number.isFinite(frame) ? 'live-view data-frame' : 'live chart messages'}};
+}}"""
+READY_JS = f"""() => {{
+    const deep = {DEEP_JS};
+    return !!deep('{LIVE_VIEW}') || ((window.__liveCharts || {{}}).boundary || {{}}).draws >= 1;
 }}"""
 
 
@@ -74,6 +91,10 @@ def memory_links() -> dict[str, tuple[str, list[str]]]:
             "/stepper", [f"x = randn(1000000)\n{getitems}\ny = " + " + ".join(f"s{i}" for i in range(6))]),
         "five ~10M-number programs differing by a comment (Explorer)": ("/", [
             f"# variant {k}\nx = randn(1000, 1000)\ny = (x * x * x * x * x * x * x * x).sum()" for k in range(5)]),
+        # The language's predicted budget refuses the three above before they run; these five it accepts
+        # (~130 MB of data and grads each), so they measure the byte-bounded cache and closed sessions.
+        "five 8M-number programs the language accepts (Explorer)": ("/", [
+            f"# variant {k}\nx = randn(1000, 1000)\ny = (x * x * x * x * x * x * x).sum()" for k in range(5)]),
     }
 
 
@@ -205,9 +226,7 @@ def open_page(context, url: str, timeout: float = 120_000):
 
 
 def start_playing(page):
-    page.wait_for_function(
-        f"() => document.querySelector('{LIVE_VIEW}') || ((window.__liveCharts || {{}}).boundary || {{}}).draws >= 1",
-        timeout=120_000)
+    page.wait_for_function(READY_JS, timeout=120_000, polling=500)
     page.get_by_role("button", name="Play", exact=True).click()
     page.get_by_role("button", name="Pause", exact=True).wait_for(timeout=120_000)
 

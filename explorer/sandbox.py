@@ -53,7 +53,8 @@ _THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 @dataclass(frozen=True)
 class Limits:
-    """What one evaluation may use. ``memory_mb`` is on top of the worker's own ~30 MB."""
+    """What one evaluation may use. ``memory_mb`` is address space on top of what the worker has mapped
+    once its modules are imported (~100 MB of address space, ~35 MB resident)."""
 
     memory_mb: int = 768
     cpu_seconds: float = 10.0
@@ -115,6 +116,12 @@ def _worker_main(read_fd: int, write_fd: int, memory_bytes: int, preload: Sequen
     warnings.simplefilter("ignore", RuntimeWarning)  # "mean of empty slice" and the like: the page shows nan
     for name in preload:
         importlib.import_module(name)
+    from autograd import tune_malloc
+
+    # NOTE: the gradient check runs a program again and again: keeping freed buffers for the next run
+    # saves page faults; what is kept goes back after each task (malloc_trim below), and a worker that
+    # stays large retires. The server itself does not tune (see components/session.py).
+    tune_malloc()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would otherwise dump core
     baseline = _vm_bytes()
     if baseline:  # NOTE: the address space is what RLIMIT_AS counts; the baseline is ~100 MB of it.
