@@ -56,10 +56,13 @@ class Limits:
     """What one evaluation may use. ``memory_mb`` is address space on top of what the worker has mapped
     once its modules are imported (~100 MB of address space, ~35 MB resident)."""
 
-    memory_mb: int = 768
+    # NOTE: the worker holds the result when it sends it and the server a copy once it arrives, so a
+    # link can raise the server's process tree by at most memory_mb + result_mb: under 1 GB. The
+    # language accepts at most ~320 MB of data, grads and Stepper record, so any program it accepts fits.
+    memory_mb: int = 640
     cpu_seconds: float = 10.0
     wall_seconds: float = 30.0
-    result_mb: int = 192
+    result_mb: int = 352
 
 
 class SandboxError(Exception):
@@ -362,7 +365,7 @@ class Sandbox:
     ):
         self.limits = limits
         self.preload = tuple(preload)
-        self.cache = cache if cache is not None else ByteCache(256 * MB, max_item=limits.result_mb * MB)
+        self.cache = cache if cache is not None else ByteCache(512 * MB, max_item=limits.result_mb * MB)
         self.grace = grace
         self.poll = poll
         self._lock = threading.RLock()
