@@ -123,7 +123,7 @@ def _worker_main(read_fd: int, write_fd: int, memory_bytes: int, preload: Sequen
 
     # NOTE: the gradient check runs a program again and again: keeping freed buffers for the next run
     # saves page faults; what is kept goes back after each task (malloc_trim below), and a worker that
-    # stays large retires. The server itself does not tune (see components/session.py).
+    # stays large retires. (Results reach the server in mmaps, so its own tuning does not keep them.)
     tune_malloc()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would otherwise dump core
     baseline = _vm_bytes()
