@@ -4,24 +4,37 @@ check and what each backward step did. Plain Python (no Streamlit): the pages on
 from __future__ import annotations
 
 import time
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
-from autograd import Tensor
-from autograd.gradcheck import central_differences
 from explorer.dot import fmt_number, format_array, shape_text, slot_names, summarise
 
 # ----------------------------------------------------------------------------- the shared program
+
+
+#: The longest program a link carries, once URL-encoded. The server refuses a request whose address is
+#: much over ~120 KB (measured: 120 KB answered, 128 KB reset), so a program whose link would come near
+#: that stays out of the address bar, and the page says so, rather than leave a link that cannot open.
+LINK_LIMIT = 64 * 1024
+
+
+def link_length(text: str) -> int:
+    """The characters ``?program=`` takes for ``text`` in an address (as Streamlit encodes it)."""
+    return len(urllib.parse.quote_plus(text))
 
 
 def sync_program(state: MutableMapping, query: MutableMapping, default: str) -> str:
     """Keeps ``state['program']`` and the URL's ``?program=`` in step; returns the program.
 
     A link (a query param this session did not write) wins over the session's program, so a
-    shared URL reproduces its program; otherwise the session's program is written to the URL.
+    shared URL reproduces its program; otherwise the session's program is written to the URL,
+    unless its link would be longer than ``LINK_LIMIT`` (then the URL keeps the last program
+    that fitted: see ``link_note``).
     """
     from_url = query.get("program")
     if from_url is not None and from_url != state.get("_program_in_url"):
@@ -29,10 +42,23 @@ def sync_program(state: MutableMapping, query: MutableMapping, default: str) -> 
     if not isinstance(state.get("program"), str):
         state["program"] = default
     text = state["program"]
-    if query.get("program") != text:
+    if query.get("program") != text and link_length(text) <= LINK_LIMIT:
         query["program"] = text
-    state["_program_in_url"] = text
+    if query.get("program") == text:
+        state["_program_in_url"] = text
     return text
+
+
+def link_note(text: str) -> str:
+    """What to tell a user whose program is too long for a link ('' when it fits)."""
+    size = link_length(text)
+    if size <= LINK_LIMIT:
+        return ""
+    return (
+        f"This program is too long for a link: {size / 1024:,.0f} KB once encoded in an address, and a link "
+        f"holds at most {LINK_LIMIT // 1024} KB (programs are at most 10,000 characters, ~20 KB). The address "
+        "bar keeps the last program that fitted; download this one with Export → As Python."
+    )
 
 
 # ----------------------------------------------------------------------------- node names
@@ -122,13 +148,24 @@ def error_report(program: str, error: Exception) -> tuple[str, str]:
     return where + str(getattr(error, "message", error)), caret_block(program, line, col)
 
 
-def caret_block(text: str, line: int | None, col: int | None) -> str:
-    """The offending line of a program with a ``^`` under the column (both 1-based)."""
+def caret_block(text: str, line: int | None, col: int | None, width: int = 100) -> str:
+    """The offending line of a program with a ``^`` under the column (both 1-based).
+
+    A line longer than ``width`` characters is shown as the ``width`` around the column, cut
+    ends marked with ``…`` (a 5,000-character line is not echoed whole).
+    """
     lines = text.splitlines() or [""]
     if not line or line < 1 or line > len(lines):
         return ""
     source = lines[line - 1].expandtabs(4)
     col = max(1, min(col or 1, len(source) + 1))
+    if len(source) > width:
+        start = max(0, min(col - 1 - width // 2, len(source) - width))
+        shown = source[start:start + width]
+        head = "…" if start > 0 else ""
+        tail = "…" if start + width < len(source) else ""
+        col = col - start + len(head)
+        source = head + shown + tail
     gutter = f"{line} | "
     return f"{gutter}{source}\n{' ' * (len(gutter) + col - 1)}^"
 
@@ -147,12 +184,28 @@ class GradCheckRow:
     total: int  # elements in the tensor
     ok: bool | None  # None: not checked (see note)
     note: str = ""  # why a variable was not checked
+    float_error: float = 0.0  # > 0: it passed only once rounding noise this large was allowed for
 
     @property
     def finite(self) -> bool:
         """False when backward()'s grad or a checked central difference is nan or inf."""
         grad_ok = self.grad is None or bool(np.isfinite(self.grad).all())
         return grad_ok and (self.max_abs_error is None or bool(np.isfinite(self.max_abs_error)))
+
+
+@dataclass(frozen=True)
+class CheckTime:
+    """What the check's time budget allowed: inputs (and elements) checked of all, and seconds spent."""
+
+    inputs_checked: int
+    inputs: int
+    seconds: float
+    budget: float | None
+    eval_seconds: float  # the slowest evaluation of the program seen
+
+    @property
+    def partial(self) -> bool:
+        return self.inputs_checked < self.inputs
 
 
 def finite_difference_check(
@@ -165,47 +218,131 @@ def finite_difference_check(
     rtol: float = 1e-4,
     max_elements: int = 64,
     time_budget: float | None = None,
+    eval_seconds: float = 0.0,
+    float_error: float = 0.0,
+    timing: list | None = None,
 ) -> list[GradCheckRow]:
-    """Central differences in float64 of ``sum(run(values))`` for each element of each input.
+    """Central differences in float64 of ``sum(run(values))`` for elements of each input
+    (``autograd.gradcheck.numerical_vjp``).
 
     ``run(values)`` evaluates the program with the inputs set to ``values`` (name -> float64
     array) and returns the output's data; backward seeds with ones, so the scalar checked is
-    the output's sum. Tensors with more than ``max_elements`` elements are checked on an
-    evenly spread sample of elements, and checking stops once ``time_budget`` seconds have
-    passed (rows then say how many elements were checked). An element passes when
-    ``|grad - numeric| <= atol + rtol * |numeric|``.
+    the output's sum. Each input is checked on up to ``max_elements`` evenly spread elements,
+    taken in turns (every input's first element, then every input's second...), and no pair of
+    evaluations starts unless it is expected to end within ``time_budget`` seconds (the slowest
+    evaluation so far, at first ``eval_seconds``, predicts the next): rows say how many elements
+    were checked, and an input with none is not checked. An element passes when
+    ``|grad - numeric| <= atol + rtol * |numeric|``, or within ``float_error`` more (the rounding
+    noise of the program's own arithmetic; such rows carry it). ``timing``, if given, receives a
+    ``CheckTime``.
     """
-    deadline = None if time_budget is None else time.monotonic() + time_budget
-    base = {name: np.array(value, dtype=np.float64) for name, value in inputs.items()}
-    names = list(base)
-    tensors = [Tensor(base[name]) for name in names]
-    picks = [np.unique(np.linspace(0, v.size - 1, min(v.size, max_elements)).astype(int)) for v in base.values()]
+    from autograd.gradcheck import numerical_vjp
 
-    def total(*nudged: Tensor) -> Tensor:
-        return Tensor(np.sum(run(dict(zip(names, (t.data for t in nudged))))))
+    started = time.monotonic()
+    deadline = None if time_budget is None else started + time_budget
+    names = list(inputs)
+    tensors = [SimpleNamespace(data=np.array(inputs[name], dtype=np.float64)) for name in names]
+    slowest = [eval_seconds]
 
-    estimate = central_differences(total, tensors, 1.0, eps, indices=picks, deadline=deadline)
+    def fn(*xs):
+        t = time.monotonic()
+        out = run({name: x.data for name, x in zip(names, xs)})
+        slowest[0] = max(slowest[0], time.monotonic() - t)
+        return SimpleNamespace(data=out)
+
+    picks = [np.unique(np.linspace(0, x.data.size - 1, min(x.data.size, max_elements)).astype(int)) for x in tensors]
+    done: list[list[int]] = [[] for _ in names]
+
+    def elements():
+        for turn in range(max((p.size for p in picks), default=0)):
+            for k, p in enumerate(picks):
+                if turn < p.size:
+                    done[k].append(int(p[turn]))
+                    yield k, int(p[turn])
+
+    def out_of_time() -> bool:
+        return deadline is not None and time.monotonic() + 2 * slowest[0] > deadline
+
+    numeric = numerical_vjp(fn, tensors, 1.0, eps, elements=elements(), stop=out_of_time)
     rows = []
-    for name, value, numeric, picked in zip(names, base.values(), estimate.grads, estimate.checked):
+    for name, x, num, picked in zip(names, tensors, numeric, done):
         grad = analytic.get(name)
-        g = np.zeros(value.shape) if grad is None else np.asarray(grad, dtype=np.float64)
-        got = g.reshape(-1)[picked]
-        want = numeric.reshape(-1)[picked]
+        if not picked:
+            why = (f"not checked: one evaluation takes {slowest[0]:.1f} s, too long for the check's "
+                   f"{time_budget:.1f} s budget" if 2 * slowest[0] > (time_budget or 0) else
+                   "not checked: the check's time budget ran out")
+            rows.append(GradCheckRow(name=name, shape=tuple(x.data.shape), grad=grad, numeric=None,
+                                     max_abs_error=None, checked=0, total=int(x.data.size), ok=None, note=why))
+            continue
+        index = np.array(picked, dtype=int)
+        g = np.zeros(x.data.shape) if grad is None else np.asarray(grad, dtype=np.float64)
+        got, want = g.reshape(-1)[index], num.reshape(-1)[index]
         err = np.abs(got - want)
-        ok = bool(np.all(err <= atol + rtol * np.abs(want))) if picked.size else True
+        allowed = atol + rtol * np.abs(want)
+        strict = bool(np.all(err <= allowed))
+        ok = strict or bool(np.all(err <= allowed + float_error))
         rows.append(
             GradCheckRow(
                 name=name,
-                shape=tuple(value.shape),
+                shape=tuple(x.data.shape),
                 grad=grad,
-                numeric=numeric,
-                max_abs_error=float(err.max()) if err.size else 0.0,
-                checked=int(picked.size),
-                total=int(value.size),
+                numeric=num,
+                max_abs_error=float(err.max()),
+                checked=int(index.size),
+                total=int(x.data.size),
                 ok=ok,
+                float_error=float_error if ok and not strict else 0.0,
             )
         )
+    if timing is not None:
+        checked = sum(1 for picked in done if picked)
+        timing.append(CheckTime(checked, len(names), time.monotonic() - started, time_budget, slowest[0]))
     return rows
+
+
+def rounding_noise(graph, eps: float = 1e-6) -> float:
+    """How far central differences of step ``eps`` can stray from the true slope by rounding alone.
+
+    First-order forward error analysis: each node's value v carries a relative rounding error of up to
+    one machine epsilon, which moves the output's sum by about |v · grad v|; summed over every element
+    of every node, that bounds the error of one evaluation (the chain's conditioning), and a central
+    difference divides the error of two evaluations by 2·eps. It is ~1e-9 for the presets and ~1e-4
+    for a chain of eight ops over a million numbers, where one evaluation's rounding is no longer
+    small next to the nudge.
+    """
+    total = 0.0
+    for node in graph.nodes:
+        if node.grad is None or node.data.dtype.kind != "f":
+            continue
+        with np.errstate(all="ignore"):
+            total += float(np.finfo(node.data.dtype).eps * np.sum(np.abs(node.data * node.grad)))
+    return total / eps if np.isfinite(total) else 0.0
+
+
+def check_note(timing: CheckTime | None, rows: list[GradCheckRow]) -> str:
+    """One line on how far the check went: how many inputs it checked in how long, and any that
+    passed only within rounding noise ('' when everything was checked strictly)."""
+    parts = []
+    if timing is not None and timing.partial and not timing.inputs_checked:
+        parts.append(
+            f"No input was checked: one evaluation of the program takes {timing.eval_seconds:.2g} s, too long "
+            f"for two of them in the check's {timing.budget:.1f} s budget."
+        )
+    elif timing is not None and timing.partial:
+        parts.append(
+            f"Checked {timing.inputs_checked:,} of {counted(timing.inputs, 'input')} in {timing.seconds:.1f} s, "
+            f"the check's time budget (one evaluation of the program takes {timing.eval_seconds:.2g} s); "
+            "the rest are marked 'not checked'."
+        )
+    noisy = [r for r in rows if r.ok and r.float_error > 0]
+    if noisy:
+        names = ", ".join(r.name for r in noisy[:5]) + (", …" if len(noisy) > 5 else "")
+        parts.append(
+            f"{names} {'matches' if len(noisy) == 1 else 'match'} within float error "
+            f"(±{max(r.float_error for r in noisy):.1g}): the program's own rounding moves its output more "
+            "than the check's usual tolerance, so that is all central differences can tell here."
+        )
+    return " ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -216,6 +353,7 @@ class Analysis:
     checks: tuple[GradCheckRow, ...]
     python: str  # the program as plain Python with autograd
     note: str = ""  # said above the graph when backward() could not run
+    check_note: str = ""  # how far the gradient check went (see check_note())
 
 
 def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_budget: float = 3.0) -> Analysis:
@@ -223,15 +361,18 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     and checks each grad numerically.
 
     Each named input (a leaf that requires grad) is checked by re-running the compiled program with
-    its elements nudged one at a time (``Program.run(inputs=...)``: no parsing again). Other
-    variables are listed with their grad. Raises ``autograd.expr.ExpressionError`` for a bad program.
+    its elements nudged one at a time (``Program.run(inputs=...)``: no parsing again), for at most
+    ``time_budget`` seconds. Other variables are listed with their grad. Raises
+    ``autograd.expr.ExpressionError`` for a bad program.
     """
     from autograd.graph import trace
     from explorer.poke import resolve
     from language import compile_program
 
+    started = time.monotonic()
     program = compile_program(text)
     result = program.run(inputs=resolve(program, poked))
+    eval_seconds = time.monotonic() - started
     python = program.to_python()
     if not result.output.requires_grad:
         note = "Nothing here requires grad (the output is made of constants only), so backward() has nothing to do."
@@ -251,9 +392,13 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
 
     note = ""
     checked = []
+    timing: list[CheckTime] = []
     try:
         grads = {name: node.grad for name, node in leaves.items()}
-        checked = finite_difference_check(run, base, grads, max_elements=max_elements, time_budget=time_budget)
+        checked = finite_difference_check(
+            run, base, grads, max_elements=max_elements, eval_seconds=eval_seconds, timing=timing,
+            time_budget=max(0.0, time_budget - (time.monotonic() - started)), float_error=rounding_noise(graph),
+        )
     except ValueError as exc:  # ExpressionError: a nudged input made the program invalid
         note = f"not checked: {getattr(exc, 'message', exc)}"
     rows = checked or [_unchecked(name, node, note) for name, node in leaves.items()]
@@ -265,7 +410,8 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     for name, t in result.variables.items():
         if name not in leaves and name not in fixed and not any(node.name == name for node in shadowed):
             rows.append(_unchecked(name, t, "not an input"))
-    return Analysis(graph=graph, checks=tuple(rows), python=python)
+    return Analysis(graph=graph, checks=tuple(rows), python=python,
+                    check_note=check_note(timing[0] if timing else None, checked))
 
 
 def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
@@ -299,8 +445,10 @@ def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:
     for row in rows:
         if row.ok is None:
             verdict = row.note or "not checked"
+        elif row.ok:
+            verdict = f"pass (within float error ±{row.float_error:.1g})" if row.float_error else "pass"
         else:
-            verdict = "pass" if row.ok else "FAIL"
+            verdict = "FAIL"
         sample = "" if row.checked == row.total else f" ({row.checked} of {row.total} checked)"
         table.append(
             {

@@ -1,7 +1,10 @@
 """Expression Explorer: type a program of tensors, see its graph with every data and grad, check the grads."""
 
+import functools
+
 import streamlit as st
 
+from components import session
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
 from components.jacobian_view import jacobian_view
@@ -13,9 +16,10 @@ from explorer.jacobian_view import node_jacobian
 
 through_app()
 
-analyse = st.cache_data(max_entries=64, show_spinner=False)(explain.analyse_program)
-stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
-jacobian_of = st.cache_data(max_entries=64, show_spinner=False)(node_jacobian)
+# A worker process each, limited and cancellable (components/session.py); graph first, then the check.
+analyse = functools.partial(session.sandboxed, explain.analyse_program)
+stepped = functools.partial(session.sandboxed, explain.step_program)
+jacobian_of = functools.partial(session.sandboxed, node_jacobian)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
 
 
@@ -27,6 +31,8 @@ st.caption(
 )
 
 program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
+if explain.link_note(program):  # too long for an address the server accepts: say so before it refuses
+    st.warning(explain.link_note(program), icon=":material/link_off:")
 st.query_params.pop("step", None)  # the Backward Stepper's position means nothing here
 # NOTE: a fresh editor gets the program as its default value (so the browser shows it at once);
 # an existing one is updated through session state when the program changed elsewhere.
@@ -174,6 +180,8 @@ def show_checks():
             "abs of 0, a tie in max) the two one-sided slopes differ: backward() takes relu'(0) = 0, "
             "central differences average the two sides."
         ))
+    if analysis.check_note:
+        st.info(markdown_safe(analysis.check_note), icon=":material/timer:")
     # NOTE: a static table, not st.dataframe: this tab is open on the first load, and the data grid's
     # JavaScript competed with Graphviz's, delaying the graph by ~0.8 s (first load 4.1-4.5 s -> 3.4-3.7 s).
     st.table(explain.check_table(list(rows)))

@@ -1,7 +1,10 @@
 """Backward Stepper: walk the backward pass one node at a time and see what each VJP sends to each parent."""
 
+import functools
+
 import streamlit as st
 
+from components import session
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
@@ -11,8 +14,9 @@ from explorer.jacobian_view import step_jacobians
 
 through_app()
 
-stepped = st.cache_data(max_entries=32, show_spinner=False)(explain.step_program)
-jacobians_of = st.cache_data(max_entries=32, show_spinner=False)(step_jacobians)
+# A worker process each, limited and cancellable (components/session.py).
+stepped = functools.partial(session.sandboxed, explain.step_program)
+jacobians_of = functools.partial(session.sandboxed, step_jacobians)
 
 
 st.title("Backward Stepper")
@@ -24,6 +28,8 @@ st.caption(
 )
 
 program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
+if explain.link_note(program):  # too long for an address the server accepts: say so before it refuses
+    st.warning(explain.link_note(program), icon=":material/link_off:")
 
 try:
     graph, steps = stepped(program)

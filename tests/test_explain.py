@@ -27,6 +27,32 @@ def test_sync_program_default_then_url_then_session():
     assert state["program"] == "c = 3.0"
 
 
+def test_a_program_too_long_for_a_link_stays_out_of_the_address_and_says_so():
+    state, query = {}, {}
+    explain.sync_program(state, query, "a = 1.0")
+    # 10,000 characters of emoji comments: ~120 KB once encoded, more than the server accepts.
+    state["program"] = "a = 2.0\n#" + "😀" * 9_990
+    assert explain.sync_program(state, query, "a = 1.0") == state["program"]
+    assert query["program"] == "a = 1.0", "the address keeps the last program that fitted"
+    note = explain.link_note(state["program"])
+    assert "too long for a link" in note and "64 KB" in note
+    # the stale address is not taken for a link on the next run
+    assert explain.sync_program(state, query, "a = 1.0") == state["program"]
+    state["program"] = "b = 3.0"
+    assert explain.sync_program(state, query, "a = 1.0") == "b = 3.0" and query["program"] == "b = 3.0"
+    assert explain.link_note("b = 3.0") == ""
+
+
+def test_a_long_line_is_shown_around_its_error_not_whole():
+    line = "y = x" + ".T" * 2_500 + " +* 1"
+    block = explain.caret_block("x = 1.0\n" + line, 2, len(line) - 2)
+    source, caret = block.splitlines()
+    assert len(source) < 120 and source.startswith("2 | …") and source.endswith("+* 1")
+    assert source[caret.index("^")] == "*"
+    middle = explain.caret_block("x = 1.0\n" + line, 2, 2_000)
+    assert middle.splitlines()[0].endswith("…") and len(middle.splitlines()[0]) < 120
+
+
 def test_error_report_names_line_and_column_and_points_at_them():
     text = "a = 1.0\nb = a +* 2"
     with pytest.raises(ExpressionError) as info:
@@ -252,11 +278,100 @@ def test_the_check_handles_inline_randomness_reassignment_and_big_inputs():
     assert steps == () and len(graph.nodes) == 1
 
 
-def test_the_check_stops_at_its_time_budget():
+class SlowProgram:
+    """A program of scalar inputs whose evaluation takes `seconds` on a fake clock (explain's time.monotonic)."""
+
+    def __init__(self, monkeypatch, seconds: float):
+        self.now = 0.0
+        self.runs = 0
+        self.seconds = seconds
+        monkeypatch.setattr(explain.time, "monotonic", lambda: self.now)
+
+    def __call__(self, values):
+        self.runs += 1
+        self.now += self.seconds
+        return np.array([v**2 for v in values.values()])
+
+
+def test_the_check_keeps_its_time_budget_and_says_how_far_it_got(monkeypatch):
+    # The issue's program: 1,100 scalar inputs, each evaluation ~0.1 s, so checking all would take 220 s.
+    slow = SlowProgram(monkeypatch, 0.125)
+    inputs = {f"a{i}": np.array(1.0 + i) for i in range(1100)}
+    timing = []
     rows = explain.finite_difference_check(
-        lambda v: v["x"] ** 2, {"x": np.linspace(0, 1, 50)}, {"x": 2 * np.linspace(0, 1, 50)}, time_budget=0.0
+        slow, inputs, {k: 2 * v for k, v in inputs.items()}, time_budget=3.0, eval_seconds=0.125, timing=timing
     )
-    assert rows[0].checked == 1 and rows[0].ok
+    assert slow.now <= 3.0 + 1e-9, "no pair of evaluations starts that would end past the budget"
+    assert slow.runs == 24
+    checked = [r for r in rows if r.ok is not None]
+    assert [r.name for r in checked] == [f"a{i}" for i in range(12)], "inputs are checked in turn, first to last"
+    assert all(r.ok for r in checked)
+    assert all(r.ok is None and "budget ran out" in r.note for r in rows[12:])
+    (spent,) = timing
+    assert (spent.inputs_checked, spent.inputs, spent.partial) == (12, 1100, True)
+    assert explain.check_note(spent, rows).startswith("Checked 12 of 1,100 inputs in 3.0 s, the check's time budget")
+
+
+def test_the_check_spreads_its_budget_over_inputs_before_elements(monkeypatch):
+    slow = SlowProgram(monkeypatch, 0.125)
+    inputs = {"x": np.linspace(0, 1, 50), "y": np.linspace(0, 1, 50)}
+
+    def run(values):
+        slow(values)
+        return values["x"] ** 2 + values["y"]
+
+    rows = explain.finite_difference_check(run, inputs, {"x": 2 * inputs["x"], "y": np.ones(50)}, time_budget=1.25)
+    assert [r.checked for r in rows] == [3, 2] and all(r.ok for r in rows)
+
+
+def test_a_program_slower_than_the_budget_is_not_checked_and_says_why(monkeypatch):
+    slow = SlowProgram(monkeypatch, 4.0)
+    rows = explain.finite_difference_check(
+        slow, {"x": np.array(2.0)}, {"x": np.array(4.0)}, time_budget=3.0, eval_seconds=4.0
+    )
+    assert slow.runs == 0
+    assert rows[0].ok is None and "one evaluation takes 4.0 s" in rows[0].note and "3.0 s budget" in rows[0].note
+    timing = []
+    explain.finite_difference_check(slow, {"x": np.array(2.0)}, {"x": np.array(4.0)}, time_budget=3.0,
+                                    eval_seconds=4.0, timing=timing)
+    assert explain.check_note(timing[0], rows).startswith("No input was checked: one evaluation of the program")
+
+
+def test_a_check_with_room_checks_everything_and_says_nothing():
+    timing = []
+    rows = explain.finite_difference_check(quadratic, {"x": np.ones(3), "w": np.ones(3)},
+                                           {"x": 2 + np.cos(np.ones(3)), "w": 2 * np.ones(3)},
+                                           time_budget=30.0, timing=timing)
+    assert all(r.ok and r.checked == 3 for r in rows)
+    assert not timing[0].partial and explain.check_note(timing[0], rows) == ""
+
+
+def test_rounding_noise_is_not_taken_for_a_kink():
+    # 1e9 + 3x rounds to a multiple of 1.2e-7, so central differences of step 1e-6 see 3 ± 0.06:
+    # the program's own float error, which the check must allow for (and say so), not call a kink.
+    text = "x = [0.5, -1.0, 2.0]\ny = ((x * 3 + 1e9) - 1e9).sum()\n"
+    analysis = explain.analyse_program(text)
+    (row,) = [r for r in analysis.checks if r.name == "x"]
+    assert row.ok and row.max_abs_error > 1e-5
+    assert row.float_error == pytest.approx(explain.rounding_noise(analysis.graph))
+    assert explain.check_table([row])[0]["check"].startswith("pass (within float error ±")
+    assert "x matches within float error" in analysis.check_note
+    strict = explain.finite_difference_check(
+        lambda v: (v["x"] * 3 + 1e9) - 1e9, {"x": np.array([0.5, -1.0, 2.0])}, {"x": np.full(3, 3.0)}
+    )
+    assert strict[0].ok is False, "without the allowance the same check fails"
+    kink = explain.analyse_program("x = [0.0, 1.0]\ny = x.relu().sum()\n")
+    assert kink.checks[0].ok is False and kink.checks[0].float_error == 0.0, "relu at 0 is still a kink"
+
+
+def test_a_long_chain_over_many_numbers_is_within_float_error_not_a_kink():
+    # Differences of a large output are taken before it is summed, so an elementwise chain's
+    # rounding cancels exactly; the noise allowance stays small next to a real error.
+    text = "x = randn(100000)\ny = x.gelu().tanh().exp().log().gelu().tanh().exp().log()\n"
+    analysis = explain.analyse_program(text, time_budget=60.0, max_elements=8)
+    row = analysis.checks[0]
+    assert row.ok and row.max_abs_error < 1e-8
+    assert explain.rounding_noise(analysis.graph) < 1e-3
 
 
 def test_heatmap():

@@ -12,7 +12,7 @@ import pytest
 
 import autograd.functional as F
 from autograd import Tensor
-from autograd.gradcheck import central_differences
+from autograd.gradcheck import numerical_vjp
 from autograd.graph import backward_steps
 from autograd.ops import PRIMITIVES
 from language import ExpressionError, Program, compile_program, evaluate, to_python
@@ -124,7 +124,7 @@ def test_gradients_of_new_forms_match_central_differences(text):
     def run(*values):
         return program.run(inputs=dict(zip(names, (t.data for t in values)))).output
 
-    numeric = central_differences(run, tensors, 1.0).grads
+    numeric = numerical_vjp(run, tensors, 1.0)
     for name, estimate in zip(names, numeric):
         grad = result.inputs[name].grad
         grad = np.zeros(estimate.shape) if grad is None else grad  # an input the output does not use

@@ -16,10 +16,12 @@ the values itself: Reset, a new program, a link; the browser then moves its slid
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import streamlit as st
 
+from components import session
 from components.assets import module_loader
 from explorer import poke
 
@@ -33,11 +35,12 @@ _component = st.components.v2.component(
 ss = st.session_state
 _FULL_RUN = "_poke_full_run"
 
-# The evaluations of the user's program this view makes (plain functions of explorer.poke, cached here for
-# every session): the sliders of a program, and the pictures' curve and grid.
-knobs_for = st.cache_data(max_entries=32, show_spinner=False)(poke.knobs)
-_curve = st.cache_data(max_entries=64, show_spinner=False)(poke.curve)
-_surface = st.cache_data(max_entries=32, show_spinner=False)(poke.surface)
+# The evaluations of the user's program this view makes (plain functions of explorer.poke), each in a worker
+# process, limited, cancellable and cached (components/session.py): the sliders of a program, and the
+# pictures' curve and grid.
+knobs_for = functools.partial(session.sandboxed, poke.knobs)
+_curve = functools.partial(session.sandboxed, poke.curve)
+_surface = functools.partial(session.sandboxed, poke.surface)
 
 
 def _moved(key: str, knobs: tuple) -> None:

@@ -1,0 +1,501 @@
+"""A shared classroom server under load and abuse, measured: one Streamlit server, one headless Chromium.
+
+    python benchmarks/load.py                                  # every scenario against this checkout
+    python benchmarks/load.py --app-dir /work/main --app-dir . # before and after, side by side
+    python benchmarks/load.py --scenario play --sessions 8 --seconds 30
+
+Scenarios (each on a fresh server; figures for the server process *and* its children, i.e. the
+sandbox's worker processes):
+- play: N Playground sessions press Play at once (N pages of one browser). Per session: updates/s
+  (the live view's `data-frame` attribute, else the live chart's messages received) and training
+  steps/s; `/_stcore/health` latency p95 polled from another thread; server CPU (% of one core);
+  bytes/s per session (CDP websocket frames).
+- links: the issue's three memory links, each in its own tab: peak RSS growth while it runs, what
+  the page says, and RSS 2 minutes after the tabs close (vs the start).
+- many-inputs: the 1,100-input program with a 1e9 multiply-add matmul: how long until the page
+  answers and what its check says; then the same kind of program in a tab closed after 1 s: how
+  long the server keeps burning CPU; and a neighbour's update rate alone vs meanwhile.
+- soak: N sessions playing for --soak-minutes; RSS sampled every 10 s.
+
+Numbers depend on the machine and on what else runs on it: the script prints the command line and
+the load average, so a figure can be re-taken on a quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import keyword
+import os
+import statistics
+import string
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import psutil
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from tests.browser.server import launch_chromium, start_streamlit  # noqa: E402
+
+LIVE_VIEW = '[data-testid="live-view"]'
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
+MB = 1024 * 1024
+
+# Finds an element in the page or in any open shadow root (st.components.v2 views may render in one).
+DEEP_JS = """(sel) => {
+    const roots = [document];
+    while (roots.length) {
+        const root = roots.pop();
+        const found = root.querySelector(sel);
+        if (found) return found;
+        root.querySelectorAll('*').forEach((e) => { if (e.shadowRoot) roots.push(e.shadowRoot); });
+    }
+    return null;
+}"""
+
+# Reads a Playground page's counters: the live view's frame number once it exists, else the live
+# chart's statistics (messages received from the server, and the training step it shows).
+COUNTERS_JS = f"""() => {{
+    const deep = {DEEP_JS};
+    const view = deep('{LIVE_VIEW}');
+    const chart = (window.__liveCharts || {{}}).boundary || {{}};
+    const frame = view ? parseInt(view.getAttribute('data-frame') || '', 10) : NaN;
+    const step = view ? parseInt(view.getAttribute('data-step') || '', 10) : NaN;
+    return {{updates: Number.isFinite(frame) ? frame : (chart.received || 0),
+             step: Number.isFinite(step) ? step : (chart.step || 0),
+             source: Number.isFinite(frame) ? 'live-view data-frame' : 'live chart messages'}};
+}}"""
+READY_JS = f"""() => {{
+    const deep = {DEEP_JS};
+    return !!deep('{LIVE_VIEW}') || ((window.__liveCharts || {{}}).boundary || {{}}).draws >= 1;
+}}"""
+
+
+# ----------------------------------------------------------------------------- hostile programs
+
+
+def memory_links() -> dict[str, tuple[str, list[str]]]:
+    """The issue's three memory links: name -> (page path, programs opened one tab each)."""
+    getitems = "\n".join(f"s{i} = " + " + ".join(["x[0]"] * 30) for i in range(6))
+    return {
+        "zeros(0, 1e8).mean (Explorer)": ("/", ["x = zeros(0, 100000000)\ny = x.mean(axis=0)"]),
+        "180 x x[0] of 1e6 (Stepper)": (
+            "/stepper", [f"x = randn(1000000)\n{getitems}\ny = " + " + ".join(f"s{i}" for i in range(6))]),
+        "five ~10M-number programs differing by a comment (Explorer)": ("/", [
+            f"# variant {k}\nx = randn(1000, 1000)\ny = (x * x * x * x * x * x * x * x).sum()" for k in range(5)]),
+        # The language's predicted budget refuses the three above before they run; these five it accepts
+        # (~130 MB of data and grads each), so they measure the byte-bounded cache and closed sessions.
+        "five 8M-number programs the language accepts (Explorer)": ("/", [
+            f"# variant {k}\nx = randn(1000, 1000)\ny = (x * x * x * x * x * x * x).sum()" for k in range(5)]),
+    }
+
+
+def many_inputs_program(n: int = 1100, size: int = 1000, tag: str = "") -> str:
+    """A valid ~9,400-character program: `n` scalar inputs and one size x size x size matmul (1e9 multiply-adds)."""
+    first, rest = string.ascii_lowercase, string.ascii_lowercase + string.digits + "_"
+    names = [a + b for a in first for b in rest] + [a + b + c for a in first for b in rest for c in rest]
+    names = [x for x in names if not keyword.iskeyword(x) and x not in ("pi", "exp", "log", "abs", "eye")][:n]
+    lines = [f"# {tag}"] if tag else []
+    lines += [f"{x}=1" for x in names]
+    lines += [f"W = randn({size}, {size})", f"M = (W @ randn({size}, {size})).sum()"]
+    groups = [names[i:i + 50] for i in range(0, n, 50)]
+    lines += [f"s{k} = " + "+".join(group) for k, group in enumerate(groups)]
+    lines.append("y = M * (" + " + ".join(f"s{k}" for k in range(len(groups))) + ")")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- the server's process tree
+
+
+class Tree:
+    """The server process and its descendants (the sandbox's workers)."""
+
+    def __init__(self, pid: int):
+        self.root = psutil.Process(pid)
+        self.dead_cpu = 0.0  # CPU time of children that have exited since we first saw them
+        self.seen: dict[int, float] = {}
+
+    def processes(self) -> list[psutil.Process]:
+        try:
+            return [self.root, *self.root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return []
+
+    def rss(self) -> int:
+        total = 0
+        for p in self.processes():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                total += p.memory_info().rss
+        return total
+
+    def rss_parts_mb(self) -> list[int]:
+        """RSS of the server, then of each child (the sandbox's workers), in MB."""
+        parts = []
+        for p in self.processes():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                parts.append(round(p.memory_info().rss / MB))
+        return parts
+
+    def cpu_seconds(self) -> float:
+        """User + system seconds of the tree, counting children that died since the last call."""
+        now: dict[int, float] = {}
+        for p in self.processes():
+            try:
+                t = p.cpu_times()
+                now[p.pid] = t.user + t.system
+            except psutil.NoSuchProcess:
+                pass
+        for pid, spent in self.seen.items():
+            if pid not in now:
+                self.dead_cpu += spent
+        self.seen = now
+        return self.dead_cpu + sum(now.values())
+
+
+class Sampler(threading.Thread):
+    """Samples the tree's RSS (and CPU) every `period` seconds until stopped."""
+
+    def __init__(self, tree: Tree, period: float = 0.2):
+        super().__init__(daemon=True)
+        self.tree, self.period = tree, period
+        self.samples: list[tuple[float, int, float]] = []  # (time, rss, cpu seconds)
+        self._halt = threading.Event()
+
+    def run(self):
+        while not self._halt.is_set():
+            self.samples.append((time.monotonic(), self.tree.rss(), self.tree.cpu_seconds()))
+            self._halt.wait(self.period)
+
+    def stop(self):
+        self._halt.set()
+        self.join()
+
+    def peak_rss(self) -> int:
+        return max((s[1] for s in self.samples), default=0)
+
+
+class HealthPoller(threading.Thread):
+    """GET /_stcore/health every `period` seconds from its own thread; latencies in seconds."""
+
+    def __init__(self, url: str, period: float = 0.1):
+        super().__init__(daemon=True)
+        self.url, self.period = url + "/_stcore/health", period
+        self.latencies: list[float] = []
+        self._halt = threading.Event()
+
+    def run(self):
+        while not self._halt.is_set():
+            t = time.perf_counter()
+            try:
+                with urllib.request.urlopen(self.url, timeout=30) as r:
+                    r.read()
+                self.latencies.append(time.perf_counter() - t)
+            except OSError:
+                self.latencies.append(float("inf"))
+            self._halt.wait(self.period)
+
+    def stop(self):
+        self._halt.set()
+        self.join()
+
+
+def p95(values: list[float]) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+def open_page(context, url: str, timeout: float = 120_000):
+    page = context.new_page()
+    page.set_default_timeout(timeout)
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector(APP_IDLE, state="attached", timeout=timeout)
+    return page
+
+
+def start_playing(page):
+    page.wait_for_function(READY_JS, timeout=120_000, polling=500)
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.get_by_role("button", name="Pause", exact=True).wait_for(timeout=120_000)
+
+
+class FrameBytes:
+    """Bytes the server sends a page over its websocket (CDP Network.webSocketFrameReceived)."""
+
+    def __init__(self, page):
+        self.total = 0
+        self.cdp = page.context.new_cdp_session(page)
+        self.cdp.send("Network.enable")
+        self.cdp.on("Network.webSocketFrameReceived", self._frame)
+
+    def _frame(self, event):
+        self.total += len(event["response"]["payloadData"])
+
+
+def measure_play(pages, bytes_of, seconds: float, tree: Tree, url: str) -> dict:
+    """Counters of every page before and after a window of `seconds` (Playwright waits, so CDP events flow)."""
+    health = HealthPoller(url)
+    health.start()
+    before = [p.evaluate(COUNTERS_JS) for p in pages]
+    sent = [b.total for b in bytes_of]
+    cpu, t0 = tree.cpu_seconds(), time.monotonic()
+    pages[0].wait_for_timeout(seconds * 1000)
+    elapsed = time.monotonic() - t0
+    cpu = tree.cpu_seconds() - cpu
+    after = [p.evaluate(COUNTERS_JS) for p in pages]
+    health.stop()
+    sessions = [
+        {"updates_per_s": round((a["updates"] - b["updates"]) / elapsed, 2),
+         "steps_per_s": round((a["step"] - b["step"]) / elapsed, 1),
+         "kb_per_s": round((bytes_of[i].total - sent[i]) / elapsed / 1024, 1)}
+        for i, (b, a) in enumerate(zip(before, after))
+    ]
+    return {
+        "sessions": sessions,
+        "updates_source": after[0]["source"],
+        "health_p95_ms": round(p95(health.latencies) * 1000, 1),
+        "health_samples": len(health.latencies),
+        "server_cpu_percent": round(100 * cpu / elapsed, 1),
+        "seconds": round(elapsed, 1),
+    }
+
+
+# ----------------------------------------------------------------------------- scenarios
+
+
+def scenario_play(browser, server, tree, args) -> dict:
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(args.sessions)]
+    pages = [open_page(c, f"{server.url}/playground") for c in contexts]
+    bytes_of = [FrameBytes(p) for p in pages]
+    for page in pages:
+        start_playing(page)
+    pages[0].wait_for_timeout(3000)  # every session past its first frames
+    result = measure_play(pages, bytes_of, args.seconds, tree, server.url)
+    rates = [s["updates_per_s"] for s in result["sessions"]]
+    result["updates_per_s_min_median_max"] = [min(rates), statistics.median(rates), max(rates)]
+    for c in contexts:
+        c.close()
+    return result
+
+
+def page_message(page) -> str:
+    """What the page says: its error/warning/info boxes, else the check table's first verdict."""
+    boxes = page.locator('[data-testid="stAlert"]')
+    texts = [boxes.nth(i).inner_text() for i in range(min(boxes.count(), 3))]
+    shown = " | ".join(" ".join(t.split()) for t in texts)
+    return shown[:300] if shown else "(no message)"
+
+
+def scenario_links(browser, server, tree, args) -> dict:
+    results = {}
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    warm = open_page(context, server.url)  # workers started, first page loaded: the baseline
+    warm.close()
+    time.sleep(2)
+    start = tree.rss()
+    for name, (path, programs) in memory_links().items():
+        sampler = Sampler(tree)
+        sampler.start()
+        t0 = time.monotonic()
+        pages, said = [], ""
+        for text in programs:
+            url = f"{server.url}{path}?{urllib.parse.urlencode({'program': text})}"
+            try:
+                page = open_page(context, url, timeout=args.link_timeout * 1000)
+                said = page_message(page)
+            except Exception as exc:  # noqa: BLE001 - a server that died or hung is the finding
+                said = f"page did not answer: {type(exc).__name__}"
+                page = None
+            pages.append(page)
+        answered = time.monotonic() - t0
+        for page in pages:
+            if page is not None:
+                page.close()
+        sampler.stop()
+        results[name] = {"peak_growth_mb": round((sampler.peak_rss() - start) / MB), "answered_s": round(answered, 1),
+                         "page_says": said}
+    context.close()
+    closed = time.monotonic()
+    trace = []
+    while time.monotonic() - closed < args.after_close:
+        trace.append((round(time.monotonic() - closed), round((tree.rss() - start) / MB)))
+        time.sleep(10)
+    return {"start_rss_mb": round(start / MB), "links": results, "rss_parts_mb_at_end": tree.rss_parts_mb(),
+            "rss_growth_after_close_mb": trace + [(round(time.monotonic() - closed), round((tree.rss() - start) / MB))]}
+
+
+def cpu_busy_until(tree: Tree, since: float, limit: float) -> float | None:
+    """Seconds after `since` until the tree's CPU use falls under 20 % of a core for a second (None: never)."""
+    last_cpu, last_t = tree.cpu_seconds(), time.monotonic()
+    quiet_from = None
+    while time.monotonic() - since < limit:
+        time.sleep(0.25)
+        cpu, t = tree.cpu_seconds(), time.monotonic()
+        busy = (cpu - last_cpu) / (t - last_t) > 0.2
+        last_cpu, last_t = cpu, t
+        if busy:
+            quiet_from = None
+        elif quiet_from is None:
+            quiet_from = t
+        elif t - quiet_from >= 1.0:
+            return round(quiet_from - since, 2)
+    return None
+
+
+def scenario_many_inputs(browser, server, tree, args) -> dict:
+    out = {}
+    neighbour_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    neighbour = open_page(neighbour_ctx, f"{server.url}/playground")
+    bytes_of = [FrameBytes(neighbour)]
+    start_playing(neighbour)
+    neighbour.wait_for_timeout(3000)
+    alone = measure_play([neighbour], bytes_of, 10, tree, server.url)
+    out["neighbour_alone_updates_per_s"] = alone["sessions"][0]["updates_per_s"]
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    text = many_inputs_program(tag="load.py run 1")
+    out["program_chars"] = len(text)
+    t0 = time.monotonic()
+    before = neighbour.evaluate(COUNTERS_JS)
+    try:
+        page = open_page(context, f"{server.url}/?{urllib.parse.urlencode({'program': text})}",
+                         timeout=args.link_timeout * 1000)
+        out["page_answered_s"] = round(time.monotonic() - t0, 1)
+        out["page_says"] = page_message(page)
+    except Exception as exc:  # noqa: BLE001
+        out["page_answered_s"] = f"not within {args.link_timeout} s ({type(exc).__name__})"
+        page = None
+    elapsed = time.monotonic() - t0
+    during = neighbour.evaluate(COUNTERS_JS)
+    out["neighbour_meanwhile_updates_per_s"] = round((during["updates"] - before["updates"]) / elapsed, 2)
+    if page is not None:
+        page.close()
+    context.close()
+
+    # The tab closes one second into the evaluation of a program not seen before (nothing else playing,
+    # so the server's CPU is that evaluation's).
+    neighbour_ctx.close()
+    cpu_busy_until(tree, time.monotonic(), args.link_timeout)  # the server settles first
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{server.url}/?{urllib.parse.urlencode({'program': many_inputs_program(tag='load.py run 2')})}",
+              wait_until="domcontentloaded")
+    page.wait_for_timeout(1000)
+    context.close()
+    closed = time.monotonic()
+    stopped = cpu_busy_until(tree, closed, args.link_timeout)
+    out["cpu_stops_after_tab_close_s"] = stopped if stopped is not None else f"still busy after {args.link_timeout} s"
+    return out
+
+
+def scenario_soak(browser, server, tree, args) -> dict:
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(args.soak_sessions)]
+    pages = [open_page(c, f"{server.url}/playground") for c in contexts]
+    for page in pages:
+        start_playing(page)
+    samples = []
+    start = time.monotonic()
+    first = pages[0].evaluate(COUNTERS_JS)
+    while time.monotonic() - start < args.soak_minutes * 60:
+        samples.append((round(time.monotonic() - start), round(tree.rss() / MB)))
+        pages[0].wait_for_timeout(10_000)
+    last = pages[0].evaluate(COUNTERS_JS)
+    for c in contexts:
+        c.close()
+    rss = [mb for _, mb in samples]
+    return {"minutes": args.soak_minutes, "sessions": args.soak_sessions,
+            "steps_first_session": last["step"] - first["step"],
+            "rss_mb_first_max_last": [rss[0], max(rss), rss[-1]] if rss else [],
+            "rss_mb_samples": samples}
+
+
+SCENARIOS = {"play": scenario_play, "links": scenario_links, "many-inputs": scenario_many_inputs,
+             "soak": scenario_soak}
+
+
+def run_all(app_dir: Path, args) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="autograd-load-") as tmp, sync_playwright() as playwright:
+        browser = launch_chromium(playwright, tmp)
+        try:
+            for name in args.scenario:
+                server = start_streamlit("app.py", cwd=app_dir, log_dir=tmp, timeout=60)
+                try:
+                    tree = Tree(server.process.pid)
+                    print(f"[{app_dir}] {name} ...", flush=True)
+                    results[name] = SCENARIOS[name](browser, server, tree, args)
+                    print(json.dumps(results[name], indent=1), flush=True)
+                finally:
+                    server.stop()
+        finally:
+            browser.close()
+    return results
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--app-dir", action="append", type=Path,
+                        help="a checkout to serve (repeat to compare, e.g. main then this branch)")
+    parser.add_argument("--scenario", action="append", choices=list(SCENARIOS), help="default: all but soak")
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=30.0, help="the play measurement window")
+    parser.add_argument("--after-close", type=float, default=150.0,
+                        help="seconds to watch RSS after the link tabs close")
+    parser.add_argument("--link-timeout", type=float, default=60.0)
+    parser.add_argument("--soak-minutes", type=float, default=10.0)
+    parser.add_argument("--soak-sessions", type=int, default=2)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    args.scenario = args.scenario or ["play", "links", "many-inputs"]
+    dirs = args.app_dir or [REPO_ROOT]
+    print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
+    print("load average before:", os.getloadavg(), "cores:", os.cpu_count())
+    everything = {str(d.resolve()): run_all(d.resolve(), args) for d in dirs}
+    print("\n==== summary ====")
+    for label, results in everything.items():
+        print(f"\n-- {label}")
+        if "play" in results:
+            r = results["play"]
+            print(f"play, {len(r['sessions'])} sessions: updates/s min/median/max {r['updates_per_s_min_median_max']} "
+                  f"({r['updates_source']}), steps/s {[s['steps_per_s'] for s in r['sessions']]}, "
+                  f"health p95 {r['health_p95_ms']} ms, server CPU {r['server_cpu_percent']} % of a core, "
+                  f"KB/s per session {[s['kb_per_s'] for s in r['sessions']]}")
+        if "links" in results:
+            r = results["links"]
+            for name, link in r["links"].items():
+                print(f"link {name}: peak +{link['peak_growth_mb']} MB, answered in {link['answered_s']} s: "
+                      f"{link['page_says'][:160]}")
+            print(f"RSS vs start after the tabs closed (s, MB): {r['rss_growth_after_close_mb']}; "
+                  f"server and workers at the end (MB): {r['rss_parts_mb_at_end']}")
+        if "many-inputs" in results:
+            r = results["many-inputs"]
+            print(f"1,100 inputs: answered {r['page_answered_s']} s: {r['page_says'][:200]}; CPU stops "
+                  f"{r['cpu_stops_after_tab_close_s']} s after the tab closes; neighbour "
+                  f"{r['neighbour_alone_updates_per_s']} updates/s alone, "
+                  f"{r['neighbour_meanwhile_updates_per_s']} meanwhile")
+        if "soak" in results:
+            r = results["soak"]
+            print(f"soak {r['minutes']} min x {r['sessions']} sessions: {r['steps_first_session']} steps (first "
+                  f"session), RSS MB first/max/last {r['rss_mb_first_max_last']}")
+    print("load average after:", os.getloadavg())
+    if args.json:
+        args.json.write_text(json.dumps(everything, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""The pages' way to evaluate a user's program: in the sandbox (explorer/sandbox.py), stopped when the
+session that asked goes away or reruns.
+
+    analysis = session.sandboxed(explain.analyse_program, program)
+
+One sandbox serves the whole server (its worker processes and its byte-bounded cache are shared
+by every session, like ``st.cache_resource``). While a script waits for its evaluation it checks,
+every 50 ms, what Streamlit would check at its next ``st.*`` call: a closed tab (the session is
+stopped) or a rerun (a widget changed). Then it leaves the evaluation, raising Streamlit's own
+stop or rerun exception exactly as an ``st.*`` call would; the sandbox kills the work once nobody
+has waited for it for half a second (a rerun that wants the same program picks it up again).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+from explorer.sandbox import Limits, Sandbox
+
+REAP_PERIOD = 15.0  # seconds between looks for closed sessions whose reconnect time (TTL) has passed
+
+
+@st.cache_resource(show_spinner=False)
+def sandbox() -> Sandbox:
+    """The server's sandbox: two worker processes (this machine has two cores), started on first use.
+    Starts the reaper of closed sessions too (see reap_closed_sessions)."""
+    threading.Thread(target=reap_closed_sessions, name="session-reaper", daemon=True).start()
+    return Sandbox(limits())
+
+
+def limits() -> Limits:
+    """The sandbox's limits; a server can set them with AUTOGRAD_SANDBOX_MEMORY_MB and
+    AUTOGRAD_SANDBOX_CPU_SECONDS (the browser tests use a small memory limit)."""
+    default = Limits()
+    return replace(
+        default,
+        memory_mb=int(os.environ.get("AUTOGRAD_SANDBOX_MEMORY_MB", default.memory_mb)),
+        cpu_seconds=float(os.environ.get("AUTOGRAD_SANDBOX_CPU_SECONDS", default.cpu_seconds)),
+    )
+
+
+def sandboxed(fn: Callable, *args: Any) -> Any:
+    """``fn(*args)`` evaluated in the sandbox for this session (cached, limited, cancelled with the session)."""
+    return sandbox().run(fn, *args, cancelled=_session_watcher())
+
+
+def _session_watcher() -> Callable[[], bool] | None:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or ctx.script_requests is None:
+        return None  # bare Python (a benchmark, a test): nothing can cancel
+    requests, session_id = ctx.script_requests, ctx.session_id
+
+    def cancelled() -> bool:
+        # NOTE: the same check an st.* call makes (ScriptRunner._maybe_handle_execution_control_request):
+        # a request taken here is acted on here, so a rerun is never lost.
+        request = requests.on_scriptrunner_yield()
+        if request is not None:
+            if request.type == ScriptRequestType.RERUN:
+                raise RerunException(request.rerun_data)
+            raise StopException()
+        return Runtime.exists() and not Runtime.instance().is_active_session(session_id)
+
+    return cancelled
+
+
+def reap_closed_sessions() -> None:
+    """Forever: drops closed sessions once their reconnect time (``server.disconnectedSessionTTL``) is over.
+
+    NOTE: Streamlit keeps a closed tab's session for reconnecting, in a TTL cache that only forgets
+    an entry when it is next touched, so a closed session (its page's variables, results included,
+    kept alive by its widget callbacks) stayed in memory until some other session connected: five
+    closed tabs of 144 MB programs held +656 MB for good. Asking that cache to expire its entries
+    every 15 s lets the memory go 2 to 2.25 minutes after the tab closed. This reaches into
+    Streamlit 1.67's internals; if they change, the reaper logs once and stops.
+    One closed session can outlive this: the runtime's event loop keeps the last session it
+    looked at in a local variable until it next looks at one (any tab's activity frees it).
+    """
+    while True:
+        time.sleep(REAP_PERIOD)
+        try:
+            expired = len(Runtime.instance()._session_mgr._session_storage._cache.expire())
+        except Exception as exc:  # noqa: BLE001 - another Streamlit: keep serving, say so once
+            logging.getLogger(__name__).warning("closed sessions are not reaped: %r", exc)
+            return
+        if expired:
+            gc.collect()  # a session is a web of objects that refer to each other

@@ -1,0 +1,60 @@
+"""Tasks the sandbox tests run in worker processes (imported there by name: keep them module-level)."""
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def add(a, b):
+    return a + b
+
+
+def ones(n):
+    return {"data": np.ones(n), "name": "ones"}
+
+
+def allocate(megabytes):
+    """Keeps allocating until it holds `megabytes` (a program whose tensors outgrow the limit)."""
+    held = [np.ones(16 * 1024 * 1024 // 8) for _ in range(megabytes // 16)]
+    return len(held)
+
+
+def expression_out_of_memory():
+    """What the language does when NumPy cannot allocate: an ExpressionError raised `from None`."""
+    from autograd.expr import ExpressionError
+
+    try:
+        np.ones(2**40)
+    except MemoryError:
+        raise ExpressionError("ran out of memory computing `x.mean(axis=0)`", 2, 5) from None
+
+
+def bad_program(text):
+    from autograd.expr import evaluate
+
+    return evaluate(text)
+
+
+def spin(marker, seconds=60.0):
+    """Writes its pid to `marker` (appending, so a test can count evaluations), then spins on the CPU."""
+    with open(marker, "a") as f:
+        f.write(f"{os.getpid()}\n")
+    end = time.monotonic() + seconds
+    x = 0
+    while time.monotonic() < end:
+        x += 1
+    return Path(marker).read_text().count("\n")
+
+
+def sleep(seconds):
+    time.sleep(seconds)
+    return seconds
+
+
+def counted(marker, value):
+    """Appends a line to `marker` per evaluation and returns `value`."""
+    with open(marker, "a") as f:
+        f.write("run\n")
+    return value
