@@ -427,6 +427,13 @@ def step_program(text: str, poked: tuple = ()):
 
     Raises ExpressionError for a bad program, or one whose steps would be too big to record.
     """
+    graph, steps, _ = stepped_run(text, poked)
+    return graph, steps
+
+
+def stepped_run(text: str, poked: tuple = ()):
+    """step_program's (graph, steps) and the output Tensor they were recorded from (its graph's tensors keep
+    their grads: explorer.jacobian_view builds each node's Jacobian from them in the same evaluation)."""
     from autograd.graph import backward_steps, trace
     from explorer.poke import resolve
     from language import compile_program
@@ -435,8 +442,9 @@ def step_program(text: str, poked: tuple = ()):
     program.check_stepper()
     output = program.run(inputs=resolve(program, poked)).output
     if not output.requires_grad:
-        return trace(output), ()
-    return backward_steps(output)
+        return trace(output), (), output
+    graph, steps = backward_steps(output)
+    return graph, steps, output
 
 
 def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:

@@ -197,6 +197,19 @@ def step_jacobians(text: str, poked: poke.Poked, only: tuple = (), budget: int =
     until their shown entries would pass ``budget`` (the rest: {"later": True}, asked for one by one by
     listing them in ``only``, which then limits the answer to those nodes)."""
     graph, tensors = _run(text, poked)
+    return _step_views(graph, tensors, only, budget)
+
+
+def stepper_run(text: str, poked: poke.Poked) -> tuple:
+    """(graph, steps, Jacobian views) for the Backward Stepper in one evaluation: explain.step_program's graph
+    and steps and step_jacobians' views, from one run of the program."""
+    from autograd.tensor import toposort
+
+    graph, steps, output = explain.stepped_run(text, poked)
+    return graph, steps, _step_views(graph, toposort(output, only_grad=False), (), STEP_BUDGET)
+
+
+def _step_views(graph, tensors, only: tuple, budget: int) -> dict:
     views: dict = {}
     spent = 0
     for node_id in reversed(range(len(tensors))):

@@ -10,12 +10,13 @@ from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
 from explorer import explain, graph_data, presets
 from explorer.formatting import markdown_safe
-from explorer.jacobian_view import step_jacobians
+from explorer.jacobian_view import step_jacobians, stepper_run
 
 through_app()
 
-# A worker process each, limited and cancellable (components/session.py).
-stepped = functools.partial(session.sandboxed, explain.step_program)
+# A worker process each, limited and cancellable (components/session.py): the graph, its steps and their
+# Jacobians in one evaluation (one per slider move), and the Jacobians past the budget when they are asked for.
+stepped = functools.partial(session.sandboxed, stepper_run)
 jacobians_of = functools.partial(session.sandboxed, step_jacobians)
 
 
@@ -32,7 +33,7 @@ if explain.link_note(program):  # too long for an address the server accepts: sa
     st.warning(explain.link_note(program), icon=":material/link_off:")
 
 try:
-    graph, steps = stepped(program)
+    graph, steps, _ = stepped(program, ())
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     message, caret = explain.error_report(program, exc)
     st.error(markdown_safe(message), icon=":material/error:")
@@ -106,14 +107,11 @@ def live(program, graph, steps, knobs):
         st.query_params["step"] = str(st.session_state["stepper_pos"])
     poked = st.session_state.get("poked", ())
     layout = program_view(program, graph, steps, stepper=True)
+    poked_graph, poked_steps, jacobians = stepped(program, poked)
     data = layout
     if poked:
-        poked_graph, poked_steps = stepped(program, poked)
         poked_view = program_view(program, poked_graph, poked_steps, stepper=True, poked=poked)
         data = graph_data.over_layout(poked_view, layout)
-    else:
-        poked_graph = graph
-    jacobians = jacobians_of(program, poked)
     asked = st.session_state.get("stepper_jacobians_asked", ())
     if asked:
         jacobians = {**jacobians, **jacobians_of(program, poked, asked)}

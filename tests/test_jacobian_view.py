@@ -140,3 +140,15 @@ def test_knob_names_and_labels_are_consistent_with_the_graph():
     data = jacobian_view.node_jacobian(text, (("Q", 0.5),), sm)
     assert data["out"] == "scores" and data["inputs"][0]["label"] == "div #5"
     assert poke.knobs(text)[0].name == "Q"
+
+
+def test_the_stepper_s_one_evaluation_gives_the_same_graph_steps_and_jacobians():
+    text = presets.program("attention scores")
+    poked = (("V", 0.5),)
+    graph, steps, views = jacobian_view.stepper_run(text, poked)
+    alone_graph, alone_steps = explain.step_program(text, poked)
+    assert len(steps) == len(alone_steps) and [s.node for s in steps] == [s.node for s in alone_steps]
+    for a, b in zip(graph.nodes, alone_graph.nodes):
+        np.testing.assert_array_equal(a.data, b.data)
+    assert views == jacobian_view.step_jacobians(text, poked)
+    assert jacobian_view.stepper_run("y = eye(2).sum()\n", ())[1:] == ((), {})
