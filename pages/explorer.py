@@ -139,16 +139,17 @@ def live(shown, graph, steps, knobs, picked):
             on_select=clicked,
             on_view=view_changed,
         )
-        caption = f"{explain.counted(len(graph.nodes), 'tensor')}, {explain.counted(len(graph.edges), 'edge')}."
-        if len(graph.nodes) > graph_data.MAX_DRAWN:
-            caption += (
-                f" Too many to read at once: chains of elementwise ops are collapsed and at most "
-                f"{graph_data.MAX_DRAWN} boxes nearest the output are drawn (the downloads hold the same picture)."
-            )
-        st.caption(caption)
 
 
 live(shown, graph, steps, knobs, picked)
+with right:  # under the graph; the same for any poked numbers, so not rerun with them
+    caption = f"{explain.counted(len(graph.nodes), 'tensor')}, {explain.counted(len(graph.edges), 'edge')}."
+    if len(graph.nodes) > graph_data.MAX_DRAWN:
+        caption += (
+            f" Too many to read at once: chains of elementwise ops are collapsed and at most {graph_data.MAX_DRAWN}"
+            " boxes nearest the output are drawn (the downloads hold the same picture)."
+        )
+    st.caption(caption)
 view = st.session_state.get("graph_view", {})
 graph, steps = stepped(shown, poked) if poked else (graph, steps)  # the numbers the tabs below show
 

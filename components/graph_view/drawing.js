@@ -85,10 +85,19 @@ function setLines(texts, lines) {
 
 // A cell retexted with other numbers (values of poked inputs, a stepper's grad) may need more room than
 // Graphviz gave the box for the DOT's own: a line that would cross the box's border is narrowed to fit
-// it (textLength), and one that fits is drawn as it is. Measuring a text forces a layout, so each text
-// is measured once, and a new line is measured again only when its characters, at the width per
-// character first measured, might not fit.
-const TEXT_WIDTH = new WeakMap(); // <text> -> {room, perChar} (px in the drawing's units)
+// it (textLength), and one that fits is drawn as it is. Lines are measured on a canvas in the text's own
+// font (the SVG's getComputedTextLength would force a layout of the page for each one).
+const MEASURE = { ctx: null };
+
+function textWidth(text) {
+  if (!MEASURE.ctx) MEASURE.ctx = document.createElement("canvas").getContext("2d");
+  const size = text.getAttribute("font-size") || "14";
+  const family = text.getAttribute("font-family") || "sans-serif";
+  const weight = text.getAttribute("font-weight") || "normal";
+  const font = `${weight} ${size}px ${family}`;
+  if (MEASURE.ctx.font !== font) MEASURE.ctx.font = font;
+  return MEASURE.ctx.measureText(text.textContent).width;
+}
 
 function fitLines(box, texts) {
   if (box.bounds === undefined) {
@@ -97,32 +106,17 @@ function fitLines(box, texts) {
     box.bounds = b ? { left: b.x + 3, right: b.x + b.width - 3 } : null;
   }
   if (!box.bounds) return;
+  const { left, right } = box.bounds;
   for (const text of texts) {
-    if (!text.textContent) {
-      text.removeAttribute("textLength");
-      text.removeAttribute("lengthAdjust");
-      continue;
-    }
-    let known = TEXT_WIDTH.get(text);
-    if (!known && text.textContent.length >= 4) { // a short line ("—", "0") says little about the others
-      const x = Number(text.getAttribute("x"));
-      const anchor = text.getAttribute("text-anchor") || "start";
-      const { left, right } = box.bounds;
-      const room = anchor === "middle" ? 2 * Math.min(x - left, right - x) : anchor === "end" ? x - left : right - x;
-      known = { room, perChar: text.getComputedTextLength() / text.textContent.length };
-      TEXT_WIDTH.set(text, known);
-    }
-    if (!known) continue;
-    const squeezed = text.hasAttribute("textLength");
-    const estimate = text.textContent.length * known.perChar;
-    if (!squeezed && estimate < 0.97 * known.room) continue; // fits, by a margin: no measuring
-    if (squeezed) {
-      text.removeAttribute("textLength");
-      text.removeAttribute("lengthAdjust");
-    }
-    if (known.room > 0 && text.getComputedTextLength() > known.room) {
-      text.setAttribute("textLength", known.room.toFixed(1));
+    const x = Number(text.getAttribute("x"));
+    const anchor = text.getAttribute("text-anchor") || "start";
+    const room = anchor === "middle" ? 2 * Math.min(x - left, right - x) : anchor === "end" ? x - left : right - x;
+    if (text.textContent && room > 0 && textWidth(text) > room) {
+      text.setAttribute("textLength", room.toFixed(1));
       text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    } else if (text.hasAttribute("textLength")) {
+      text.removeAttribute("textLength");
+      text.removeAttribute("lengthAdjust");
     }
   }
 }

@@ -140,12 +140,11 @@ class Poke {
     if (!this.resetButton) {
       this.resetButton = pkEl("button", { type: "button", class: "pk-reset", title: "Back to the program's own values",
         onclick: () => this.reset() }, [pkEl("span", { text: "Reset" })]);
-      this.title = pkEl("div", { class: "pk-title" });
-      this.head.append(this.title, this.resetButton);
+      const title = pkEl("div", { class: "pk-title" }, [pkEl("b", { text: "Poke the inputs" }),
+        pkEl("div", { class: "pk-muted pk-hint", text: "Drag a slider: every value and grad in the graph follows." })]);
+      this.head.append(title, this.resetButton);
     }
-    this.title.replaceChildren(pkEl("b", { text: "Poke the inputs" }), pkEl("div", { class: "pk-muted pk-hint",
-      text: "Drag a slider: every value and grad in the graph follows." }));
-    this.resetButton.disabled = !poked;
+    if (this.resetButton.disabled !== !poked) this.resetButton.disabled = !poked;
   }
 
   buildKnobs() {
