@@ -53,11 +53,16 @@ def main_buttons(at):
     return [b.label for b in at.button if b.label in (*BUTTONS, "Pause")]
 
 
-def view(at) -> dict:
-    """The live view's data in the last run."""
-    [element] = at.get("bidi_component")
+def component(at, name: str) -> dict:
+    """The data of the page's `st.components.v2` component `name` in the last run."""
+    [element] = [e for e in at.get("bidi_component") if e.proto.component_name == name]
     proto = element.proto
     return json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+
+
+def view(at) -> dict:
+    """The live view's data in the last run."""
+    return component(at, "components.live_view")
 
 
 def test_first_render_sends_the_layout_and_an_untrained_frame(at):
