@@ -271,10 +271,10 @@ class Playground:
 
     def graph_panel(self) -> dict:
         """What the step-graph panel shows on a full page run: its layout, every box's texts at the
-        current step (with tooltips) and the step."""
+        current step (with tooltips), the step, and how many training points the step is on."""
         graph = playground_graph.step_graph(self.state)
         return {"data": self.graph_layout(), "values": playground_graph.values(graph),
-                "caption": step_caption(self.state.step)}
+                "caption": step_caption(self.state.step), "points": len(playground_graph.fixed_batch(self.state))}
 
     def _frame_graph(self, f: training.Frame) -> dict:
         """The step graph's texts at a frame's step (what changes from frame to frame)."""

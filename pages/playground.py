@@ -21,9 +21,13 @@ st.title("Training Playground")
 # NOTE: while playing, the live view's fragment reruns several times a second and Streamlit greys a
 # running fragment's elements out (data-stale); the view would look faded all the time.
 # The page starts higher than Streamlit's default so that, at 1280x800, the whole live view fits.
+# The step graph's panel changes with every frame: on a layer of its own (will-change), its repaints stay
+# its own. NOTE: without it, headless Chromium (software compositing) repainted the union of the live
+# view's and the panel's changes, most of the window: 20 instead of 55-60 animation frames a second.
 st.html(
     '<style>.st-key-pg_live [data-stale="true"] { opacity: 1 !important; transition: none !important; }'
-    '[data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }</style>'
+    '[data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }'
+    '.st-key-pg_graph_panel .gv { will-change: transform; }</style>'
 )
 st.caption(
     "Train a small neural network (our own autograd engine) on toy data and watch everything move as it "
@@ -139,13 +143,13 @@ st.toggle("**This step's graph, live**", key="pg_graph",
           help="One training step on 4 fixed training points, as the engine computes it, refreshed with every "
                "frame above. Off: the server does not compute or send it.")
 if ss.pg_graph:
-    st.caption(f"One training step on {len(playground_graph.fixed_batch(pg.state))} fixed training points, as the "
-               "engine computes it: X and y are data (grey, no grad), each layer's W and b are weights (green) with "
-               "their grads. Each box shows its values as a sparkline and their range; hover one for its numbers.")
     panel = pg.graph_panel()
-    graph_view(panel["data"], key="pg_step_graph", view=ss.get("pg_graph_view"),
-               values=panel["values"], caption=panel["caption"],
-               on_view=lambda: ss.update(pg_graph_view=ss.pg_step_graph["view"]))
+    with st.container(key="pg_graph_panel"):
+        st.caption(f"One training step on {panel['points']} fixed training points, as the engine computes it: X and "
+                   "y are data (grey, no grad), each layer's W and b are weights (green) with their grads. Each box "
+                   "shows its values as a sparkline and their range; hover one for its numbers.")
+        graph_view(panel["data"], key="pg_step_graph", view=ss.get("pg_graph_view"), values=panel["values"],
+                   caption=panel["caption"], on_view=lambda: ss.update(pg_graph_view=ss.pg_step_graph["view"]))
 
 with st.expander("Weights and data: download, load, rebuild in Python", icon=":material/download:"):
     # NOTE: the files are made when a button is pressed (a callable `data`), not on every run.

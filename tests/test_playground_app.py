@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import playground_graph
 from explorer.playground import Playground
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -217,8 +218,66 @@ def test_a_new_session_with_the_run_in_its_url_continues_the_run(at):
 def test_show_step_graph_puts_the_program_in_session_state(at):
     button(at, "Step").click().run()
     button(at, "Show this step's graph").click().run()
-    assert at.session_state["program"].startswith("# One training step")
-    assert "loss = binary_cross_entropy_with_logits(out, y)" in at.session_state["program"]
+    program = at.session_state["program"]
+    assert program.startswith("# One training step") and "at step 1," in program
+    assert "X = tensor([[" in program and "], requires_grad=False)" in program
+    assert "loss = binary_cross_entropy_with_logits(out, y)" in program
+    assert "W1_new = W1 - 0.1 * W1_grad" in program and program.endswith("\nloss\n")
+
+
+# ----------------------------------------------------------------------------- the step graph
+
+
+def step_graph(at) -> dict:
+    """The step-graph panel's data in the last run (components/graph_view)."""
+    return component(at, "components.graph_view")
+
+
+def test_the_step_graph_is_laid_out_once_and_retexted_by_the_frames(at):
+    first = step_graph(at)
+    assert first["caption"] == "Step 0" and first["view"]["rankdir"] == "TB"
+    nodes = {node.name: node for node in playground_graph.step_graph(pg(at).state).nodes if node.name}
+    x, loss = str(nodes["X"].id), str(nodes["loss"].id)
+    assert 'class="kind-const"' in first["dot"] and 'class="kind-param"' in first["dot"]
+    assert set(first["values"]) == {str(node.id) for node in playground_graph.step_graph(pg(at).state).nodes}
+    assert "g" not in first["values"][x] and first["values"][x]["tip"][1] == ""  # data: no grad row
+    assert view(at)["model"]["graph"] == first["key"]  # the live view pushes into this layout
+    assert view(at)["frames"][0]["g"][loss]["d"] == first["values"][loss]["d"]
+
+    clock = pg(at).clock = Clock()
+    button(at, "Play").click().run()
+    clock.now += 0.2
+    at.run()
+    frames = view(at)["frames"]
+    assert [f["step"] for f in frames] == [1, 2, 3, 4, 5]
+    for f in frames:
+        assert x not in f["g"] and "tip" not in f["g"][loss]  # the data and the tooltips stay
+    assert len({f["g"][loss]["d"][0] for f in frames}) == 5, "every frame carries its own step's numbers"
+    # The last frame is the run as it is now: the engine's numbers at that step.
+    assert frames[-1]["g"] == playground_graph.frame_values(playground_graph.step_graph(pg(at).state))
+    button(at, "Pause").click().run()
+    paused = step_graph(at)
+    assert paused["key"] == first["key"] and paused["dot"] == first["dot"], "laid out once"
+    assert paused["caption"] == "Step 5" and paused["values"][loss] != first["values"][loss]
+
+
+def test_the_step_graph_can_be_turned_off_and_costs_nothing_then(at):
+    at.toggle(key="pg_graph").set_value(False).run()
+    assert not [e for e in at.get("bidi_component") if e.proto.component_name == "components.graph_view"]
+    data = view(at)
+    assert "graph" not in data["model"] and all("g" not in f for f in data["frames"])
+    button(at, "Step").click().run()
+    assert all("g" not in f for f in view(at)["frames"])
+    at.toggle(key="pg_graph").set_value(True).run()
+    assert step_graph(at)["caption"] == "Step 1" and "g" in view(at)["frames"][-1]
+
+
+def test_a_new_network_shape_gets_a_new_layout(at):
+    key = step_graph(at)["key"]
+    at.selectbox(key="pg_dataset").set_value("circles").run()
+    assert step_graph(at)["key"] == key, "other points, the same shapes: the same layout"
+    at.text_input(key="pg_hidden").set_value("4").run()
+    assert step_graph(at)["key"] != key and view(at)["model"]["graph"] == step_graph(at)["key"]
 
 
 def test_leaving_and_coming_back_keeps_the_settings_and_the_run(at):
