@@ -7,7 +7,9 @@ Run:  python benchmarks/live_view.py [--app-dir DIR] [--seconds 10]
 It starts the app in DIR (this checkout by default), opens /playground at 1280x900, presses Play
 and measures for `--seconds`:
 - distinct pictures per second of the boundary and of the network (a picture of a new step), and
-  blank animation frames (a panel missing or empty), sampled on every animation frame;
+  blank animation frames (a panel missing or empty), sampled on every animation frame; the same for
+  the step graph under the view (its caption names the step it shows; it is painted while on screen,
+  and the 1280x900 window shows its top);
 - the websocket's bytes and messages per second and the largest message (CDP, in the browser);
 - the server's CPU (psutil: its process's user + system time over the wall time);
 then the same for the largest network (8 hidden layers of 64, 1,000 points, full batch), and the
@@ -42,7 +44,8 @@ SAMPLER_JS = """() => {
         return el.shadowRoot;
     return null;
   };
-  const s = window.__bench = {samples: 0, blank: 0, boundary: 0, network: 0, last: {}, running: true, kind: null};
+  const s = window.__bench = {samples: 0, blank: 0, boundary: 0, network: 0, graph: 0, last: {}, running: true,
+                              kind: null};
   const tick = () => {
     if (!s.running) return;
     s.samples += 1;
@@ -59,8 +62,10 @@ SAMPLER_JS = """() => {
       const href = image && (image.getAttribute('href') || image.getAttribute('xlink:href'));
       pictures = href ? {boundary: href, network: undefined} : null;
     }
+    const graph = document.querySelector('[data-testid="graph-view"]');
+    if (pictures) pictures.graph = graph ? graph.dataset.caption : undefined;
     if (!pictures) s.blank += 1;
-    else for (const k of ['boundary', 'network'])
+    else for (const k of ['boundary', 'network', 'graph'])
       if (pictures[k] !== undefined && pictures[k] !== s.last[k]) { s[k] += 1; s.last[k] = pictures[k]; }
     requestAnimationFrame(tick);
   };
@@ -121,6 +126,7 @@ def _session(browser, url: str, server_pid: int, seconds: float) -> dict:
         "view": sampler["kind"],
         "boundary_pictures_per_s": round(sampler["boundary"] / elapsed, 1),
         "network_pictures_per_s": round(sampler["network"] / elapsed, 1),
+        "step_graph_pictures_per_s": round(sampler["graph"] / elapsed, 1),
         "blank_frames": sampler["blank"],
         "sampled_frames": sampler["samples"],
         "steps_per_s": round((step1 - step0) / elapsed, 1),

@@ -22,7 +22,8 @@
 //   program's data.key), values (as data.values), caption?} retexts the view that shows that program,
 //   like data.values (the Training Playground's live view sends its step graph's with every frame it
 //   paints). A push updates the boxes it names (the others keep their texts); the latest values win,
-//   pushed or sent; values without "tip" give the tooltip the cells' lines.
+//   pushed or sent; values without "tip" give the tooltip the cells' lines. Pushes that arrive while
+//   the view is off screen are painted (the latest only) when it comes into view.
 //
 // Hooks kept true on every repaint, on the root [data-testid="graph-view"]: data-step (0 = the seed),
 // data-steps, data-selected (node id, '' if none), data-zoom (1 = 100 %), data-ready ('1' once drawn),
@@ -292,13 +293,18 @@ class GraphView {
     this.counted();
   }
 
-  // Values pushed by other code in the page (VALUES_EVENT), for the program this view shows.
+  // Values pushed by other code in the page (VALUES_EVENT), for the program this view shows. While the
+  // view is off screen they are only kept: the latest are painted when it comes into view.
   pushed(detail) {
     if (!this.data || !detail || detail.key !== this.data.key || !detail.values) return;
     // NOTE: merged: a push may leave out boxes that do not change (the playground's data), whose texts
     // the server's values gave.
     const values = { ...(this.data.values || {}), ...detail.values };
     this.data = { ...this.data, values, caption: detail.caption === undefined ? this.data.caption : detail.caption };
+    if (this.onScreen) this.paintPushed();
+  }
+
+  paintPushed() {
     this.showCaption();
     if (this.drawing) this.paintValues();
   }
@@ -552,6 +558,13 @@ class GraphView {
     document.addEventListener("keydown", this.onKey);
     this.onValues = (e) => this.pushed(e.detail);
     window.addEventListener(VALUES_EVENT, this.onValues);
+    this.onScreen = true;
+    this.visibility = new IntersectionObserver((entries) => {
+      const entry = entries[entries.length - 1];
+      this.onScreen = entry.isIntersecting;
+      if (this.onScreen && this.data) this.paintPushed();
+    });
+    this.visibility.observe(this.root);
     // The pane's width changes with the window and with Streamlit's sidebar: an unzoomed graph keeps
     // its opening size for the new width.
     let width = 0;
@@ -619,6 +632,7 @@ class GraphView {
     if (this.stepper) this.stepper.destroy();
     document.removeEventListener("keydown", this.onKey);
     window.removeEventListener(VALUES_EVENT, this.onValues);
+    this.visibility.disconnect();
     this.resizeObserver.disconnect();
     this.layouts.clear();
   }

@@ -57,3 +57,32 @@ def test_pushed_values_retext_the_view_of_their_program(browser, streamlit_app):
         assert "data 2.5" in tip.inner_text() and f"grad {grad}" in tip.inner_text()
     finally:
         context.close()
+
+
+def test_pushes_to_a_view_off_screen_wait_until_it_is_seen(browser, streamlit_app):
+    url = streamlit_app("tests/browser/apps/values_app.py")
+    context = browser.new_context(viewport={"width": 1000, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(url, wait_until="domcontentloaded")
+        wait_for_view(page)
+        wait_for_idle(page)
+        key = graph_data.view_data(traced(PROGRAM.format(a=1.0)))["key"]
+        # A tall block above the view pushes it below the window.
+        page.evaluate("""() => { const spacer = document.createElement('div'); spacer.id = 'spacer';
+            spacer.style.height = '3000px';
+            document.querySelector('[data-testid="stMainBlockContainer"]').prepend(spacer); window.scrollTo(0, 0); }""")
+        page.wait_for_timeout(300)
+        before = view_state(page)
+        for i, a in enumerate((2.0, 2.5)):
+            page.evaluate(PUSH_JS, [key, graph_data.value_texts(traced(PROGRAM.format(a=a)), tips=False), f"Step {i}"])
+        page.wait_for_timeout(300)
+        assert view_state(page)["updates"] == before["updates"], "nothing is painted while the view is off screen"
+        page.locator(GRAPH).scroll_into_view_if_needed()
+        page.wait_for_function("([sel, n]) => document.querySelector(sel).dataset.updates === n",
+                               arg=[GRAPH, str(int(before["updates"]) + 1)])
+        graph = traced(PROGRAM.format(a=2.5))
+        a = str(next(node.id for node in graph.nodes if node.name == "a"))
+        assert "data 2.5" in boxes(page)[a]["text"] and view_state(page)["caption"] == "Step 1", "the latest push"
+    finally:
+        context.close()
