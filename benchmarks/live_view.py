@@ -8,8 +8,8 @@ It starts the app in DIR (this checkout by default), opens /playground at 1280x9
 and measures for `--seconds`:
 - distinct pictures per second of the boundary and of the network (a picture of a new step), and
   blank animation frames (a panel missing or empty), sampled on every animation frame; the same for
-  the step graph under the view (its caption names the step it shows; it is painted while on screen,
-  and the 1280x900 window shows its top);
+  the step graph under the view (its caption names the step it shows; it is painted while on screen:
+  a second case scrolls the window down to it);
 - the websocket's bytes and messages per second and the largest message (CDP, in the browser);
 - the server's CPU (psutil: its process's user + system time over the wall time);
 then the same for the largest network (8 hidden layers of 64, 1,000 points, full batch), and the
@@ -90,7 +90,7 @@ ACCURACY_JS = """() => {
 }"""
 
 
-def _session(browser, url: str, server_pid: int, seconds: float) -> dict:
+def _session(browser, url: str, server_pid: int, seconds: float, to_graph: bool = False) -> dict:
     import psutil
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -106,6 +106,9 @@ def _session(browser, url: str, server_pid: int, seconds: float) -> dict:
         page.wait_for_function(f"({STEP_JS}) !== null", timeout=60_000)
         page.get_by_role("button", name="Play", exact=True).click()
         page.get_by_role("button", name="Pause", exact=True).wait_for()
+        if to_graph:  # the window scrolled down to the step graph (and the bottom of the live view)
+            page.locator('[data-testid="graph-view"][data-ready="1"]').wait_for(timeout=60_000)
+            page.locator('[data-testid="graph-view"]').scroll_into_view_if_needed()
         page.wait_for_timeout(2000)  # warm up
         page.evaluate(SAMPLER_JS)
         process = psutil.Process(server_pid)
@@ -166,6 +169,8 @@ def main() -> int:
     parser.add_argument("--app-dir", type=Path, default=REPO, help="the checkout whose app.py to run")
     parser.add_argument("--seconds", type=float, default=10.0, help="measuring window per case")
     parser.add_argument("--skip-pacing", action="store_true")
+    parser.add_argument("--no-graph-case", action="store_true",
+                        help="skip the case scrolled to the step graph (an app without that panel)")
     args = parser.parse_args()
     reason = browser_unavailable_reason()
     if reason:
@@ -180,6 +185,9 @@ def main() -> int:
             browser = launch_chromium(playwright, profile)
             try:
                 results["defaults"] = _session(browser, f"{server.url}/playground", server.process.pid, args.seconds)
+                if not args.no_graph_case:
+                    results["defaults, scrolled to the step graph"] = _session(
+                        browser, f"{server.url}/playground", server.process.pid, args.seconds, to_graph=True)
                 results["largest (8x64, 1000 points, full batch)"] = _session(
                     browser, f"{server.url}/playground{LARGEST}", server.process.pid, args.seconds
                 )

@@ -452,20 +452,21 @@ def test_the_step_graph_moves_with_the_view_and_shows_the_engines_numbers(page, 
     lv = page.locator(LV)
     start = lv.evaluate(SNAPSHOT_JS)
     assert start["caption"] == "Step 0" and start["layouts"] == "1"
-    lv.evaluate(GRAPH_SAMPLER_JS)
     _play(page)
+    page.locator(GV).scroll_into_view_if_needed()  # it is painted while on screen
+    page.wait_for_timeout(300)
+    lv.evaluate(GRAPH_SAMPLER_JS)
     snapshots = []
     for _ in range(3):
         page.wait_for_timeout(1200)
         snapshots.append(lv.evaluate(SNAPSHOT_JS))
-    page.locator(GV).scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "playground_step_graph_playing.png"))
-    _pause(page)
     pairs = page.evaluate("() => window.__gvSampler.pairs")
+    end = lv.evaluate(SNAPSHOT_JS)
+    _pause(page)  # (the click scrolls the page up to the button: the graph is off screen again)
     assert len(pairs) >= 20, pairs
     disagree = [(step, caption) for step, caption in pairs if caption != f"Step {int(step):,}"]
     assert disagree == [], f"the live view's step and the step graph's differ: {disagree[:10]}"
-    end = lv.evaluate(SNAPSHOT_JS)
     assert end["layouts"] == "1", "numbers retexted in place: one layout"
     assert int(end["updates"]) >= int(start["updates"]) + len(pairs) - 1
     steps = [shot["lvStep"] for shot in snapshots]
