@@ -88,6 +88,7 @@ def graph_view(
     selected: int | None = None,
     select_seq: int = 0,
     values: dict | None = None,
+    caption: str = "",
     on_step: Callable[[], None] | None = None,
     on_select: Callable[[], None] | None = None,
     on_view: Callable[[], None] | None = None,
@@ -97,9 +98,12 @@ def graph_view(
     ``view`` is {show: parts drawn, rankdir, speed}; ``start`` the stepper's position when the view
     mounts or the program changes; ``selected`` the selected node's id, applied when the view mounts
     or ``select_seq`` grows; ``values`` (explorer.graph_data.value_texts of a graph with the same
-    shapes) retexts the boxes' data and grad in place, over the layout already drawn. The callbacks
-    run when the browser reports a new step, selection or view; ``st.session_state[key]`` then holds
-    {step, selected, view}. Returns the component's state.
+    shapes) retexts the boxes' data and grad in place, over the layout already drawn; ``caption`` is a
+    line shown above the graph (e.g. which step the values are from). Other code in the page may push
+    values and a caption too: a window event "graph-view:values" with detail {key: data["key"],
+    values, caption} (see graph_view.js). The callbacks run when the browser reports a new step,
+    selection or view; ``st.session_state[key]`` then holds {step, selected, view}. Returns the
+    component's state.
     """
     payload = {
         **data,
@@ -111,6 +115,8 @@ def graph_view(
         "selected": selected,
         "select_seq": int(select_seq),
         "values": values,
+        "caption": caption,
+        "selectable": on_select is not None,  # a click selects a box only where someone hears of it
     }
     return _component(
         key=key,
