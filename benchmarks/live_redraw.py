@@ -4,7 +4,9 @@ Run: python benchmarks/live_redraw.py [--seconds S]
 A live update is what the page's fragment does each time while playing: train the steps due for
 one tick (explorer/playground.py), record their frames and encode them for the browser (JSON).
 The browser draws the pictures, so the server's part is training plus a few kilobytes of numbers.
-Printed for the default run and for the largest network (8 × 64, 1,000 points, full batch).
+Printed for the default run and for the largest network (8 × 64, 1,000 points, full batch), with
+the step-graph panel open (the page's default: each frame also carries the step graph's texts)
+and closed.
 """
 
 from __future__ import annotations
@@ -38,25 +40,28 @@ class _Clock:
         return self.now
 
 
-def measure(config: TrainConfig, seconds: float) -> dict:
+def measure(config: TrainConfig, seconds: float, graph: bool) -> dict:
     clock = _Clock()
     pg = Playground(config, clock=clock, store=RunStore())
     pg.play()
-    times, sizes, steps = [], [], []
+    times, sizes, steps, frame_sizes = [], [], [], []
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or len(times) < 5:
         clock.now += pg.interval
         start = time.perf_counter()
         before = pg.state.step
         frames = pg.tick()
-        text = json.dumps(pg.view_data(frames, full=False), separators=(",", ":"))
+        data = pg.view_data(frames, full=False, graph=graph)
+        text = json.dumps(data)  # as Streamlit sends a component's data
         times.append(time.perf_counter() - start)
         sizes.append(len(text))
         steps.append(pg.state.step - before)
+        frame_sizes += [len(json.dumps(f)) for f in data["frames"]]
     return {
         "update_ms": statistics.median(times) * 1e3,
         "payload_bytes": statistics.median(sizes),
         "steps_per_update": statistics.median(steps),
+        "frame_bytes": statistics.median(frame_sizes),
         "updates_per_second_of_cpu": 1 / statistics.median(times),
     }
 
@@ -67,10 +72,12 @@ def main() -> None:
     args = parser.parse_args()
     print("Live playground, server side: one live update (train one tick's steps, frames, JSON)")
     for name, config in CASES.items():
-        r = measure(config, args.seconds)
         print(f"  {name}")
-        print(f"    {r['update_ms']:.2f} ms per update ({r['steps_per_update']:.0f} steps), "
-              f"{r['payload_bytes'] / 1024:.1f} KiB per message")
+        for graph in (True, False):
+            r = measure(config, args.seconds, graph)
+            print(f"    step graph {'open  ' if graph else 'closed'}: {r['update_ms']:.2f} ms per update "
+                  f"({r['steps_per_update']:.0f} steps), {r['payload_bytes'] / 1024:.1f} KiB per message, "
+                  f"{r['frame_bytes'] / 1024:.2f} KiB per frame")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ Run:  python benchmarks/live_view.py [--app-dir DIR] [--seconds 10]
 It starts the app in DIR (this checkout by default), opens /playground at 1280x900, presses Play
 and measures for `--seconds`:
 - distinct pictures per second of the boundary and of the network (a picture of a new step), and
-  blank animation frames (a panel missing or empty), sampled on every animation frame;
+  blank animation frames (a panel missing or empty), sampled on every animation frame; the same for
+  the step graph under the view (its caption names the step it shows; it is painted while on screen:
+  a second case scrolls the window down to it);
 - the websocket's bytes and messages per second and the largest message (CDP, in the browser);
 - the server's CPU (psutil: its process's user + system time over the wall time);
 then the same for the largest network (8 hidden layers of 64, 1,000 points, full batch), and the
@@ -42,7 +44,8 @@ SAMPLER_JS = """() => {
         return el.shadowRoot;
     return null;
   };
-  const s = window.__bench = {samples: 0, blank: 0, boundary: 0, network: 0, last: {}, running: true, kind: null};
+  const s = window.__bench = {samples: 0, blank: 0, boundary: 0, network: 0, graph: 0, last: {}, running: true,
+                              kind: null};
   const tick = () => {
     if (!s.running) return;
     s.samples += 1;
@@ -59,8 +62,10 @@ SAMPLER_JS = """() => {
       const href = image && (image.getAttribute('href') || image.getAttribute('xlink:href'));
       pictures = href ? {boundary: href, network: undefined} : null;
     }
+    const graph = document.querySelector('[data-testid="graph-view"]');
+    if (pictures) pictures.graph = graph ? graph.dataset.caption : undefined;
     if (!pictures) s.blank += 1;
-    else for (const k of ['boundary', 'network'])
+    else for (const k of ['boundary', 'network', 'graph'])
       if (pictures[k] !== undefined && pictures[k] !== s.last[k]) { s[k] += 1; s.last[k] = pictures[k]; }
     requestAnimationFrame(tick);
   };
@@ -85,7 +90,7 @@ ACCURACY_JS = """() => {
 }"""
 
 
-def _session(browser, url: str, server_pid: int, seconds: float) -> dict:
+def _session(browser, url: str, server_pid: int, seconds: float, to_graph: bool = False) -> dict:
     import psutil
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -101,6 +106,9 @@ def _session(browser, url: str, server_pid: int, seconds: float) -> dict:
         page.wait_for_function(f"({STEP_JS}) !== null", timeout=60_000)
         page.get_by_role("button", name="Play", exact=True).click()
         page.get_by_role("button", name="Pause", exact=True).wait_for()
+        if to_graph:  # the window scrolled down to the step graph (and the bottom of the live view)
+            page.locator('[data-testid="graph-view"][data-ready="1"]').wait_for(timeout=60_000)
+            page.locator('[data-testid="graph-view"]').scroll_into_view_if_needed()
         page.wait_for_timeout(2000)  # warm up
         page.evaluate(SAMPLER_JS)
         process = psutil.Process(server_pid)
@@ -121,6 +129,7 @@ def _session(browser, url: str, server_pid: int, seconds: float) -> dict:
         "view": sampler["kind"],
         "boundary_pictures_per_s": round(sampler["boundary"] / elapsed, 1),
         "network_pictures_per_s": round(sampler["network"] / elapsed, 1),
+        "step_graph_pictures_per_s": round(sampler["graph"] / elapsed, 1),
         "blank_frames": sampler["blank"],
         "sampled_frames": sampler["samples"],
         "steps_per_s": round((step1 - step0) / elapsed, 1),
@@ -160,6 +169,8 @@ def main() -> int:
     parser.add_argument("--app-dir", type=Path, default=REPO, help="the checkout whose app.py to run")
     parser.add_argument("--seconds", type=float, default=10.0, help="measuring window per case")
     parser.add_argument("--skip-pacing", action="store_true")
+    parser.add_argument("--no-graph-case", action="store_true",
+                        help="skip the case scrolled to the step graph (an app without that panel)")
     args = parser.parse_args()
     reason = browser_unavailable_reason()
     if reason:
@@ -174,6 +185,9 @@ def main() -> int:
             browser = launch_chromium(playwright, profile)
             try:
                 results["defaults"] = _session(browser, f"{server.url}/playground", server.process.pid, args.seconds)
+                if not args.no_graph_case:
+                    results["defaults, scrolled to the step graph"] = _session(
+                        browser, f"{server.url}/playground", server.process.pid, args.seconds, to_graph=True)
                 results["largest (8x64, 1000 points, full batch)"] = _session(
                     browser, f"{server.url}/playground{LARGEST}", server.process.pid, args.seconds
                 )

@@ -13,6 +13,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
+
+import numpy as np
 
 from explorer import dot as dotmod
 from explorer import explain
@@ -92,39 +95,69 @@ def download_dot(graph, steps, view: dict) -> str:
     )
 
 
-def value_texts(graph, *, max_nodes: int | None = MAX_DRAWN) -> dict[str, dict]:
+def value_texts(graph, *, max_nodes: int | None = MAX_DRAWN, compact: bool | None = None,
+                tips: bool = True) -> dict[str, dict]:
     """Each drawn box's data and grad as its cells show them, and its tooltip's summaries:
-    {box: {"d": lines, "g": lines, "tip": [data, grad]}}.
+    {box: {"d": lines, "g": lines, "tip": [data, grad]}} (without "tip" if not ``tips``: the view's
+    tooltip then shows the cells' lines).
 
     For a graph of the same program with other numbers (the same shapes), this is what the view
     retexts in place over the layout it already has (``graph_view(..., values=...)``): no new layout.
+    ``compact`` must be the drawing's (see ``view_data``).
     """
-    drawing = dotmod.plan(graph, max_nodes=max_nodes)
+    drawing = dotmod.plan(graph, max_nodes=max_nodes, compact=compact)
     texts = {}
     for b in drawing.boxes:
         if b in drawing.chains:
             continue
         node = graph.nodes[b]
-        entry = {"d": dotmod.value_lines(node.data, drawing.compact), "tip": [explain.compact(node.data), ""]}
+        entry = {"d": dotmod.value_lines(node.data, drawing.compact)}
         if node.requires_grad:
             entry["g"] = dotmod.value_lines(node.grad, drawing.compact)
-            entry["tip"][1] = explain.compact(node.grad)
+        if tips:
+            entry["tip"] = [explain.compact(node.data), explain.compact(node.grad) if node.requires_grad else ""]
         texts[str(b)] = entry
     return texts
 
 
-def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None = MAX_DRAWN) -> dict:
+#: A number as wide as the four-significant-digit format prints any (digits, a sign, a 3-digit exponent).
+_WIDEST = 9.999e100
+
+
+def widest(graph):
+    """A copy of ``graph`` in which every data and grad is an array of its shape that a compact drawing
+    prints as wide as it prints any array of that shape (a full sparkline and 11-character numbers).
+
+    A layout made from it (``view_data(widest(graph), compact=True)``) fits any values of those shapes,
+    retexted in place with ``value_texts(..., compact=True)``, and its DOT (and key) depends on the
+    graph's structure and shapes alone: it is laid out once, whatever the numbers.
+    """
+    def filler(shape):
+        n = math.prod(shape)
+        return -np.linspace(_WIDEST, _WIDEST / 9, n).reshape(shape) if n > 1 else np.full(shape, -_WIDEST)
+
+    nodes = tuple(
+        dataclasses.replace(node, data=filler(node.shape), grad=filler(node.shape) if node.requires_grad else None)
+        for node in graph.nodes
+    )
+    return dataclasses.replace(graph, nodes=nodes)
+
+
+def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None = MAX_DRAWN,
+              compact: bool | None = None) -> dict:
     """The graph view's data for a traced graph (final grads) and its backward steps.
 
     Without ``stepper``: the Explorer's picture, each box with its final data and grad. With it:
     the same boxes, each sized for the longest grad it will show, and everything the browser needs
-    to step through ``steps`` without asking the server (see the module docstring).
+    to step through ``steps`` without asking the server (see the module docstring). ``compact``
+    draws every value on one line (default: above ``dot.COMPACT_ABOVE`` boxes).
     """
-    drawing = dotmod.plan(graph, max_nodes=max_nodes)
+    drawing = dotmod.plan(graph, max_nodes=max_nodes, compact=compact)
     marks = explain.broadcast_edges(graph, steps)
     versions = grad_versions(graph, steps, drawing) if stepper else {}
-    widest = {box: _widest(v) for box, v in versions.items()}
-    dot = dotmod.to_dot(graph, max_nodes=max_nodes, broadcast=marks, grad_lines=widest if stepper else None)
+    widest_grads = {box: _widest(v) for box, v in versions.items()}
+    dot = dotmod.to_dot(graph, max_nodes=max_nodes, compact=compact, broadcast=marks,
+                        grad_lines=widest_grads if stepper else None)
     boxes = {}
     for b in drawing.boxes:
         if b in drawing.chains:

@@ -7,8 +7,6 @@
 - `load(name, data)`: either file back into a `TrainState`; `ModelFileError` says what is wrong.
 - `to_script(state, steps)`: a Python program that rebuilds the data, the network and the optimiser
   with `autograd` and trains them the same way (same seeds, same batches, same numbers).
-- `one_step_program(state)`: one training step's forward pass on a few points as an expression
-  program for the Expression Explorer.
 """
 
 from __future__ import annotations
@@ -26,7 +24,6 @@ from language.emit import RUN_NOTE
 FORMAT = "autograd-explorer playground model"
 VERSION = 1
 MAX_FILE_BYTES = 50_000_000
-PROGRAM_LIMIT = 10_000  # characters the expression language accepts
 
 
 class ModelFileError(ValueError):
@@ -300,69 +297,3 @@ def _script_name(state: training.TrainState) -> str:
 def file_stem(state: training.TrainState) -> str:
     """A name for the downloads: playground_two_moons_step920."""
     return f"playground_{state.config.dataset.replace(' ', '_')}_step{state.step}"
-
-
-# ---------------------------------------------------------------- one-step program
-
-
-def _program_literal(a: np.ndarray, digits: int) -> str:
-    if a.ndim == 1:
-        return "[" + ", ".join(_num(v, digits) for v in a) + "]"
-    return "[" + ", ".join(_program_literal(row, digits) for row in a) + "]"
-
-
-def _num(v: float, digits: int) -> str:
-    text = f"{float(v):.{digits}g}"
-    return "0" if text == "-0" else text
-
-
-def one_step_program(state: training.TrainState, batch: int = 4) -> str:
-    """One training step's forward pass on the first `batch` training points, as a program in the
-    expression language (autograd.expr): inputs, weights in nn.Linear's (out, in) layout, each layer
-    the fused `linear` op that training runs, the activations and the loss. Numbers are rounded to fit the language's
-    10,000-character limit; raises ValueError if the network is too large even so."""
-    rows = np.arange(min(batch, len(state.y_train)))
-    X = training.model_inputs(state, state.X_train[rows])
-    y = state.y_train[rows]
-    act = None if state.config.activation == "linear" else state.config.activation
-    kind = 0 if state.task == "regression" else (1 if state.n_classes == 2 else 2)
-    mse = state.config.loss == "MSE"
-    for digits in (4, 3, 2):
-        lines = [
-            f"# One training step of the playground's {state.model.sizes} MLP at step {state.step}",
-            f"# on {len(rows)} training points; loss: {state.loss_name}.",
-            f"X = {_program_literal(X, digits)}",
-        ]
-        if kind == 0 or kind == 1:
-            lines.append(f"y = {_program_literal(y.astype(np.float64)[:, None], digits)}")
-        elif mse:
-            lines.append(f"y = {_program_literal(np.eye(state.n_classes)[y], digits)}")
-        linears = state.linears()
-        h = "X"
-        for i, layer in enumerate(linears, start=1):
-            lines.append(f"W{i} = {_program_literal(layer.weight.data, digits)}")
-            lines.append(f"b{i} = {_program_literal(layer.bias.data, digits)}")
-            expr = f"linear({h}, W{i}, b{i})"
-            if i < len(linears):
-                lines.append(f"h{i} = {act}({expr})" if act else f"h{i} = {expr}")
-                h = f"h{i}"
-            else:
-                lines.append(f"out = {expr}")
-        if kind == 0:
-            lines.append("loss = mse_loss(out, y)")
-        elif kind == 1:
-            loss = "mse_loss(sigmoid(out), y)" if mse else "binary_cross_entropy_with_logits(out, y)"
-            lines.append(f"loss = {loss}")
-        elif mse:
-            lines.append("loss = mse_loss(softmax(out, axis=1), y)")
-        else:
-            labels = "[" + ", ".join(str(int(v)) for v in y) + "]"
-            lines.append(f"loss = cross_entropy(out, tensor({labels}))")
-        text = "\n".join(lines) + "\n"
-        if len(text) <= PROGRAM_LIMIT:
-            return text
-    raise ValueError(
-        f"This network has {sum(p.data.size for p in state.model.parameters())} weights: too many to "
-        f"show as a program under {PROGRAM_LIMIT:,} characters. Use smaller hidden layers "
-        "(e.g. 2 layers of 8) to see a step's graph."
-    )

@@ -7,6 +7,7 @@ the training runner the functions. Adding an optimiser is one function and one d
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,30 +59,59 @@ def features_for(task: str) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
 
 
 # ----------------------------------------------------------------------------- losses
-# A loss takes the network's output (N, K) and the targets and returns a scalar Tensor. The output
-# is one logit for two classes, one logit per class for more, the prediction for regression.
+# A loss compares the network's output (N, K) with the labels: one logit for two classes, one logit
+# per class for more, the prediction for regression. For one output width it is a `Criterion`: the
+# targets it takes (made from the labels), the engine's comparison, and how the expression language
+# writes that comparison (the step's graph in the Explorer).
 
 
-def _cross_entropy(out: Tensor, y: np.ndarray) -> Tensor:
-    if out.shape[1] == 1:
-        return F.binary_cross_entropy_with_logits(out, Tensor(y.astype(np.float64)[:, None]))
-    return F.cross_entropy(out, y)
+@dataclass(frozen=True)
+class Criterion:
+    """One loss for one output width."""
+
+    targets: Callable[[np.ndarray], np.ndarray]  # labels (N,) -> float targets (N, K), or class numbers (N,)
+    compare: Callable[[Tensor, Tensor | np.ndarray], Tensor]  # (output, targets) -> the scalar loss
+    program: str  # the comparison in the expression language, of `out` and the targets `y`
+
+    def __call__(self, out: Tensor, y: np.ndarray) -> Tensor:
+        """The loss of `out` for labels `y` (the targets become a constant tensor; class numbers stay numbers)."""
+        targets = self.targets(y)
+        return self.compare(out, Tensor(targets) if targets.dtype.kind == "f" else targets)
 
 
-def _mse(out: Tensor, y: np.ndarray) -> Tensor:
-    return F.mse_loss(out, Tensor(y.astype(np.float64)[:, None]))
+def _column(y: np.ndarray) -> np.ndarray:
+    return y.astype(np.float64)[:, None]
 
 
-def _mse_of_probabilities(out: Tensor, y: np.ndarray) -> Tensor:
+def _one_hot(classes: int) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda y: np.eye(classes)[y]
+
+
+def _labels(y: np.ndarray) -> np.ndarray:
+    return y
+
+
+def _cross_entropy(width: int) -> Criterion:
+    if width == 1:
+        return Criterion(_column, F.binary_cross_entropy_with_logits, "binary_cross_entropy_with_logits(out, y)")
+    return Criterion(_labels, F.cross_entropy, "cross_entropy(out, y)")
+
+
+def _mse_of_probabilities(width: int) -> Criterion:
     """Squared error between the predicted class probabilities and the one-hot labels: the loss a
     teacher compares with cross-entropy (its gradient fades where the model is confidently wrong)."""
-    if out.shape[1] == 1:
-        return F.mse_loss(F.sigmoid(out), Tensor(y.astype(np.float64)[:, None]))
-    return F.mse_loss(F.softmax(out, axis=1), Tensor(np.eye(out.shape[1])[y]))
+    if width == 1:
+        return Criterion(_column, lambda out, t: F.mse_loss(F.sigmoid(out), t), "mse_loss(sigmoid(out), y)")
+    return Criterion(_one_hot(width), lambda out, t: F.mse_loss(F.softmax(out, axis=1), t),
+                     "mse_loss(softmax(out, axis=1), y)")
 
 
-# task -> loss name -> (function, description)
-LOSSES: dict[str, dict[str, tuple[Callable[[Tensor, np.ndarray], Tensor], str]]] = {
+def _mse(width: int) -> Criterion:
+    return Criterion(_column, F.mse_loss, "mse_loss(out, y)")
+
+
+# task -> loss name -> (output width -> Criterion, description)
+LOSSES: dict[str, dict[str, tuple[Callable[[int], Criterion], str]]] = {
     "classification": {
         "cross-entropy": (_cross_entropy, "cross-entropy of the predicted class probabilities"),
         "MSE": (_mse_of_probabilities, "mean squared error between probabilities and one-hot labels"),
@@ -90,6 +120,11 @@ LOSSES: dict[str, dict[str, tuple[Callable[[Tensor, np.ndarray], Tensor], str]]]
         "MSE": (_mse, "mean squared error"),
     },
 }
+
+
+def criterion(task: str, loss: str, width: int) -> Criterion:
+    """The loss `loss` of a `task` network with `width` outputs."""
+    return LOSSES[task][loss][0](width)
 
 
 def loss_names(task: str) -> tuple[str, ...]:

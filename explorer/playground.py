@@ -16,13 +16,13 @@ from __future__ import annotations
 import base64
 import math
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from explorer import datasets, model_io, training
+from explorer import datasets, model_io, playground_graph, training
 from explorer.playground_settings import SLOW_MOTION, TrainConfig, changed_settings
 from explorer.run_store import RUNS, RunStore, new_run_id
 
@@ -36,6 +36,13 @@ CATCH_UP_SECONDS = 0.5  # after a stall, at most this much wall clock's worth of
 HISTORY_EVERY = 1.0  # seconds between full curve histories while playing
 SAVE_EVERY = 1.0  # seconds between snapshots in the run store while playing (every action saves at once)
 DIGITS = 4  # significant digits of the numbers the live view draws (curves, points)
+GRAPH_TEXTS_KEPT = 128  # step graphs' texts kept per session (by step: a frame resent, or replayed, is not redone)
+# NOTE: json.dumps (as Streamlit sends a component's data) writes every non-ASCII character as a 6-byte
+# escape, and the step graph's texts are mostly sparkline blocks: in a frame they travel as ASCII stand-ins
+# (none of which explorer.dot ever writes), which live_view.js puts back: 3.3 -> 2.2 KiB a frame at the defaults.
+GLYPHS = "▁▂▃▄▅▆▇█…"
+STAND_INS = "!#$%&*;?~"
+_TO_ASCII = str.maketrans(GLYPHS, STAND_INS)
 
 
 @dataclass
@@ -76,6 +83,8 @@ class Playground:
         self._history_sent = -math.inf
         self._saved = -math.inf
         self._recent: deque[training.Frame] = deque(maxlen=SLOW_MOTION)  # slow motion resends these
+        self._graph_texts: OrderedDict[int, dict] = OrderedDict()  # step -> the step graph's texts
+        self._graph_layout: dict | None = None
         self.save()  # a reload finds even an untouched run
 
     # ------------------------------------------------------------------ runs
@@ -117,6 +126,8 @@ class Playground:
     def _start(self, state: training.TrainState) -> None:
         self.state = state
         self._recent.clear()
+        self._graph_texts.clear()
+        self._graph_layout = None
         self.playing = False
         self.wall_rate = 0.0
         self.generation += 1
@@ -256,12 +267,42 @@ class Playground:
             )
         return cls(config, clock=clock, store=store), problems + refused
 
+    # ------------------------------------------------------------- the step graph
+    def graph_layout(self) -> dict:
+        """The graph view's data for the run's step graph (explorer/playground_graph.py): made once
+        per run, and the same DOT for every run of the same network shape and settings."""
+        if self._graph_layout is None:
+            self._graph_layout = playground_graph.layout(self.state)
+        return self._graph_layout
+
+    def graph_panel(self) -> dict:
+        """What the step-graph panel shows on a full page run: its layout, every box's texts at the
+        current step (with tooltips), the step, and how many training points the step is on."""
+        graph = playground_graph.step_graph(self.state)
+        return {"data": self.graph_layout(), "values": playground_graph.values(graph),
+                "caption": step_caption(self.state.step), "points": len(playground_graph.fixed_batch(self.state))}
+
+    def _frame_graph(self, f: training.Frame) -> dict:
+        """The step graph's texts at a frame's step (what changes from frame to frame), glyphs as stand-ins."""
+        texts = self._graph_texts.get(f.step)
+        if texts is None:
+            texts = playground_graph.frame_values(playground_graph.step_graph(self.state, f.params))
+            texts = {box: {part: [line.translate(_TO_ASCII) for line in lines] for part, lines in cells.items()}
+                     for box, cells in texts.items()}
+            self._graph_texts[f.step] = texts
+            if len(self._graph_texts) > GRAPH_TEXTS_KEPT:
+                self._graph_texts.popitem(last=False)
+        else:
+            self._graph_texts.move_to_end(f.step)
+        return texts
+
     # ------------------------------------------------------------- the view
-    def view_data(self, frames: list[training.Frame], *, full: bool, replay: bool = False) -> dict:
+    def view_data(self, frames: list[training.Frame], *, full: bool, replay: bool = False, graph: bool = False) -> dict:
         """What the live view draws (components/live_view): always the frames to paint (at least
         the current one) and the run's status; with `full` also the network's layout, the points
         and the curves' history (the browser keeps them between messages); with `replay` the
-        recorded frames for the replay slider."""
+        recorded frames for the replay slider; with `graph` each frame's step-graph texts, which the
+        browser passes on to the step-graph panel as it paints the frame."""
         s = self.state
         self.seq += 1
         now = self.clock()
@@ -280,16 +321,29 @@ class Playground:
             "compute": round(s.compute_rate),
             "diverged": s.diverged,
             "dtype": _dtype(s),
-            "frames": [_frame_data(f, _dtype(s)) for f in (frames or [training.frame(s)])],
+            "frames": [self._frame_data(f, graph) for f in (frames or [training.frame(s)])],
         }
         if full:
             data["model"] = _model_data(s)
+            if graph:
+                data["model"]["graph"] = {"key": self.graph_layout()["key"], "glyphs": [STAND_INS, GLYPHS]}
         if full or now - self._history_sent >= HISTORY_EVERY:
             data["history"] = _history_data(s.history)
             self._history_sent = now
         if replay:
-            data["replay"] = [_frame_data(f, _dtype(s)) for f in s.frames]
+            data["replay"] = [self._frame_data(f, graph) for f in s.frames]
         return data
+
+    def _frame_data(self, f: training.Frame, graph: bool) -> dict:
+        data = _frame_data(f, _dtype(self.state))
+        if graph:
+            data["g"] = self._frame_graph(f)
+        return data
+
+
+def step_caption(step: int) -> str:
+    """Which step a picture shows, as the live view's step graph says it (live_view.js stepCaption too)."""
+    return f"Step {step:,}"
 
 
 # ------------------------------------------------------------ encoding for the browser

@@ -146,8 +146,13 @@ class TrainState:
     def linears(self) -> list[nn.Linear]:
         return [layer for layer in self.model.layers if isinstance(layer, nn.Linear)]
 
+    @property
+    def criterion(self) -> nets.Criterion:
+        """The loss for this network's output width (its targets, the comparison, its spelling)."""
+        return nets.criterion(self.task, self.config.loss, self.model.sizes[-1])
+
     def loss(self, out: Tensor, y: np.ndarray) -> Tensor:
-        return nets.LOSSES[self.task][self.config.loss][0](out, y)
+        return self.criterion(out, y)
 
 
 def new_state(

@@ -659,9 +659,13 @@ class Checker:
         for argument in node.args:
             if isinstance(argument, ast.Starred):
                 raise self.fail(argument, msg.STAR_ARGS)
+        seen = set()
         for keyword in node.keywords:
             if keyword.arg is None:
                 raise self.fail(keyword, msg.DOUBLE_STAR)
+            if keyword.arg in seen:  # NOTE: ast.parse accepts f(a=1, a=2); Python's compiler refuses it
+                raise self.fail(keyword, msg.repeated_keyword(keyword.arg))
+            seen.add(keyword.arg)
         if isinstance(func, ast.Name):
             name = func.id
             if name.startswith("__"):
@@ -782,9 +786,24 @@ class Checker:
         return code_call(code_attr(code_name("F"), entry.name), [v.code for v in converted], kws)
 
     def construct(self, node: ast.Call, name: str) -> Value:
-        """tensor([...]), randn, rand, zeros, ones, eye, arange: constant arrays (leaves once assigned)."""
-        if node.keywords:
-            raise self.fail(node.keywords[0], msg.constructor_keywords(name))
+        """tensor([...]), randn, rand, zeros, ones, eye, arange: constant arrays (leaves once assigned).
+
+        With `requires_grad=False` the result is data instead: a constant tensor, a graph node without
+        grad, which stays one when assigned to a name (it is not an input of the program).
+        """
+        requires_grad = True
+        for keyword in node.keywords:
+            if keyword.arg not in lib.CONSTRUCTOR_KEYWORDS:
+                raise self.fail(keyword, msg.constructor_keyword(name, keyword.arg, lib.CONSTRUCTOR_KEYWORDS))
+            flag = self.expr(keyword.value)
+            if flag.kind != "flag" or not isinstance(flag.known, bool):
+                raise self.fail(keyword.value, msg.requires_grad_flag(name, flag.describe()))
+            requires_grad = flag.known
+        array = self.construct_array(node, name)
+        return array if requires_grad else self.tensor(array, node)
+
+    def construct_array(self, node: ast.Call, name: str) -> Value:
+        """What a constructor makes: an 'array' Value (its size charged)."""
         args = [self.expr(a) for a in node.args]
         if name == "tensor":
             if len(args) != 1 or args[0].kind not in ("number", "list", "array"):

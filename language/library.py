@@ -99,6 +99,9 @@ METHODS = {
 }
 
 CONSTRUCTORS = ("tensor", "randn", "rand", "zeros", "ones", "eye", "arange")
+#: Keywords every constructor takes. `requires_grad=False` makes data: a constant tensor (no grad) that
+#: keeps that when assigned to a name (it is not an input); True, the default, is what a literal does.
+CONSTRUCTOR_KEYWORDS = frozenset({"requires_grad"})
 CONSTANTS = {"pi": float(np.pi), "e": float(np.e)}
 ATTRIBUTES = ("T", "shape")
 

@@ -278,8 +278,13 @@ def shape_of(what):
     return f".shape is the shape of a tensor, not of {what}"
 
 
-def constructor_keywords(name):
-    return f"{name}() takes no keywords"
+def constructor_keyword(name, keyword, allowed):
+    options = ", ".join(f"{k}=..." for k in sorted(allowed))
+    return f"{name}() takes no keyword '{keyword}' (it takes {options})"
+
+
+def requires_grad_flag(name, got):
+    return f"{name}(..., requires_grad=...) takes True or False, not {got}"
 
 
 def tensor_argument():
@@ -292,6 +297,10 @@ def one_whole_number(name):
 
 def bad_shape(shape):
     return f"a shape needs at most {MAX_DIMS} dimensions, none negative; got {shape}"
+
+
+def repeated_keyword(keyword):
+    return f"keyword '{keyword}' is given twice"
 
 
 def keyword_not_allowed(keyword, allowed):

@@ -9,8 +9,9 @@ from components.entry import through_app
 through_app()
 
 from components import settings_form as form  # noqa: E402
+from components.graph_view import graph_view  # noqa: E402
 from components.live_view import live_view  # noqa: E402
-from explorer import datasets, model_io, training  # noqa: E402
+from explorer import datasets, model_io, playground_graph, training  # noqa: E402
 from explorer.formatting import markdown_safe  # noqa: E402
 from explorer.playground import Playground  # noqa: E402
 
@@ -20,9 +21,13 @@ st.title("Training Playground")
 # NOTE: while playing, the live view's fragment reruns several times a second and Streamlit greys a
 # running fragment's elements out (data-stale); the view would look faded all the time.
 # The page starts higher than Streamlit's default so that, at 1280x800, the whole live view fits.
+# The step graph's panel changes with every frame: on a layer of its own (will-change), its repaints stay
+# its own. NOTE: without it, headless Chromium (software compositing) repainted the union of the live
+# view's and the panel's changes, most of the window: 20 instead of 55-60 animation frames a second.
 st.html(
     '<style>.st-key-pg_live [data-stale="true"] { opacity: 1 !important; transition: none !important; }'
-    '[data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }</style>'
+    '[data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }'
+    '.st-key-pg_graph_panel .gv { will-change: transform; }</style>'
 )
 st.caption(
     "Train a small neural network (our own autograd engine) on toy data and watch everything move as it "
@@ -87,7 +92,7 @@ if st.query_params.to_dict() != query:
 
 def _show_graph() -> None:
     try:
-        ss.program = model_io.one_step_program(pg.state, batch=4)
+        ss.program = playground_graph.step_program(pg.state)
         ss.pg_goto_explorer = True
     except ValueError as err:
         ss.pg_graph_error = str(err)
@@ -106,7 +111,8 @@ buttons.button("Step", icon=":material/skip_next:", on_click=pg.step_once, disab
                help="Train one step.")
 buttons.button("Reset", icon=":material/restart_alt:", on_click=pg.reset)
 buttons.button("Show this step's graph", icon=":material/account_tree:", on_click=_show_graph,
-               help="Open one training step on 4 points as a program in the Expression Explorer.")
+               help="Open the step graph below (one training step on its 4 points) as a program in the Expression "
+                    "Explorer, with the optimiser's update last.")
 buttons.toggle("Replay", key="pg_replay", disabled=playing,
                help="Scrub through the frames recorded so far (boundary, network, health).")
 if ss.get("pg_graph_error"):
@@ -121,13 +127,29 @@ def live() -> None:
     frames = pg.tick()
     if was_playing and not pg.playing:
         st.rerun(scope="app")  # diverged: stop the timer and show the explanation
-    data = pg.view_data(frames, full=ss.pop("pg_full", False), replay=ss.get("pg_replay") and not pg.playing)
+    data = pg.view_data(frames, full=ss.pop("pg_full", False), replay=ss.get("pg_replay") and not pg.playing,
+                        graph=ss.pg_graph)
     live_view(data, key="pg_view", on_need=lambda: ss.update(pg_full=True))
 
 
 ss.pg_full = True  # a full run sends the layout and the points; the fragment's reruns only frames
+ss.setdefault("pg_graph", True)
 with st.container(key="pg_live"):
     live()
+
+# The step graph: laid out once per network shape; while playing the live view above pushes each
+# frame's numbers into it (so it is sent on full runs only, never by the fragment).
+st.toggle("**This step's graph, live**", key="pg_graph",
+          help="One training step on 4 fixed training points, as the engine computes it, refreshed with every "
+               "frame above. Off: the server does not compute or send it.")
+if ss.pg_graph:
+    panel = pg.graph_panel()
+    with st.container(key="pg_graph_panel"):
+        st.caption(f"One training step on {panel['points']} fixed training points, as the engine computes it: X and "
+                   "y are data (grey, no grad), each layer's W and b are weights (green) with their grads. Each box "
+                   "shows its values as a sparkline and their range; hover one for its numbers.")
+        graph_view(panel["data"], key="pg_step_graph", view=ss.get("pg_graph_view"), values=panel["values"],
+                   caption=panel["caption"], on_view=lambda: ss.update(pg_graph_view=ss.pg_step_graph["view"]))
 
 with st.expander("Weights and data: download, load, rebuild in Python", icon=":material/download:"):
     # NOTE: the files are made when a button is pressed (a callable `data`), not on every run.

@@ -384,7 +384,8 @@ METHODS = [
     "sum", "mean", "max", "min", "var", "std", "pow", "exp", "log", "sqrt", "abs", "relu", "tanh", "sigmoid",
     "gelu", "silu", "softmax", "log_softmax", "reshape", "transpose", "unsqueeze", "squeeze", "masked_fill", "clip",
 ]
-KEYWORDS = ["", "axis=0", "axis=-1", "keepdims=True", "axis=(0, 1)", "axis=None", "lo=0", "axis=5", "correction=0"]
+KEYWORDS = ["", "axis=0", "axis=-1", "keepdims=True", "axis=(0, 1)", "axis=None", "lo=0", "axis=5", "correction=0",
+            "requires_grad=False"]
 INDICES = ["0", "-1", "1:3", ":, 0", "[0, 1]", "0, 1", "::2", "5", "[[0], [1]], [0, 1]", "::-1", "[]", "None",
            "..., 0", "None, ..., None", "[0, 1], ..., [1, 0]", "0, :, [1, 0]"]
 

@@ -13,7 +13,7 @@ import pytest
 import autograd.functional as F
 from autograd import Tensor
 from autograd.gradcheck import numerical_vjp
-from autograd.graph import backward_steps
+from autograd.graph import backward_steps, trace
 from autograd.ops import PRIMITIVES
 from language import ExpressionError, Program, compile_program, evaluate, to_python
 from language import library as lib
@@ -308,3 +308,70 @@ def test_the_explorers_check_skips_only_the_inputs_that_set_a_shape():
     rows = {row.name: row for row in analysis.checks}
     assert rows["x"].ok is True and rows["x"].checked == 6
     assert rows["n"].ok is None and "sets a shape" in rows["n"].note
+
+
+# ---- data: constructors with requires_grad=False ----------------------------------------------------
+DATA_PROGRAM = """
+X = tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]], requires_grad=False)
+y = tensor([[1.0], [0.0], [1.0]], requires_grad=False)
+W = [[0.5, -1.0]]
+b = [0.1]
+loss = binary_cross_entropy_with_logits(linear(X, W, b), y)
+"""
+
+
+def test_requires_grad_false_makes_named_data_that_is_not_an_input():
+    program = compile_program(DATA_PROGRAM)
+    assert program.inputs == {"W": (1, 2), "b": (1,)}  # X and y are data: run(inputs=...) cannot replace them
+    result = program.run()
+    result.output.backward()
+    X, y, W, b = (result.variables[name] for name in ("X", "y", "W", "b"))
+    for data in (X, y):
+        assert data.is_leaf and not data.requires_grad and data.grad is None and data.name in ("X", "y")
+    kinds = {node.name: node.kind for node in trace(result.output).nodes if node.name}
+    assert kinds == {"X": "const", "y": "const", "W": "input", "b": "input", "loss": "output"}
+    # The grads are BCE's closed form: dZ = (sigmoid(Z) - Y) / N, dW = dZᵀ X, db = Σ dZ.
+    Xd, yd = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]]), np.array([[1.0], [0.0], [1.0]])
+    dz = (1 / (1 + np.exp(-(Xd @ np.array([[0.5], [-1.0]]) + 0.1))) - yd) / 3
+    np.testing.assert_allclose(W.grad, dz.T @ Xd, rtol=1e-12)
+    np.testing.assert_allclose(b.grad, dz.sum(axis=0), rtol=1e-12)
+    with pytest.raises(ExpressionError, match="'X'"):
+        program.run(inputs={"X": np.zeros((3, 2))})
+
+
+@pytest.mark.parametrize("name", lib.CONSTRUCTORS)
+def test_every_constructor_takes_requires_grad(name):
+    call = {"tensor": "tensor([[1, 2], [3, 4]]", "eye": "eye(3", "arange": "arange(4"}.get(name, f"{name}(2, 3")
+    given = evaluate(f"a = {call})\nb = {call}, requires_grad=True)\nc = {call}, requires_grad=False)", seed=5)
+    a, b, c = (given.variables[k] for k in "abc")
+    assert a.requires_grad and b.requires_grad and set(given.inputs) == {"a", "b"}  # True is the default
+    assert not c.requires_grad and c.is_leaf and c.name == "c"
+    plain = evaluate(f"a = {call})\nb = {call})\nc = {call})", seed=5)  # the same numbers, random draws too
+    for k in "abc":
+        np.testing.assert_array_equal(given.variables[k].data, plain.variables[k].data)
+
+
+def test_data_in_the_python_export_and_inline():
+    script = to_python(DATA_PROGRAM)
+    assert "X = Tensor(np.array(" in script and "requires_grad=True" not in script.split("W = ")[0]
+    r = evaluate("w = [2.0]\nz = (w * tensor([3.0], requires_grad=False)).sum()")
+    r.output.backward()
+    np.testing.assert_array_equal(r.variables["w"].grad, [3.0])
+
+
+@pytest.mark.parametrize(("text", "words", "at"), [
+    ("x = tensor([1.0], requires_grad=1)", "takes True or False, not the number 1", "1)"),
+    ("x = tensor([1.0], requires_grad=None)", "takes True or False, not None", "None"),
+    ("a = randn(2)\nx = ones(2, requires_grad=a)", "takes True or False, not a tensor", "a)"),
+    ("x = zeros(2, dtype=1)", "zeros() takes no keyword 'dtype' (it takes requires_grad=...)", "dtype"),
+    ("x = eye(2, requires_grad=False, requires_grad=True)", "is given twice", "requires_grad=T"),
+    ("x = randn(2).sum(axis=0, axis=0)", "keyword 'axis' is given twice", "axis=0)"),
+    ("x = relu(ones(2), requires_grad=False)", "keyword 'requires_grad' is not allowed here", "requires_grad"),
+    ("x = tensor(requires_grad=False)", "tensor() takes one number", "tensor"),
+    ("x = zeros(10**4, 10**4, requires_grad=False)", "100,000,000 elements", "zeros"),
+])
+def test_requires_grad_mistakes_say_what_and_where(text, words, at):
+    error = message(text)
+    last = text.splitlines()[-1]
+    assert words in error.message
+    assert (error.line, error.col) == (len(text.splitlines()), last.index(at) + 1)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.playground import Playground
+from explorer import playground_graph
+from explorer.playground import GLYPHS, STAND_INS, Playground
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/playground.py"
@@ -53,11 +54,16 @@ def main_buttons(at):
     return [b.label for b in at.button if b.label in (*BUTTONS, "Pause")]
 
 
-def view(at) -> dict:
-    """The live view's data in the last run."""
-    [element] = at.get("bidi_component")
+def component(at, name: str) -> dict:
+    """The data of the page's `st.components.v2` component `name` in the last run."""
+    [element] = [e for e in at.get("bidi_component") if e.proto.component_name == name]
     proto = element.proto
     return json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+
+
+def view(at) -> dict:
+    """The live view's data in the last run."""
+    return component(at, "components.live_view")
 
 
 def test_first_render_sends_the_layout_and_an_untrained_frame(at):
@@ -212,8 +218,71 @@ def test_a_new_session_with_the_run_in_its_url_continues_the_run(at):
 def test_show_step_graph_puts_the_program_in_session_state(at):
     button(at, "Step").click().run()
     button(at, "Show this step's graph").click().run()
-    assert at.session_state["program"].startswith("# One training step")
-    assert "loss = binary_cross_entropy_with_logits(out, y)" in at.session_state["program"]
+    program = at.session_state["program"]
+    assert program.startswith("# One training step") and "at step 1," in program
+    assert "X = tensor([[" in program and "], requires_grad=False)" in program
+    assert "loss = binary_cross_entropy_with_logits(out, y)" in program
+    assert "W1_new = W1 - 0.1 * W1_grad" in program and program.endswith("\nloss\n")
+
+
+# ----------------------------------------------------------------------------- the step graph
+
+
+def step_graph(at) -> dict:
+    """The step-graph panel's data in the last run (components/graph_view)."""
+    return component(at, "components.graph_view")
+
+
+def test_the_step_graph_is_laid_out_once_and_retexted_by_the_frames(at):
+    first = step_graph(at)
+    assert first["caption"] == "Step 0" and first["view"]["rankdir"] == "TB"
+    nodes = {node.name: node for node in playground_graph.step_graph(pg(at).state).nodes if node.name}
+    x, loss = str(nodes["X"].id), str(nodes["loss"].id)
+    assert 'class="kind-const"' in first["dot"] and 'class="kind-param"' in first["dot"]
+    assert set(first["values"]) == {str(node.id) for node in playground_graph.step_graph(pg(at).state).nodes}
+    assert "g" not in first["values"][x] and first["values"][x]["tip"][1] == ""  # data: no grad row
+    assert view(at)["model"]["graph"]["key"] == first["key"]  # the live view pushes into this layout
+    assert view(at)["frames"][0]["g"][loss]["d"] == first["values"][loss]["d"]
+
+    clock = pg(at).clock = Clock()
+    button(at, "Play").click().run()
+    clock.now += 0.2
+    at.run()
+    frames = view(at)["frames"]
+    assert [f["step"] for f in frames] == [1, 2, 3, 4, 5]
+    for f in frames:
+        assert x not in f["g"] and "tip" not in f["g"][loss]  # the data and the tooltips stay
+    assert len({f["g"][loss]["d"][0] for f in frames}) == 5, "every frame carries its own step's numbers"
+    # The last frame is the run as it is now: the engine's numbers at that step (glyphs put back as the
+    # browser does).
+    glyphs = str.maketrans(STAND_INS, GLYPHS)
+    shown = {box: {part: [line.translate(glyphs) for line in lines] for part, lines in cells.items()}
+             for box, cells in frames[-1]["g"].items()}
+    assert shown == playground_graph.frame_values(playground_graph.step_graph(pg(at).state))
+    assert all(ord(c) < 128 for c in json.dumps(frames[-1]["g"], ensure_ascii=False))
+    button(at, "Pause").click().run()
+    paused = step_graph(at)
+    assert paused["key"] == first["key"] and paused["dot"] == first["dot"], "laid out once"
+    assert paused["caption"] == "Step 5" and paused["values"][loss] != first["values"][loss]
+
+
+def test_the_step_graph_can_be_turned_off_and_costs_nothing_then(at):
+    at.toggle(key="pg_graph").set_value(False).run()
+    assert not [e for e in at.get("bidi_component") if e.proto.component_name == "components.graph_view"]
+    data = view(at)
+    assert "graph" not in data["model"] and all("g" not in f for f in data["frames"])
+    button(at, "Step").click().run()
+    assert all("g" not in f for f in view(at)["frames"])
+    at.toggle(key="pg_graph").set_value(True).run()
+    assert step_graph(at)["caption"] == "Step 1" and "g" in view(at)["frames"][-1]
+
+
+def test_a_new_network_shape_gets_a_new_layout(at):
+    key = step_graph(at)["key"]
+    at.selectbox(key="pg_dataset").set_value("circles").run()
+    assert step_graph(at)["key"] == key, "other points, the same shapes: the same layout"
+    at.text_input(key="pg_hidden").set_value("4").run()
+    assert step_graph(at)["key"] != key and view(at)["model"]["graph"]["key"] == step_graph(at)["key"]
 
 
 def test_leaving_and_coming_back_keeps_the_settings_and_the_run(at):

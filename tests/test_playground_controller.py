@@ -6,8 +6,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from explorer import dot, playground_graph, training
 from explorer import playground as pgm
-from explorer import training
 from explorer.playground import Playground
 from explorer.playground_settings import TrainConfig
 from explorer.run_store import RunStore
@@ -229,3 +229,23 @@ def test_slow_motion_messages_repeat_the_last_seconds_frames(clock):
     fast.tick()
     clock.now += 0.2
     assert [f["step"] for f in fast.view_data(fast.tick(), full=False)["frames"]] == [6, 7, 8, 9, 10]
+
+
+def test_the_step_graphs_glyphs_travel_as_ascii_stand_ins_that_no_text_contains():
+    glyphs, stand_ins = pgm.GLYPHS, pgm.STAND_INS
+    assert len(glyphs) == len(stand_ins) == len(set(stand_ins)) and all(ord(c) < 128 for c in stand_ins)
+    rng = np.random.default_rng(0)
+    arrays = [np.array(v) for v in (0.0, -1.5e-300, np.nan, np.inf, [np.nan, 1.0], [-np.inf, np.inf], [2.0] * 30)]
+    arrays += [rng.standard_normal(shape) * scale for shape in [(3,), (4, 1), (4, 8), (64, 64), (7,)]
+               for scale in (1e-9, 1.0, 1e12)]
+    written = "".join(line for a in arrays for compact in (True, False) for line in dot.value_lines(a, compact))
+    assert set(glyphs) <= set(written) | {"…"} and not set(stand_ins) & set(written)
+    pg = Playground(TrainConfig(), clock=lambda: 0.0, store=RunStore())
+    training.step(pg.state, 3)
+    data = pg.view_data([training.frame(pg.state)], full=True, graph=True)
+    sent = data["frames"][0]["g"]
+    assert data["model"]["graph"]["glyphs"] == [stand_ins, glyphs]
+    back = str.maketrans(stand_ins, glyphs)
+    want = playground_graph.frame_values(playground_graph.step_graph(pg.state))
+    assert {b: {p: [line.translate(back) for line in v] for p, v in c.items()} for b, c in sent.items()} == want
+    assert len(json.dumps(sent)) < 0.7 * len(json.dumps(want))

@@ -96,6 +96,7 @@ def graph_view(
     selected: int | None = None,
     select_seq: int = 0,
     values: dict | None = None,
+    caption: str = "",
     on_step: Callable[[], None] | None = None,
     on_select: Callable[[], None] | None = None,
     on_view: Callable[[], None] | None = None,
@@ -107,10 +108,13 @@ def graph_view(
     mounts or the program changes; ``selected`` the selected node's id, applied when the view mounts
     or ``select_seq`` grows; ``values`` (explorer.graph_data.value_texts of a graph with the same
     shapes) retexts the boxes' data and grad in place, over the layout already drawn; so do new ``steps``
-    of the same program (``data["steps"]["version"]`` changed): the stepper keeps its position. The
-    callbacks run when the browser reports a new step, selection or view, or asks for the Jacobian of a
-    step's node that was not sent (``{"later": True}`` in the steps' ``jacobians``); ``st.session_state[key]``
-    then holds {step, selected, view, jacobian}. Returns the component's state.
+    of the same program (``data["steps"]["version"]`` changed): the stepper keeps its position.
+    ``caption`` is a line shown above the graph (e.g. which step the values are from). Other code in the
+    page may push values and a caption too: a window event "graph-view:values" with detail
+    {key: data["key"], values, caption} (see graph_view.js). The callbacks run when the browser reports a
+    new step, selection or view, or asks for the Jacobian of a step's node that was not sent
+    (``{"later": True}`` in the steps' ``jacobians``); ``st.session_state[key]`` then holds {step,
+    selected, view, jacobian}. Returns the component's state.
     """
     payload = {
         **data,
@@ -122,6 +126,8 @@ def graph_view(
         "selected": selected,
         "select_seq": int(select_seq),
         "values": values,
+        "caption": caption,
+        "selectable": on_select is not None,  # a click selects a box only where someone hears of it
     }
     return _component(
         key=key,

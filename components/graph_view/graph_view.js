@@ -20,10 +20,17 @@
 //   or scroll the pane. 100 % draws the 13-unit node text at 13 px.
 // - Click: selects a box (reported as state `selected`), or in the stepper goes to its step.
 //
+// - Values pushed from elsewhere in the page: a window event VALUES_EVENT with detail {key (the
+//   program's data.key), values (as data.values), caption?} retexts the view that shows that program,
+//   like data.values (the Training Playground's live view sends its step graph's with every frame it
+//   paints). A push updates the boxes it names (the others keep their texts); the latest values win,
+//   pushed or sent; values without "tip" give the tooltip the cells' lines. Pushes that arrive while
+//   the view is off screen are painted (the latest only) when it comes into view.
+//
 // Hooks kept true on every repaint, on the root [data-testid="graph-view"]: data-step (0 = the seed),
 // data-steps, data-selected (node id, '' if none), data-zoom (1 = 100 %), data-ready ('1' once drawn),
-// data-layouts (layouts made), data-updates (in-place repaints), data-theme (light / dark); each box
-// g.node[data-node=<id>] with class active / done / waiting / selected; the stepper's panel
+// data-layouts (layouts made), data-updates (in-place repaints), data-theme (light / dark), data-caption;
+// each box g.node[data-node=<id>] with class active / done / waiting / selected; the stepper's panel
 // [data-testid="graph-view-panel"][data-step][data-tab] (step / jacobian), its tabs .gv-tab[data-tab], and
 // in its Jacobian tab the Jacobian view's own hooks (jacobian.js).
 
@@ -37,6 +44,7 @@ const PAD = 8; // px around the drawing inside the pane (its CSS padding)...
 const PAD_TOP = 44; // ...but above it, where the zoom controls float
 const BORDER = 2; // px of the pane's top and bottom borders (its CSS)
 const KEEP_LAYOUTS = 8;
+const VALUES_EVENT = "graph-view:values";
 
 // Whether a CSS colour (#rrggbb or rgb()) is dark: Streamlit's theme gives no light/dark flag.
 function isDark(colour) {
@@ -136,7 +144,8 @@ class GraphView {
       el("button", { type: "button", class: "gv-button gv-fit", "aria-label": "Fit", title: "Fit the whole graph in view", text: "Fit", onclick: () => this.fit() }),
       el("button", { type: "button", class: "gv-button gv-actual", "aria-label": "100 %", title: "Node text at 13 px", text: "100 %", onclick: () => this.zoomTo(1) }),
     ]);
-    this.toolbar = el("div", { class: "gv-toolbar" }, [this.legend, el("div", { class: "gv-tools" }, [parts, this.rankSelect])]);
+    this.caption = el("div", { class: "gv-caption", hidden: "" });
+    this.toolbar = el("div", { class: "gv-toolbar" }, [this.caption, this.legend, el("div", { class: "gv-tools" }, [parts, this.rankSelect])]);
     this.controls = el("div", { class: "gv-controls", hidden: "" });
     this.pane = el("div", { class: "gv-pane", tabindex: "-1" });
     this.message = el("div", { class: "gv-message", text: "Laying out the graph…" });
@@ -189,10 +198,11 @@ class GraphView {
       this.themeRead = now;
       this.root.dataset.theme = isDark(getComputedStyle(this.root).getPropertyValue("--st-background-color")) ? "dark" : "light";
     }
+    this.showCaption();
     this.syncToolbar();
     this.hint.textContent = (this.stepper ? "← / → step · " : "")
       + "Ctrl + wheel or pinch to zoom · drag to pan · hover a box for its values"
-      + (data.steps ? "" : " · click a box to inspect it");
+      + (data.steps || !data.selectable ? "" : " · click a box to inspect it");
     this.relayout(first || newProgram);
   }
 
@@ -303,7 +313,8 @@ class GraphView {
           fitLines(box, box.cells[part]);
         }
       }
-      if (v.tip && this.boxInfo[key]) this.boxInfo[key] = { ...this.boxInfo[key], data: v.tip[0], grad: v.tip[1] };
+      const tip = v.tip || [(v.d || []).join(" "), (v.g || []).join(" ")];
+      if (this.boxInfo[key]) this.boxInfo[key] = { ...this.boxInfo[key], data: tip[0], grad: tip[1] };
     }
     drawing.retexted = true;
     this.valuesShown = values;
@@ -326,6 +337,29 @@ class GraphView {
     this.drawing.retexted = false;
     this.tipFor = null;
     this.counted();
+  }
+
+  // Values pushed by other code in the page (VALUES_EVENT), for the program this view shows. While the
+  // view is off screen they are only kept: the latest are painted when it comes into view.
+  pushed(detail) {
+    if (!this.data || !detail || detail.key !== this.data.key || !detail.values) return;
+    // NOTE: merged: a push may leave out boxes that do not change (the playground's data), whose texts
+    // the server's values gave.
+    const values = { ...(this.data.values || {}), ...detail.values };
+    this.data = { ...this.data, values, caption: detail.caption === undefined ? this.data.caption : detail.caption };
+    if (this.onScreen) this.paintPushed();
+  }
+
+  paintPushed() {
+    this.showCaption();
+    if (this.drawing) this.paintValues();
+  }
+
+  showCaption() {
+    const text = this.data.caption || "";
+    if (this.caption.textContent !== text) this.caption.textContent = text;
+    this.caption.hidden = !text;
+    this.root.dataset.caption = text;
   }
 
   paintSelection() {
@@ -568,6 +602,15 @@ class GraphView {
       if (this.stepper && this.root.isConnected) this.stepper.key(e);
     };
     document.addEventListener("keydown", this.onKey);
+    this.onValues = (e) => this.pushed(e.detail);
+    window.addEventListener(VALUES_EVENT, this.onValues);
+    this.onScreen = true;
+    this.visibility = new IntersectionObserver((entries) => {
+      const entry = entries[entries.length - 1];
+      this.onScreen = entry.isIntersecting;
+      if (this.onScreen && this.data) this.paintPushed();
+    });
+    this.visibility.observe(this.root);
     // The pane's width changes with the window and with Streamlit's sidebar: an unzoomed graph keeps
     // its opening size for the new width.
     let width = 0;
@@ -595,7 +638,7 @@ class GraphView {
     const key = this.boxAt(document.elementFromPoint(e.clientX, e.clientY) || e.target);
     if (key === null || key === "notice") return;
     if (this.stepper) this.stepper.jumpTo(key);
-    else this.select(key);
+    else if (this.data.selectable) this.select(key);
   }
 
   hover(e) {
@@ -634,6 +677,8 @@ class GraphView {
   destroy() {
     if (this.stepper) this.stepper.destroy();
     document.removeEventListener("keydown", this.onKey);
+    window.removeEventListener(VALUES_EVENT, this.onValues);
+    this.visibility.disconnect();
     this.resizeObserver.disconnect();
     this.layouts.clear();
   }

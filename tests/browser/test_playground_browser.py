@@ -12,8 +12,10 @@ from urllib.parse import urlparse
 import numpy as np
 import pytest
 
-from explorer import training
+from explorer import playground_graph, training
+from explorer.dot import value_lines
 from explorer.playground_settings import TrainConfig
+from tests.test_playground_graph import _numpy_step
 from tests.test_training import _independent_health
 
 from .helpers import GRAPH_NODES, app_exception, click_button, horizontal_overflow, open_page
@@ -394,11 +396,108 @@ def test_show_this_steps_graph_opens_the_explorer(browser, app_url):
     try:
         _open(page, app_url)
         page.get_by_role("button", name="Show this step's graph").click()
+        page.wait_for_url(lambda url: "playground" not in urlparse(url).path, timeout=30_000)
         page.wait_for_selector(GRAPH_NODES, timeout=30_000)
-        assert "playground" not in urlparse(page.url).path
-        assert page.locator(GRAPH_NODES).count() > 10
+        editor = page.locator('[data-testid="stTextArea"] textarea').first
+        page.wait_for_function("(el) => el.value.includes('W1_new = W1 - 0.1 * W1_grad')", arg=editor.element_handle())
+        assert "X = tensor([[" in editor.input_value()
+        page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length === n", arg=[GRAPH_NODES, 14])
+        kinds = page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH_NODES}')].map(
+            (g) => [g.textContent.trim().split(/[\\s(=]/)[0], [...g.classList].find((c) => c.startsWith('kind-'))]))""")
+        assert kinds.get("X") == kinds.get("y") == "kind-const" and kinds.get("W1") == "kind-input", kinds
     finally:
         context.close()
+
+
+# ----------------------------------------------------------------------------- the step graph
+
+GV = '[data-testid="graph-view"]'
+
+# At every paint of the live view: its step and what the step graph below shows (its caption).
+GRAPH_SAMPLER_JS = """(lv) => {
+  const gv = document.querySelector('[data-testid="graph-view"]');
+  const s = window.__gvSampler = {pairs: []};
+  new MutationObserver(() => s.pairs.push([lv.dataset.step, gv.dataset.caption]))
+    .observe(lv, {attributes: true, attributeFilter: ['data-frame']});
+}"""
+
+# In one go (no paint in between): the live view's step and the step graph's boxes and hooks.
+SNAPSHOT_JS = """(lv) => {
+  const gv = document.querySelector('[data-testid="graph-view"]');
+  const boxes = {};
+  for (const g of gv.querySelectorAll('svg.gv-graph g.node'))
+    boxes[g.dataset.node] = {text: [...g.querySelectorAll('text')].map((t) => t.textContent).join(' '),
+                             classes: [...g.classList]};
+  return {...gv.dataset, boxes, lvStep: Number(lv.dataset.step)};
+}"""
+
+
+def _expected_boxes(step: int) -> dict[str, dict]:
+    """The default run's step graph at `step`, computed here: NumPy forward and backward written out
+    (tests/test_playground_graph.py), each value as the box prints it; by box id."""
+    state = training.new_state(TrainConfig())
+    training.step(state, step)
+    want = _numpy_step(state)
+    graph = playground_graph.step_graph(state)  # its structure: which box is which
+    ids = {node.name: node.id for node in graph.nodes if node.name}
+    for k in (1, 2):  # the linear op before each activation
+        ids[f"z{k}"] = graph.nodes[ids[f"h{k}"]].parents[0]
+    return {str(ids[name]): {"data": value_lines(data, True)[0], "grad": None if grad is None else value_lines(
+        np.asarray(grad), True)[0]} for name, (data, grad) in want.items()}
+
+
+def test_the_step_graph_moves_with_the_view_and_shows_the_engines_numbers(page, app_url, artifacts):
+    _open(page, app_url)
+    page.locator(f'{GV}[data-ready="1"]').wait_for(timeout=60_000)
+    lv = page.locator(LV)
+    start = lv.evaluate(SNAPSHOT_JS)
+    assert start["caption"] == "Step 0" and start["layouts"] == "1"
+    _play(page)
+    page.locator(GV).scroll_into_view_if_needed()  # it is painted while on screen
+    page.wait_for_timeout(300)
+    lv.evaluate(GRAPH_SAMPLER_JS)
+    snapshots = []
+    for _ in range(3):
+        page.wait_for_timeout(1200)
+        snapshots.append(lv.evaluate(SNAPSHOT_JS))
+    page.screenshot(path=str(artifacts / "playground_step_graph_playing.png"))
+    pairs = page.evaluate("() => window.__gvSampler.pairs")
+    end = lv.evaluate(SNAPSHOT_JS)
+    _pause(page)  # (the click scrolls the page up to the button: the graph is off screen again)
+    assert len(pairs) >= 20, pairs
+    disagree = [(step, caption) for step, caption in pairs if caption != f"Step {int(step):,}"]
+    assert disagree == [], f"the live view's step and the step graph's differ: {disagree[:10]}"
+    assert end["layouts"] == "1", "numbers retexted in place: one layout"
+    assert int(end["updates"]) >= int(start["updates"]) + len(pairs) - 1
+    steps = [shot["lvStep"] for shot in snapshots]
+    assert steps == sorted(set(steps)) and steps[0] > 0, steps
+    for shot in snapshots:
+        assert shot["caption"] == f"Step {shot['lvStep']:,}"
+        for box, want in _expected_boxes(shot["lvStep"]).items():
+            text = shot["boxes"][box]["text"]
+            assert f"data {want['data']}" in text, (shot["lvStep"], box, text, want)
+            if want["grad"] is None:  # X and y: data, drawn as constants with no grad row
+                assert "kind-const" in shot["boxes"][box]["classes"] and "grad" not in text, text
+            else:
+                assert f"grad {want['grad']}" in text, (shot["lvStep"], box, text, want)
+    assert snapshots[0]["boxes"] != snapshots[-1]["boxes"]
+
+
+def test_the_step_graph_draws_data_in_the_constants_colour(page, app_url):
+    _open(page, app_url)
+    page.locator(f'{GV}[data-ready="1"]').wait_for(timeout=60_000)
+    colours = page.evaluate("""() => {
+      const gv = document.querySelector('[data-testid="graph-view"]');
+      const chip = (kind) => getComputedStyle(gv.querySelector('.gv-chip.kind-' + kind)).backgroundColor;
+      const box = (name) => [...gv.querySelectorAll('svg.gv-graph g.node')]
+        .find((g) => g.textContent.trim().startsWith(name));
+      const fill = (name) => getComputedStyle(box(name).querySelector('path, polygon')).fill;
+      return {x: fill('X'), w: fill('W1'), constChip: chip('const'), paramChip: chip('param'),
+              legend: [...gv.querySelectorAll('.gv-chip')].map((c) => c.textContent)};
+    }""")
+    assert colours["x"] == colours["constChip"] and colours["w"] == colours["paramChip"], colours
+    assert colours["x"] != colours["w"]
+    assert "const · no grad" in colours["legend"] and "param · weight" in colours["legend"], colours["legend"]
 
 
 def test_slow_motion_paints_every_step(page, app_url):

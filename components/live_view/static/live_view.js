@@ -3,9 +3,12 @@
 //
 // Streamlit calls the default export on mount and for every new message with data as built by
 // explorer/playground.py `Playground.view_data`:
-//   {run, seq, playing, interval, speed, rate, compute, diverged, frames: [{step, m, p, h}],
-//    model?: the network's layout and the points (sent on full page runs),
+//   {run, seq, playing, interval, speed, rate, compute, diverged, frames: [{step, m, p, h, g?}],
+//    model?: the network's layout and the points (sent on full page runs; model.graph: {key of the
+//    step graph's layout, glyphs} when that panel is open),
 //    history?: the curves so far, replay?: recorded frames}
+// A frame's g (the step graph's texts at that step) is pushed to the graph view below as it is
+// painted (window event "graph-view:values"), so the two always show the same step.
 // A message's frames are painted one after another, spread over the time until the next message
 // is due. Every paint evaluates the network (live_math.js) on a grid and redraws the boundary
 // (or fitted curve), the network with each neuron's picture inside its node and its edges
@@ -904,6 +907,29 @@ function paint(s, frame, opts = {}) {
   const k = s.model.classes > 2 ? s.model.classes : 1;
   s.dom.lv.dataset.probe = Array.from(pass.out.subarray(middle * k, middle * k + k), (v) => v.toPrecision(12)).join(",");
   s.dom.lv.dataset.paintMs = (performance.now() - t0).toFixed(1);
+  // The step's graph (a graph view below this one) shows the engine's numbers of the same frame.
+  if (frame.g && s.model.graph) {
+    frame.texts = frame.texts || graphTexts(s.model.graph, frame.g);
+    window.dispatchEvent(new CustomEvent("graph-view:values", { detail: { key: s.model.graph.key, values: frame.texts, caption: stepCaption(frame.step) } }));
+  }
+}
+
+// A frame's step-graph texts with their glyphs back (they travel as ASCII stand-ins: see
+// explorer/playground.py GLYPHS).
+function graphTexts(graph, g) {
+  const [from, to] = graph.glyphs;
+  const glyph = (c) => to[from.indexOf(c)];
+  const pattern = new RegExp("[" + from.replace(/[\]\\^-]/g, "\\$&") + "]", "g");
+  const out = {};
+  for (const [box, cells] of Object.entries(g)) {
+    out[box] = {};
+    for (const [part, lines] of Object.entries(cells)) out[box][part] = lines.map((line) => line.replace(pattern, glyph));
+  }
+  return out;
+}
+
+function stepCaption(step) {
+  return `Step ${step.toLocaleString("en-US")}`; // NOTE: explorer/playground.py step_caption writes the same
 }
 
 function playQueue(s) {
