@@ -356,8 +356,9 @@ class Analysis:
     check_note: str = ""  # how far the gradient check went (see check_note())
 
 
-def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0) -> Analysis:
-    """Evaluates a program, runs backward, traces the graph and checks each grad numerically.
+def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_budget: float = 3.0) -> Analysis:
+    """Evaluates a program (with its inputs' ``poked`` values, explorer.poke), runs backward, traces the graph
+    and checks each grad numerically.
 
     Each named input (a leaf that requires grad) is checked by re-running the compiled program with
     its elements nudged one at a time (``Program.run(inputs=...)``: no parsing again), for at most
@@ -365,11 +366,12 @@ def analyse_program(text: str, max_elements: int = 64, time_budget: float = 3.0)
     ``autograd.expr.ExpressionError`` for a bad program.
     """
     from autograd.graph import trace
+    from explorer.poke import resolve
     from language import compile_program
 
     started = time.monotonic()
     program = compile_program(text)
-    result = program.run()
+    result = program.run(inputs=resolve(program, poked))
     eval_seconds = time.monotonic() - started
     python = program.to_python()
     if not result.output.requires_grad:
@@ -419,20 +421,30 @@ def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
     )
 
 
-def step_program(text: str):
-    """(graph, steps) of a program's backward pass, one step per processed node (none if nothing needs grad).
+def step_program(text: str, poked: tuple = ()):
+    """(graph, steps) of a program's backward pass, one step per processed node (none if nothing needs grad),
+    with its inputs' ``poked`` values (explorer.poke).
 
     Raises ExpressionError for a bad program, or one whose steps would be too big to record.
     """
+    graph, steps, _ = stepped_run(text, poked)
+    return graph, steps
+
+
+def stepped_run(text: str, poked: tuple = ()):
+    """step_program's (graph, steps) and the output Tensor they were recorded from (its graph's tensors keep
+    their grads: explorer.jacobian_view builds each node's Jacobian from them in the same evaluation)."""
     from autograd.graph import backward_steps, trace
+    from explorer.poke import resolve
     from language import compile_program
 
     program = compile_program(text)
     program.check_stepper()
-    output = program.run().output
+    output = program.run(inputs=resolve(program, poked)).output
     if not output.requires_grad:
-        return trace(output), ()
-    return backward_steps(output)
+        return trace(output), (), output
+    graph, steps = backward_steps(output)
+    return graph, steps, output
 
 
 def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import math
 
 import numpy as np
@@ -189,4 +190,20 @@ def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None =
             + [dataclasses.asdict(explain.describe_step(graph, step, len(steps))) for step in steps],
             "done": DONE,
         }
+        data["steps"]["version"] = _key(json.dumps([data["steps"]["grads"], data["steps"]["panels"]]))
     return data
+
+
+def over_layout(data: dict, layout: dict) -> dict:
+    """``data`` (view_data of a program run with poked inputs) drawn over ``layout`` (view_data of the same program
+    with its own numbers): with layout's DOT and key, the browser keeps the drawing it has and retexts it
+    (send ``value_texts`` of the poked graph as ``values``; the stepper's steps replace themselves in place)."""
+    return {**data, "dot": layout["dot"], "key": layout["key"]}
+
+
+def with_jacobians(data: dict, jacobians: dict) -> dict:
+    """Stepper data with the Jacobian of each step's node (explorer.jacobian_view.step_jacobians: node id ->
+    view, or {"later": True} for one the browser asks for when it is shown); the steps' version follows."""
+    steps = {**data["steps"], "jacobians": jacobians}
+    steps["version"] = _key(data["steps"]["version"], json.dumps(jacobians, sort_keys=True))
+    return {**data, "steps": steps}

@@ -7,22 +7,27 @@ import streamlit as st
 from components import session
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
-from explorer import explain, graph_data, presets
+from components.jacobian_view import jacobian_view
+from components.poke import full_run_wanted, poke_panel, synced
+from explorer import explain, graph_data, poke, presets
 from explorer.dot import to_svg
 from explorer.formatting import heatmap_figure, markdown_safe
+from explorer.jacobian_view import node_jacobian
 
 through_app()
 
 # A worker process each, limited and cancellable (components/session.py); graph first, then the check.
 analyse = functools.partial(session.sandboxed, explain.analyse_program)
 stepped = functools.partial(session.sandboxed, explain.step_program)
+jacobian_of = functools.partial(session.sandboxed, node_jacobian)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
 
 
 st.title("Expression Explorer")
 st.caption(
     "Write a small program of tensors and see its graph: every node's data and grad, "
-    "each variable's grad checked by finite differences. The URL keeps the program, so a link reproduces it."
+    "each variable's grad checked by finite differences. Drag an input's slider and watch every number move; "
+    "inspect a node for the Jacobian its VJP never builds. The URL keeps the program and the poked values."
 )
 
 program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
@@ -51,13 +56,15 @@ def edited():
 
 
 def clicked():
-    """A box clicked in the graph: the node inspector shows it."""
+    """A box clicked in the graph: the node inspector shows it (the page runs whole for it)."""
     st.session_state["explorer_picked"] = st.session_state["explorer_graph"]["selected"]
     st.session_state["explorer_tab"] = "Inspect a node"
+    st.session_state["explorer_whole_run"] = True
 
 
 def view_changed():
     st.session_state["graph_view"] = st.session_state["explorer_graph"]["view"]
+    st.session_state["explorer_whole_run"] = True  # the Export tab draws with it
 
 
 # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up.
@@ -102,20 +109,40 @@ with left:
         graph, steps = stepped(shown)
         st.caption("The graph shows the last program that ran.")
 
-view = st.session_state.get("graph_view", {})
+with left:
+    knobs, poked = synced(shown)
+
 picked = st.session_state.get("explorer_picked")  # a node clicked or chosen, if this graph has it
 picked = picked if picked in range(len(graph.nodes)) else None
 with right:
     note = st.empty()
-    graph_view(
-        program_view(shown, graph, steps),
-        key="explorer_graph",
-        view=view,
-        selected=picked,
-        select_seq=st.session_state.get("explorer_select_seq", 0),
-        on_select=clicked,
-        on_view=view_changed,
-    )
+
+
+@st.fragment
+def live(shown, graph, steps, knobs, picked):
+    """The sliders and the graph (of ``shown``'s own numbers, laid out once): a slider's move reruns only this,
+    and the graph retexts in place."""
+    if full_run_wanted() or st.session_state.pop("explorer_whole_run", False):
+        st.rerun()  # the values settled, or a click or a toggle: the tabs below follow
+    now = st.session_state.get("poked", ())
+    poked_graph, _ = stepped(shown, now) if now else (graph, steps)
+    with left:
+        poke_panel(shown, knobs, poked_graph, key="explorer_poke")
+    with right:
+        graph_view(
+            program_view(shown, graph, steps),
+            key="explorer_graph",
+            view=st.session_state.get("graph_view", {}),
+            selected=picked,
+            select_seq=st.session_state.get("explorer_select_seq", 0),
+            values=graph_data.value_texts(poked_graph) if now else None,
+            on_select=clicked,
+            on_view=view_changed,
+        )
+
+
+live(shown, graph, steps, knobs, picked)
+with right:  # under the graph; the same for any poked numbers, so not rerun with them
     caption = f"{explain.counted(len(graph.nodes), 'tensor')}, {explain.counted(len(graph.edges), 'edge')}."
     if len(graph.nodes) > graph_data.MAX_DRAWN:
         caption += (
@@ -123,9 +150,11 @@ with right:
             " boxes nearest the output are drawn (the downloads hold the same picture)."
         )
     st.caption(caption)
+view = st.session_state.get("graph_view", {})
+graph, steps = stepped(shown, poked) if poked else (graph, steps)  # the numbers the tabs below show
 
 try:
-    analysis = analyse(shown)
+    analysis = analyse(shown, poked)
 except Exception as exc:  # noqa: BLE001 - the graph is drawn; the check's failure is a message, never a traceback
     note.error(markdown_safe(explain.error_report(shown, exc)[0]), icon=":material/error:")
     st.stop()
@@ -161,6 +190,8 @@ def show_checks():
         "grad: what backward() gave (seeded with ones). numerical grad: (f(x + ε) − f(x − ε)) / 2ε per element "
         "of each input, ε = 1e-6; pass when |error| ≤ 1e-5 + 1e-4·|numerical|. Variables that are not inputs "
         "show their grad only."
+        + (f" Checked at the poked values ({poke.described(poked, knobs)}); Reset returns to the program's." if poked
+           else "")
     )
 
 
@@ -198,6 +229,8 @@ def show_node():
         else:
             st.dataframe(explain.as_table(node.grad), width="stretch")
     st.plotly_chart(heatmap_figure(node.data, node.grad, explain.node_label(node)), width="stretch")
+    if node.op and node.requires_grad:
+        jacobian_view(jacobian_of(shown, poked, node_id), key="explorer_jacobian")
 
 
 def show_export():
@@ -214,6 +247,8 @@ def show_export():
     e3.download_button(
         "As Python", analysis.python, file_name="program.py", mime="text/x-python", icon=download
     )
+    if poked:
+        st.caption("The script has the program's own values; the poked ones are in this page's link.")
     with st.expander("The program as Python"):
         st.code(analysis.python, language="python")
 

@@ -7,18 +7,24 @@ import streamlit as st
 from components import session
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
-from explorer import explain, presets
+from components.poke import full_run_wanted, poke_panel, synced
+from explorer import explain, graph_data, presets
 from explorer.formatting import markdown_safe
+from explorer.jacobian_view import step_jacobians, stepper_run
 
 through_app()
 
-stepped = functools.partial(session.sandboxed, explain.step_program)  # a worker process, limited and cancellable
+# A worker process each, limited and cancellable (components/session.py): the graph, its steps and their
+# Jacobians in one evaluation (one per slider move), and the Jacobians past the budget when they are asked for.
+stepped = functools.partial(session.sandboxed, stepper_run)
+jacobians_of = functools.partial(session.sandboxed, step_jacobians)
 
 
 st.title("Backward Stepper")
 st.caption(
     "Walk backward() one node at a time: which VJP rule ran, the upstream grad, what each parent "
-    "received, and how fan-out and broadcasting are summed. The program is the Expression Explorer's. "
+    "received, how fan-out and broadcasting are summed, and the Jacobian each VJP stands for. The program "
+    "is the Expression Explorer's; drag an input's slider to rerun it with other numbers. "
     "The → and ← keys (or a presenter's clicker) step; a click on a box jumps to its step."
 )
 
@@ -27,7 +33,7 @@ if explain.link_note(program):  # too long for an address the server accepts: sa
     st.warning(explain.link_note(program), icon=":material/link_off:")
 
 try:
-    graph, steps = stepped(program)
+    graph, steps, _ = stepped(program, ())
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     message, caret = explain.error_report(program, exc)
     st.error(markdown_safe(message), icon=":material/error:")
@@ -66,25 +72,64 @@ def view_changed():
     st.session_state["graph_view"] = st.session_state["stepper_graph"]["view"]
 
 
-# NOTE: the browser moves on its own; a run caused by its report must not send it a position (the
-# data would change and be sent again, and the view ignores it anyway). Any other run (arriving from
-# another page, a link) passes the position on, for a view that mounts afresh.
-if not st.session_state.pop("stepper_reported", False):
-    st.session_state["stepper_start"] = st.session_state["stepper_pos"]
+def jacobian_asked():
+    """The browser shows a step whose node's Jacobian was not sent with the steps: send it."""
+    asked = st.session_state.get("stepper_jacobians_asked", ())
+    node = st.session_state["stepper_graph"].get("jacobian")
+    if isinstance(node, int) and node not in asked:
+        st.session_state["stepper_jacobians_asked"] = (*asked, node)
 
+
+if st.session_state.get("stepper_jacobians_for") != program:
+    st.session_state["stepper_jacobians_for"] = program
+    st.session_state["stepper_jacobians_asked"] = ()
+
+knobs, _ = synced(program)
 if n == 0:
     st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad.")
-    st.query_params.pop("step", None)
-else:
-    st.query_params["step"] = str(st.session_state["stepper_pos"])
-graph_view(
-    program_view(program, graph, steps, stepper=True),
-    key="stepper_graph",
-    view=st.session_state.get("graph_view", {}),
-    start=st.session_state["stepper_start"],
-    on_step=stepped_in_browser,
-    on_view=view_changed,
-)
+
+
+@st.fragment
+def live(program, graph, steps, knobs):
+    """The graph with its steps and the sliders: a slider's move or a step reruns only this; the same drawing
+    takes the new numbers in place, at the same step."""
+    if full_run_wanted():
+        st.rerun()  # the values settled: the URL follows
+    n = len(steps)
+    # NOTE: the browser moves on its own; a run caused by its report must not send it a position (the
+    # data would change and be sent again, and the view ignores it anyway). Any other run (arriving from
+    # another page, a link) passes the position on, for a view that mounts afresh.
+    if not st.session_state.pop("stepper_reported", False):
+        st.session_state["stepper_start"] = st.session_state["stepper_pos"]
+    if n == 0:
+        st.query_params.pop("step", None)
+    else:
+        st.query_params["step"] = str(st.session_state["stepper_pos"])
+    poked = st.session_state.get("poked", ())
+    layout = program_view(program, graph, steps, stepper=True)
+    poked_graph, poked_steps, jacobians = stepped(program, poked)
+    data = layout
+    if poked:
+        poked_view = program_view(program, poked_graph, poked_steps, stepper=True, poked=poked)
+        data = graph_data.over_layout(poked_view, layout)
+    asked = st.session_state.get("stepper_jacobians_asked", ())
+    if asked:
+        jacobians = {**jacobians, **jacobians_of(program, poked, asked)}
+    graph_view(
+        graph_data.with_jacobians(data, jacobians) if n else data,
+        key="stepper_graph",
+        view=st.session_state.get("graph_view", {}),
+        start=st.session_state["stepper_start"],
+        values=graph_data.value_texts(poked_graph) if poked else None,
+        on_step=stepped_in_browser,
+        on_view=view_changed,
+        on_jacobian=jacobian_asked,
+    )
+    with st.sidebar:  # beside the graph at any height of the window, as the sliders move
+        poke_panel(program, knobs, poked_graph, key="stepper_poke")
+
+
+live(program, graph, steps, knobs)
 
 with st.expander("What backward() does"):
     for words, formula in explain.BACKWARD_EXPLAINED:

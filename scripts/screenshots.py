@@ -1,4 +1,4 @@
-"""Take the README screenshots: docs/screenshots/{explorer,stepper,playground}.png.
+"""Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground}.png.
 
 Starts the app (the same server code the browser tests use), opens each page in headless
 Chromium at 1280x900, waits for its picture, and saves a screenshot.
@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
@@ -25,6 +26,7 @@ from tests.browser.server import (  # noqa: E402
 )
 
 VIEWPORT = {"width": 1280, "height": 900}
+SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground")
 
 
 def _settle(page, seconds: float = 0.5) -> None:
@@ -47,6 +49,36 @@ def shoot_stepper(page, url: str, out: Path, steps: int = 3) -> None:
     helpers.wait_for_view(page, timeout=60_000, step=steps)
     _settle(page, 1.0)
     page.screenshot(path=str(out / "stepper.png"))
+
+
+def shoot_poke(page, url: str, out: Path) -> None:
+    """A poked value on the Backward Stepper: the sliders, the tangent and the contour plot in the sidebar,
+    beside the graph they retext."""
+    helpers.open_page(page, f"{url}/stepper?step=2&poke={quote('a=-2.5')}")
+    helpers.wait_for_view(page, timeout=60_000, step=2)
+    page.locator('[data-testid="poke"] [data-testid="poke-contour"]').wait_for(timeout=60_000)
+    helpers.wait_for_idle(page)
+    _settle(page, 1.0)
+    page.screenshot(path=str(out / "poke.png"))
+
+
+def shoot_jacobian(page, url: str, out: Path) -> None:
+    """The Explorer's node inspector on the attention preset's softmax: its Jacobian, three dense blocks."""
+    from explorer import presets
+    from tests.helpers import traced
+
+    program = presets.program("attention scores")
+    softmax = next(n.id for n in traced(program).nodes if n.op == "softmax")
+    helpers.open_page(page, f"{url}/?program={quote(program)}")
+    helpers.wait_for_view(page, timeout=60_000)
+    box = page.locator(f'[data-testid="graph-view"] g.node[data-node="{softmax}"]')
+    helpers.wait_for_rerun(page, box.click)
+    view = page.locator('[data-testid="jacobian"][data-op="softmax"]')
+    view.wait_for(timeout=60_000)
+    # its top just under Streamlit's header
+    view.evaluate("(el) => { el.style.scrollMarginTop = '64px'; el.scrollIntoView({block: 'start'}); }")
+    _settle(page, 1.0)
+    page.screenshot(path=str(out / "jacobian.png"))
 
 
 def shoot_playground(page, url: str, out: Path, train_seconds: float, steps: int = 300) -> None:
@@ -73,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-seconds", type=float, default=3.0)
     parser.add_argument("--app", type=Path, default=REPO_ROOT / "app.py",
                         help="the Streamlit entry file (run from its own directory)")
-    parser.add_argument("--only", choices=("explorer", "stepper", "playground"), action="append",
+    parser.add_argument("--only", choices=SHOTS, action="append",
                         help="take only this screenshot (repeatable)")
     args = parser.parse_args(argv)
 
@@ -85,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    wanted = args.only or ["explorer", "stepper", "playground"]
+    wanted = args.only or list(SHOTS)
     app = args.app.resolve()
     server = start_streamlit(app.name, cwd=app.parent, log_dir=Path(tempfile.gettempdir()))
     try:
@@ -103,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
                         shoot_explorer(page, server.url, out)
                     elif name == "stepper":
                         shoot_stepper(page, server.url, out)
+                    elif name == "poke":
+                        shoot_poke(page, server.url, out)
+                    elif name == "jacobian":
+                        shoot_jacobian(page, server.url, out)
                     else:
                         shoot_playground(page, server.url, out, args.train_seconds)
                     print(f"{out / (name + '.png')}  ({time.monotonic() - start:.1f} s)")

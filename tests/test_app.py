@@ -380,3 +380,152 @@ def test_a_check_that_fails_after_the_graph_is_drawn_is_a_message(monkeypatch):
     no_exception(at)
     assert graph_element(at), "the graph is drawn first"
     assert any("ran out of time" in e.value for e in at.error)
+
+
+# ----------------------------------------------------------------------------- poking the inputs
+
+
+def component(at: AppTest, name: str):
+    found = [e for e in at.get("bidi_component") if e.proto.component_name == name]
+    assert len(found) == 1, f"exactly one {name} on the page"
+    return found[0]
+
+
+def sent(at: AppTest, name: str) -> dict:
+    return json.loads(component(at, name).proto.json)
+
+
+def report_to(at: AppTest, name: str, **state) -> AppTest:
+    """`report` for any component: the browser sends its state (see `report`'s NOTE)."""
+    states = at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id=component(at, name).proto.id, json_value=json.dumps(state)))
+    return at._run(states)
+
+
+def trigger(at: AppTest, name: str, event: str) -> AppTest:
+    """The browser fires a component's trigger (setTriggerValue): one payload in its events widget."""
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+    states = at._tree.get_widget_states()
+    events = _make_trigger_id(component(at, name).proto.id, "events")
+    states.widgets.append(WidgetState(id=events, json_trigger_value=json.dumps([{"event": event, "value": True}])))
+    return at._run(states)
+
+
+def poke_to(at: AppTest, values: dict, active: str = "a", final: bool = True, seq: int = 1) -> AppTest:
+    return report_to(at, "components.poke", poke={"values": values, "active": active, "seq": seq, "final": final})
+
+
+def test_every_input_gets_a_slider_and_the_pictures_of_its_grad():
+    at = app().run()
+    data = sent(at, "components.poke")
+    assert [(k["name"], k["kind"], k["value"], k["lo"], k["hi"]) for k in data["knobs"]] == [
+        ("a", "value", -4.0, -8.0, 0.0), ("b", "value", 2.0, 0.0, 4.0)]
+    assert [k["slope"] for k in data["knobs"]] == [pytest.approx(138.8338, abs=1e-4), pytest.approx(645.5773, abs=1e-4)]
+    assert data["output"] == pytest.approx(24.7041, abs=1e-4) and data["out"] == "g"
+    assert data["curve"]["name"] == "a" and data["surface"]["x"] == "a" and data["surface"]["y"] == "b"
+    assert not data["poked"] and view_data(at)["values"] is None, "the program's own numbers: nothing to retext"
+    assert "poke" not in at.query_params
+
+
+def test_a_poked_value_reaches_the_graph_in_place_the_url_and_the_check():
+    from explorer import explain
+
+    at = app().run()
+    layout = view_data(at)
+    poke_to(at, {"a": -3.0, "b": 2.0}, final=False)  # a value while dragging
+    no_exception(at)
+    poked_graph, _ = explain.step_program(presets.program(presets.DEFAULT), (("a", -3.0),))
+    data = view_data(at)
+    assert data["values"] == graph_data.value_texts(poked_graph), "the poked numbers, every box"
+    assert (data["dot"], data["key"]) == (layout["dot"], layout["key"]), "over the same drawing: no new layout"
+    poke_data = sent(at, "components.poke")
+    assert poke_data["answered"] == 1 and poke_data["knobs"][0]["value"] == -3.0
+    a_grad = next(n.grad for n in poked_graph.nodes if n.name == "a" and n.kind == "input")
+    assert poke_data["knobs"][0]["slope"] == pytest.approx(float(a_grad))
+    poke_to(at, {"a": -3.0, "b": 2.0}, final=True, seq=2)  # the drag ended: the page runs whole
+    no_exception(at)
+    assert at.query_params["poke"] in ("a=-3", ["a=-3"]), "a link keeps the poked value"
+    table = at.table[0].value
+    a_row = table[table["variable"] == "a"].iloc[0]
+    assert a_row["check"] == "pass" and a_row["grad"] == explain.compact(a_grad), "the check is of the poked program"
+    assert any("Checked at the poked values (a = -3)" in c.value for c in at.caption), "and says so"
+
+
+def test_a_link_with_poked_values_reproduces_them_and_reset_returns_to_the_program():
+    at = app()
+    at.query_params["program"] = presets.program(presets.DEFAULT)
+    at.query_params["poke"] = "a=-2.5,b=7,zz=1"
+    at.run()
+    no_exception(at)
+    data = sent(at, "components.poke")
+    assert [k["value"] for k in data["knobs"]] == [-2.5, 7.0]
+    assert data["knobs"][1]["hi"] >= 7.0, "the slider's range stretches to hold the link's value"
+    assert any("zz" in w.value for w in at.warning), "what a link gets wrong is said, not hidden"
+    assert view_data(at)["values"] is not None
+    version = data["version"]
+    trigger(at, "components.poke", "reset")
+    no_exception(at)
+    data = sent(at, "components.poke")
+    assert [k["value"] for k in data["knobs"]] == [-4.0, 2.0] and data["version"] > version
+    assert "poke" not in at.query_params and view_data(at)["values"] is None
+
+
+def test_a_new_program_starts_from_its_own_values():
+    at = app().run()
+    poke_to(at, {"a": -1.0, "b": 2.0})
+    at.selectbox(key="explorer_preset").select("broadcasting bias").run()
+    no_exception(at)
+    data = sent(at, "components.poke")
+    assert [(k["name"], k["kind"], k["value"]) for k in data["knobs"]] == [("X", "scale", 1.0), ("bias", "scale", 1.0)]
+    assert "poke" not in at.query_params
+
+
+def test_the_inspector_shows_the_node_s_jacobian():
+    program = "x = [0.5, -1.0, 2.0]\ny = (softmax(x) * [1.0, 2.0, 3.0]).sum()\n"
+    at = app()
+    at.query_params["program"] = program
+    at.run()
+    graph = traced(program)
+    softmax = next(n for n in graph.nodes if n.op == "softmax")
+    report(at, selected=softmax.id)
+    no_exception(at)
+    jac = sent(at, "components.jacobian_view")
+    assert jac["op"] == "softmax" and jac["inputs"][0]["rows"] == jac["inputs"][0]["cols"] == 3
+    assert jac["max_error"] < 1e-15
+    leaf = next(n for n in graph.nodes if n.name == "x")
+    at.selectbox(key="explorer_node").select(leaf.id).run()
+    assert not [e for e in at.get("bidi_component") if e.proto.component_name == "components.jacobian_view"]
+
+
+def test_the_stepper_is_poked_in_place_and_sends_each_step_s_jacobian():
+    at = app().run()
+    at.switch_page(STEPPER).run()
+    no_exception(at)
+    layout = view_data(at)
+    steps = layout["steps"]
+    graph, recorded = backward_steps(evaluate(presets.program(presets.DEFAULT)).output)
+    assert set(steps["jacobians"]) == {str(s.node) for s in recorded}
+    poke_to(at, {"a": -3.0, "b": 2.0}, final=False)
+    no_exception(at)
+    data = view_data(at)
+    assert (data["dot"], data["key"]) == (layout["dot"], layout["key"])
+    assert data["steps"]["version"] != steps["version"] and data["steps"]["grads"] != steps["grads"]
+    assert data["values"] is not None and data["steps"]["jacobians"] != steps["jacobians"]
+    assert component(at, "components.poke"), "the sliders are beside the graph (in the sidebar)"
+
+
+def test_the_stepper_sends_a_jacobian_past_its_budget_when_the_browser_asks():
+    chain = "".join(f"{b} = softmax({a})\n" for a, b in zip("xyzwv", "yzwvu"))  # five 64-element softmaxes
+    program = "x = randn(64)\n" + chain + "t = (u * u).sum()\n"
+    at = app()
+    at.query_params["program"] = program
+    at.switch_page(STEPPER).run()
+    no_exception(at)
+    jacobians = view_data(at)["steps"]["jacobians"]
+    later = [k for k, v in jacobians.items() if v.get("later")]
+    assert later, "five 64 × 64 softmax Jacobians are over the budget sent with the steps"
+    report(at, jacobian=int(later[0]))
+    no_exception(at)
+    jacobians = view_data(at)["steps"]["jacobians"]
+    assert jacobians[later[0]]["op"] in ("softmax", "mul") and "inputs" in jacobians[later[0]]

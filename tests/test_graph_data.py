@@ -136,3 +136,27 @@ def test_value_texts_retext_every_drawn_box_with_its_own_numbers():
     # the cells of the view's DOT hold exactly these lines: a retext swaps like for like
     cells = grad_cells(graph_data.view_data(graph)["dot"])
     assert {box: lines for box, lines in cells.items()} == {int(b): e["g"] for b, e in texts.items() if "g" in e}
+
+
+def test_poked_numbers_are_drawn_over_the_program_s_own_layout():
+    from explorer import jacobian_view
+
+    text = presets.program("micrograd")
+    graph, steps = explain.step_program(text)
+    poked_graph, poked_steps = explain.step_program(text, (("a", -3.0),))
+    layout = graph_data.view_data(graph, steps, stepper=True)
+    poked = graph_data.view_data(poked_graph, poked_steps, stepper=True)
+    assert poked["dot"] != layout["dot"], "the numbers are in the DOT"
+    drawn = graph_data.over_layout(poked, layout)
+    assert (drawn["dot"], drawn["key"]) == (layout["dot"], layout["key"]), "the browser keeps its drawing"
+    assert drawn["steps"]["grads"] == poked["steps"]["grads"] and drawn["steps"]["panels"] == poked["steps"]["panels"]
+    # the steps' version says when their numbers changed, and only then
+    assert poked["steps"]["version"] != layout["steps"]["version"]
+    assert graph_data.view_data(graph, steps, stepper=True)["steps"]["version"] == layout["steps"]["version"]
+    with_j = graph_data.with_jacobians(layout, jacobian_view.step_jacobians(text, ()))
+    assert set(with_j["steps"]["jacobians"]) == {str(s.node) for s in steps}
+    assert with_j["steps"]["version"] != layout["steps"]["version"]
+    again = graph_data.with_jacobians(layout, jacobian_view.step_jacobians(text, ()))
+    assert again["steps"]["version"] == with_j["steps"]["version"]
+    assert "jacobians" not in layout["steps"], "the cached view is not changed"
+    json.dumps(with_j, allow_nan=False)

@@ -8,7 +8,8 @@ npm step.
 
 The data (explorer.graph_data.view_data) carries the DOT text, laid out once per program and per
 choice of parts and direction (cached in the page), plus what the view changes in place: each box's
-tooltip, and in the stepper every step's states, grads and panel. Steps, zoom, pan, hover, selection
+tooltip, and in the stepper every step's states, grads, panel and node Jacobian (drawn by
+components/jacobian_view's jacobian.js, which this module includes). Steps, zoom, pan, hover, selection
 and the data/grad/shape toggles never wait for the server; the server hears of the step, the
 selection and the toggles afterwards, as the component's state (`step`, `selected`, `view`).
 
@@ -24,13 +25,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from components.assets import served_url
+from components import jacobian_view
+from components.assets import module_loader, served_url
 from explorer import graph_data
 from explorer.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
 
 _HERE = Path(__file__).parent
 _VENDOR = _HERE / "vendor"
 _ASSET_NAME = "viz_js"
+_CODE_ASSET = "graph_view_code"
+_CODE = ("drawing.js", "stepper.js", "graph_view.js")
 #: Play speeds the stepper offers, in steps per second.
 SPEEDS = (1, 2, 4, 8, 12, 20)
 DEFAULT_VIEW = {"show": list(PARTS), "rankdir": "TB", "speed": 2}
@@ -56,9 +60,12 @@ def _tone_css() -> str:
 
 _component = st.components.v2.component(
     "components.graph_view",
-    # one ES module, in this order: Graphviz and its SVG (drawing.js), the stepper, then the view
-    js="\n".join((_HERE / name).read_text(encoding="utf-8") for name in ("drawing.js", "stepper.js", "graph_view.js")),
-    css=(_HERE / "graph_view.css").read_text(encoding="utf-8") + "\n" + _tone_css(),
+    # one ES module, in this order: the Jacobian view (for the stepper's panel), Graphviz and its SVG
+    # (drawing.js), the stepper, then the view; served as files (the values of poked inputs update the
+    # view several times a second, and the inline code would travel with each update)
+    js=module_loader(jacobian_view.SCRIPT, *((_CODE_ASSET, _HERE, name) for name in _CODE),
+                     styles=((_CODE_ASSET, _HERE, "graph_view.css"), jacobian_view.STYLE)),
+    css=_tone_css(),
     isolate_styles=False,
 )
 
@@ -69,9 +76,10 @@ def viz_url() -> str:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def program_view(program: str, _graph, _steps, stepper: bool = False) -> dict:
-    """explorer.graph_data.view_data for a program's graph and steps, cached by the program's text (the
-    graph and the steps follow from it; they are not hashed)."""
+def program_view(program: str, _graph, _steps, stepper: bool = False, poked: tuple = ()) -> dict:
+    """explorer.graph_data.view_data for a program's graph and steps (run with its inputs' ``poked`` values),
+    cached by the program's text and the poked values (the graph and the steps follow from them; they are
+    not hashed)."""
     return graph_data.view_data(_graph, _steps, stepper=stepper)
 
 
@@ -92,18 +100,21 @@ def graph_view(
     on_step: Callable[[], None] | None = None,
     on_select: Callable[[], None] | None = None,
     on_view: Callable[[], None] | None = None,
+    on_jacobian: Callable[[], None] | None = None,
 ):
     """Show the graph view for ``data`` (explorer.graph_data.view_data, see program_view) under ``key``.
 
     ``view`` is {show: parts drawn, rankdir, speed}; ``start`` the stepper's position when the view
     mounts or the program changes; ``selected`` the selected node's id, applied when the view mounts
     or ``select_seq`` grows; ``values`` (explorer.graph_data.value_texts of a graph with the same
-    shapes) retexts the boxes' data and grad in place, over the layout already drawn; ``caption`` is a
-    line shown above the graph (e.g. which step the values are from). Other code in the page may push
-    values and a caption too: a window event "graph-view:values" with detail {key: data["key"],
-    values, caption} (see graph_view.js). The callbacks run when the browser reports a new step,
-    selection or view; ``st.session_state[key]`` then holds {step, selected, view}. Returns the
-    component's state.
+    shapes) retexts the boxes' data and grad in place, over the layout already drawn; so do new ``steps``
+    of the same program (``data["steps"]["version"]`` changed): the stepper keeps its position.
+    ``caption`` is a line shown above the graph (e.g. which step the values are from). Other code in the
+    page may push values and a caption too: a window event "graph-view:values" with detail
+    {key: data["key"], values, caption} (see graph_view.js). The callbacks run when the browser reports a
+    new step, selection or view, or asks for the Jacobian of a step's node that was not sent
+    (``{"later": True}`` in the steps' ``jacobians``); ``st.session_state[key]`` then holds {step,
+    selected, view, jacobian}. Returns the component's state.
     """
     payload = {
         **data,
@@ -124,4 +135,5 @@ def graph_view(
         on_step_change=on_step or _noop,
         on_selected_change=on_select or _noop,
         on_view_change=on_view or _noop,
+        on_jacobian_change=on_jacobian or _noop,
     )

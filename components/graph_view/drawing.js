@@ -82,3 +82,41 @@ function setLines(texts, lines) {
     if (text.textContent !== line) text.textContent = line;
   });
 }
+
+// A cell retexted with other numbers (values of poked inputs, a stepper's grad) may need more room than
+// Graphviz gave the box for the DOT's own: a line that would cross the box's border is narrowed to fit
+// it (textLength), and one that fits is drawn as it is. Lines are measured on a canvas in the text's own
+// font (the SVG's getComputedTextLength would force a layout of the page for each one).
+const MEASURE = { ctx: null };
+
+function textWidth(text) {
+  if (!MEASURE.ctx) MEASURE.ctx = document.createElement("canvas").getContext("2d");
+  const size = text.getAttribute("font-size") || "14";
+  const family = text.getAttribute("font-family") || "sans-serif";
+  const weight = text.getAttribute("font-weight") || "normal";
+  const font = `${weight} ${size}px ${family}`;
+  if (MEASURE.ctx.font !== font) MEASURE.ctx.font = font;
+  return MEASURE.ctx.measureText(text.textContent).width;
+}
+
+function fitLines(box, texts) {
+  if (box.bounds === undefined) {
+    const shape = box.g.querySelector(":scope > path, :scope > polygon");
+    const b = shape ? shape.getBBox() : null;
+    box.bounds = b ? { left: b.x + 3, right: b.x + b.width - 3 } : null;
+  }
+  if (!box.bounds) return;
+  const { left, right } = box.bounds;
+  for (const text of texts) {
+    const x = Number(text.getAttribute("x"));
+    const anchor = text.getAttribute("text-anchor") || "start";
+    const room = anchor === "middle" ? 2 * Math.min(x - left, right - x) : anchor === "end" ? x - left : right - x;
+    if (text.textContent && room > 0 && textWidth(text) > room) {
+      text.setAttribute("textLength", room.toFixed(1));
+      text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    } else if (text.hasAttribute("textLength")) {
+      text.removeAttribute("textLength");
+      text.removeAttribute("lengthAdjust");
+    }
+  }
+}

@@ -13,7 +13,9 @@
 //   kept, so toggling back costs nothing.
 // - In place: each box's state classes (active / done / waiting, selected), its data and grad cells'
 //   text lines (one <text> per line, Graphviz keeps them in a group per cell: the stepper's grads,
-//   or `values` of the same program with other numbers), edge classes, the panel.
+//   or `values` of the same program with other numbers, back to the DOT's own when `values` is
+//   null again; a line longer than its box is narrowed to fit), edge classes, the panel, and in the
+//   stepper new steps of the same program (steps.version) at the same position.
 // - Zoom: Ctrl/⌘ + wheel or pinch around the pointer, the − / + / Fit / 100 % buttons; pan: drag,
 //   or scroll the pane. 100 % draws the 13-unit node text at 13 px.
 // - Click: selects a box (reported as state `selected`), or in the stepper goes to its step.
@@ -29,7 +31,8 @@
 // data-steps, data-selected (node id, '' if none), data-zoom (1 = 100 %), data-ready ('1' once drawn),
 // data-layouts (layouts made), data-updates (in-place repaints), data-theme (light / dark), data-caption;
 // each box g.node[data-node=<id>] with class active / done / waiting / selected; the stepper's panel
-// [data-testid="graph-view-panel"][data-step].
+// [data-testid="graph-view-panel"][data-step][data-tab] (step / jacobian), its tabs .gv-tab[data-tab], and
+// in its Jacobian tab the Jacobian view's own hooks (jacobian.js).
 
 const MIN_TEXT_PX = 11;
 const MAX_TEXT_PX = 16;
@@ -111,6 +114,7 @@ class GraphView {
     this.stepper = null;
     this.selected = null;
     this.selectSeq = null;
+    this.panelTab = "step"; // the stepper panel's tab: "step" or "jacobian"
     this.updates = 0;
     this.layoutCount = 0;
     this.build();
@@ -168,6 +172,9 @@ class GraphView {
       this.options = { ...data.view };
       this.rankSelect.replaceChildren(...Object.entries(data.layouts).map(([k, label]) => el("option", { value: k, text: label })));
     }
+    if (!first && !newProgram && this.stepper && data.steps && data.steps.version !== this.stepper.s.version) {
+      this.stepper.refresh(data.steps); // the same program with other numbers (poked inputs)
+    }
     if (first || newProgram) {
       this.boxInfo = { ...data.boxes };
       this.valuesShown = null;
@@ -184,7 +191,13 @@ class GraphView {
       this.selectSeq = data.select_seq;
       this.selected = data.selected === null || data.selected === undefined ? null : String(data.selected);
     }
-    this.root.dataset.theme = isDark(getComputedStyle(this.root).getPropertyValue("--st-background-color")) ? "dark" : "light";
+    // NOTE: reading the theme forces a style recalculation; with values arriving ~10 times a second it is
+    // read at most twice a second (a theme switch is a rare, deliberate act).
+    const now = performance.now();
+    if (first || newProgram || !(now - this.themeRead < 500)) {
+      this.themeRead = now;
+      this.root.dataset.theme = isDark(getComputedStyle(this.root).getPropertyValue("--st-background-color")) ? "dark" : "light";
+    }
     this.showCaption();
     this.syncToolbar();
     this.hint.textContent = (this.stepper ? "← / → step · " : "")
@@ -277,18 +290,51 @@ class GraphView {
     this.root.dataset.updates = String(this.updates);
   }
 
-  // data.values: new numbers for boxes already drawn (same shapes, so the same lines per cell).
+  // data.values: new numbers for boxes already drawn (same shapes, so the same lines per cell); null: the
+  // DOT's own numbers, which a drawing retexted before gets back. In the stepper only the data cells take
+  // them: its grad cells show each box's grad at the current step.
   paintValues() {
     const values = this.data.values;
-    if (!values || values === this.valuesShown) return;
+    const drawing = this.drawing;
+    if (!values) {
+      if (drawing.retexted) this.restoreValues();
+      this.valuesShown = null;
+      return;
+    }
+    if (values === this.valuesShown) return;
+    const parts = this.stepper ? ["d"] : ["d", "g"];
     for (const [key, v] of Object.entries(values)) {
-      const box = this.drawing.boxes.get(key);
+      const box = drawing.boxes.get(key);
       if (!box) continue;
-      for (const part of ["d", "g"]) if (v[part] && box.cells[part]) setLines(box.cells[part], v[part]);
+      if (!box.own) box.own = Object.fromEntries(Object.entries(box.cells).map(([p, texts]) => [p, texts.map((t) => t.textContent)]));
+      for (const part of parts) {
+        if (v[part] && box.cells[part]) {
+          setLines(box.cells[part], v[part]);
+          fitLines(box, box.cells[part]);
+        }
+      }
       const tip = v.tip || [(v.d || []).join(" "), (v.g || []).join(" ")];
       if (this.boxInfo[key]) this.boxInfo[key] = { ...this.boxInfo[key], data: tip[0], grad: tip[1] };
     }
+    drawing.retexted = true;
     this.valuesShown = values;
+    this.tipFor = null;
+    this.counted();
+  }
+
+  restoreValues() {
+    const parts = this.stepper ? ["d"] : ["d", "g"];
+    for (const [key, box] of this.drawing.boxes) {
+      if (!box.own) continue;
+      for (const part of parts) {
+        if (box.own[part] && box.cells[part]) {
+          setLines(box.cells[part], box.own[part]);
+          fitLines(box, box.cells[part]);
+        }
+      }
+      if (this.data.boxes[key]) this.boxInfo[key] = { ...this.data.boxes[key] };
+    }
+    this.drawing.retexted = false;
     this.tipFor = null;
     this.counted();
   }

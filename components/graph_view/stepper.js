@@ -3,6 +3,11 @@
 // rule of explorer/explain.py, evaluated here), its grad cell the last version at or before k, and
 // the panel and the controls follow. Play runs on the clock (a late frame catches up), and the server
 // hears the position afterwards (state `step`): after the user pauses, and once a second while playing.
+// The panel has two tabs: the step (its rule, upstream grad and contributions) and the Jacobian of the
+// step's node (jacobian.js), sent with the steps (steps.jacobians by node id) or, for a node marked
+// {later: true}, asked for when shown (state `jacobian` = its node id; it comes back in steps.jacobians).
+// New numbers for the same program (poked inputs: same layout, same steps) replace the steps' grads,
+// panels and Jacobians in place (steps.version changes), at the same position.
 
 const KEYS = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
 const TYPING = 'input, textarea, select, [contenteditable="true"], [role="slider"], [role="combobox"]';
@@ -17,6 +22,7 @@ class Stepper {
     this.reported = this.pos;
     this.playing = false;
     this.grads = new Map(Object.entries(steps.grads));
+    this.asked = new Set(); // nodes whose Jacobian was asked for
     // node id -> box id (a collapsed chain draws several nodes), box id -> its nodes
     this.boxOfNode = new Map();
     this.membersOf = new Map();
@@ -46,6 +52,45 @@ class Stepper {
       el("div", { class: "gv-group gv-buttons" }, [this.btnReset, this.btnPrev, this.btnPlay, this.btnNext, this.speedSelect]),
       el("div", { class: "gv-scrub" }, [this.stepLabel, this.slider]),
     );
+    this.buildPanel();
+  }
+
+  // The panel: a tab for the step, a tab for its node's Jacobian.
+  buildPanel() {
+    const panel = this.view.panel;
+    this.tabs = {};
+    const tab = (name, label, title) => {
+      const b = el("button", { type: "button", role: "tab", class: "gv-tab", "data-tab": name, title, text: label,
+        onclick: () => this.showTab(name) });
+      this.tabs[name] = b;
+      return b;
+    };
+    this.stepBody = el("div", { class: "gv-tab-body gv-step-body", role: "tabpanel" });
+    this.jacobianBody = el("div", { class: "gv-tab-body gv-jacobian-body", role: "tabpanel" });
+    this.jacobianNote = el("p", { class: "gv-quiet" });
+    this.jacobianBody.append(this.jacobianNote);
+    panel.replaceChildren(
+      el("div", { class: "gv-tabs", role: "tablist", "aria-label": "Panel" }, [
+        tab("step", "Step", "The VJP rule that ran, the upstream grad and what each parent received"),
+        tab("jacobian", "Jacobian", "The Jacobian this step's VJP stands for, built from the VJP itself"),
+      ]),
+      this.stepBody, this.jacobianBody,
+    );
+    this.jacobianView = null;
+  }
+
+  showTab(name) {
+    this.view.panelTab = name;
+    this.renderPanel();
+  }
+
+  // New numbers for the same program and steps (poked inputs): the grads, panels and Jacobians, repainted
+  // in place by the view's next paint.
+  refresh(steps) {
+    this.s = steps;
+    this.grads = new Map(Object.entries(steps.grads));
+    this.asked.clear();
+    if (this.view.drawing) for (const box of this.view.drawing.boxes.values()) box.grad = undefined;
   }
 
   // ------------------------------------------------------------------------- what position k shows
@@ -111,6 +156,7 @@ class Stepper {
         const version = this.gradAt(key, k);
         if (version !== box.grad) {
           setLines(cell, version ? version[1] : ["—"]);
+          fitLines(box, cell);
           box.grad = version;
         }
       }
@@ -133,6 +179,20 @@ class Stepper {
   }
 
   renderPanel() {
+    const tab = this.view.panelTab === "jacobian" ? "jacobian" : "step";
+    for (const [name, b] of Object.entries(this.tabs)) {
+      b.setAttribute("aria-selected", String(name === tab));
+      b.classList.toggle("gv-tab-on", name === tab);
+    }
+    this.stepBody.hidden = tab !== "step";
+    this.jacobianBody.hidden = tab !== "jacobian";
+    this.view.panel.dataset.step = String(this.pos);
+    this.view.panel.dataset.tab = tab;
+    if (tab === "jacobian") this.renderJacobian();
+    else this.renderStep();
+  }
+
+  renderStep() {
     const k = this.pos;
     const panel = this.s.panels[k];
     const parts = [`<h3>${escapeHtml(panel.title)}</h3>`];
@@ -156,9 +216,37 @@ class Stepper {
       }
       if (k === this.n) parts.push(`<div class="gv-note gv-done">${escapeHtml(this.s.done)}</div>`);
     }
-    const target = this.view.panel;
-    target.innerHTML = parts.join("");
-    target.dataset.step = String(k);
+    this.stepBody.innerHTML = parts.join("");
+  }
+
+  // The Jacobian of the node whose VJP step k runs.
+  renderJacobian() {
+    const k = this.pos;
+    const node = k > 0 ? this.nodeOfStep(k) : null;
+    const data = node === null ? null : (this.s.jacobians || {})[String(node)];
+    let note = "";
+    if (k === 0) note = "The seed runs no VJP: press Next to see the Jacobian of the first node backward() processes.";
+    else if (!data || data.later) {
+      note = "Asking the server for this node's Jacobian…";
+      if (!this.asked.has(node)) {
+        this.asked.add(node);
+        this.view.report("jacobian", node);
+      }
+    }
+    this.jacobianNote.textContent = note;
+    this.jacobianNote.hidden = !note;
+    const show = !note && data;
+    if (show && !this.jacobianView) this.jacobianView = new JacobianView(this.jacobianBody);
+    if (this.jacobianView) {
+      this.jacobianView.root.hidden = !show;
+      if (show && this.jacobianView.data !== data) this.jacobianView.show(data);
+    }
+  }
+
+  // The node whose VJP step k (1..n) runs.
+  nodeOfStep(k) {
+    const i = this.s.active_at.indexOf(k);
+    return i < 0 ? null : i;
   }
 
   syncControls() {
@@ -291,5 +379,6 @@ class Stepper {
   destroy() {
     this.stop();
     clearTimeout(this.reportTimer);
+    if (this.jacobianView) this.jacobianView.destroy();
   }
 }

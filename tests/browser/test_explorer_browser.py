@@ -7,6 +7,7 @@ import re
 import time
 from urllib.parse import parse_qs, quote, urlsplit
 
+import numpy as np
 import pytest
 
 from explorer import presets
@@ -262,3 +263,123 @@ def test_toggles_and_direction_lay_out_again_in_the_browser(page, app_url, artif
     )
     assert pressed == ["true", "true", "false"]
     assert page.locator(f"{GRAPH} g[data-cell$='.s']").count() == 0
+
+
+# ----------------------------------------------------------------------------- poking the inputs
+
+
+def poke_in_url(url: str) -> str | None:
+    values = parse_qs(urlsplit(url).query).get("poke")
+    return values[0] if values else None
+
+
+def test_dragging_a_slider_changes_every_number_in_place(page, browser, app_url, artifacts):
+    from .poking import (
+        assert_tangent_touches_the_curve,
+        box_texts,
+        drag,
+        expected_data,
+        knob,
+        poke_state,
+        tangent_geometry,
+        texts_outside_their_box,
+        wait_for_answers,
+    )
+
+    open_page(page, app_url + "/")
+    start = wait_for_view(page, ready=1)
+    page.wait_for_selector('[data-testid="poke"] [data-testid="poke-curve"]')
+    before = box_texts(page)
+    assert before == expected_data(DEFAULT_PROGRAM, ()), "the program's own numbers"
+    drag(page, "a", 0.8)  # a: -8 .. 0, so about -1.6
+    wait_for_answers(page)
+    assert int(poke_state(page)["sent"]) >= 2, "values go to the server while the slider moves, not only at the end"
+    page.wait_for_function("() => new URLSearchParams(location.search).get('poke') !== null")
+    wait_for_idle(page)
+    a = float(knob(page, "a").input_value())
+    assert a != -4.0 and poke_in_url(page.url) == f"a={a:.8g}"
+    shown = box_texts(page)
+    assert shown == expected_data(DEFAULT_PROGRAM, (("a", a),)), "every box shows the engine's numbers for a"
+    assert shown != before
+    state = view_state(page)
+    assert state["layouts"] == start["layouts"] == "1", "the same drawing, retexted in place"
+    assert int(state["updates"]) >= 2
+    assert texts_outside_their_box(page) == [], "a longer number is fitted into its box"
+    geometry = tangent_geometry(page)
+    assert geometry["x0"] == pytest.approx(a)
+    assert_tangent_touches_the_curve(geometry)
+    page.screenshot(path=str(artifacts / "explorer-poked.png"))
+    # a link reproduces the poked state
+    other = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        fresh = other.new_page()
+        fresh.goto(page.url, wait_until="domcontentloaded")
+        wait_for_view(fresh, ready=1)
+        fresh.wait_for_selector('[data-testid="poke"] [data-testid="poke-curve"]')
+        wait_for_idle(fresh)
+        assert float(knob(fresh, "a").input_value()) == pytest.approx(a)
+        assert settled_texts(fresh, shown) == shown
+    finally:
+        other.close()
+    # Reset: the program's own numbers
+    wait_for_rerun(page, page.locator('[data-testid="poke"] .pk-reset').click)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('poke') === null")
+    wait_for_idle(page)
+    assert float(knob(page, "a").input_value()) == -4.0
+    assert settled_texts(page, before) == before
+
+
+def settled_texts(page, wanted):
+    from .helpers import settled
+    from .poking import box_texts
+
+    return settled(lambda: box_texts(page), lambda texts: texts == wanted)
+
+
+JACOBIAN_CASES = {
+    "softmax": ("x = [0.5, -1.0, 2.0, 0.0, 1.5]\nw = [1.0, -2.0, 0.5, 3.0, -1.0]\ny = (softmax(x) * w).sum()\n",
+                "softmax"),
+    "add with broadcast": (presets.program("broadcasting bias"), "add"),
+    "matmul": ("A = [[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]]\nW = [[0.5, -1.0], [2.0, 1.0], [0.0, 3.0]]\n"
+               "Y = (A @ W).sum()\n", "matmul"),
+}
+
+
+def expected_jacobians(name: str) -> list[np.ndarray]:
+    if name == "softmax":
+        x = np.array([0.5, -1.0, 2.0, 0.0, 1.5])
+        s = np.exp(x - x.max()) / np.exp(x - x.max()).sum()
+        return [np.diag(s) - np.outer(s, s)]
+    if name == "add with broadcast":
+        return [np.eye(12), np.tile(np.eye(4), (3, 1))]
+    a = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])
+    w = np.array([[0.5, -1.0], [2.0, 1.0], [0.0, 3.0]])
+    return [np.kron(np.eye(2), w.T), np.kron(a, np.eye(2))]
+
+
+@pytest.mark.parametrize("name", list(JACOBIAN_CASES))
+def test_the_inspector_draws_the_node_s_jacobian(page, app_url, artifacts, name):
+    from .poking import JACOBIAN, jacobian_cells
+
+    program, op = JACOBIAN_CASES[name]
+    graph = traced(program)
+    node = next(n for n in graph.nodes if n.op == op)
+    open_page(page, f"{app_url}/?program={quote(program)}")
+    wait_for_node_count(page, len(graph.nodes))
+    wait_for_rerun(page, box(page, node.id).click)
+    page.wait_for_selector(JACOBIAN, timeout=30_000)
+    root = page.locator(JACOBIAN)
+    expected = expected_jacobians(name)
+    assert root.get_attribute("data-op") == op
+    assert int(root.get_attribute("data-rows")) == expected[0].shape[0]
+    assert int(root.get_attribute("data-cols")) == sum(m.shape[1] for m in expected)
+    assert float(root.get_attribute("data-max-error")) < 1e-12, "gᵀJ equals the VJP's result"
+    drawn = jacobian_cells(page)
+    assert len(drawn) == len(expected)
+    for got, want in zip(drawn, expected):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert page.locator(f'{JACOBIAN} [data-testid="jacobian-numeric"].jv-ok').count() == len(expected)
+    assert "Cost. J has" in page.locator(f'{JACOBIAN} [data-testid="jacobian-cost"]').inner_text()
+    root.scroll_into_view_if_needed()
+    root.screenshot(path=str(artifacts / f"jacobian-{name.replace(' ', '-')}.png"))

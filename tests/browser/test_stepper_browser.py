@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote, urlsplit
 
+import numpy as np
 import pytest
 
 from autograd.expr import evaluate
@@ -194,3 +195,72 @@ def test_a_click_on_a_box_goes_to_its_step(page, app_url):
     a = [n for n in graph.nodes if n.name == "a"][0]
     page.locator(f'{GRAPH} g.node[data-node="{a.id}"]').click()  # a leaf: where its grad is complete
     check_position(page, graph, steps, explain.step_timeline(graph, steps).done_at[a.id])
+
+
+# ----------------------------------------------------------------------------- the Jacobian tab, poking
+
+
+def test_the_jacobian_tab_follows_the_steps(page, app_url, artifacts):
+    from .poking import jacobian_cells
+
+    program = presets.program("broadcasting bias")
+    graph, steps = open_stepper(page, app_url, program)
+    add = next(k for k, s in enumerate(steps, start=1) if s.op == "add")
+    page.locator(f"{PANEL} .gv-tab[data-tab='jacobian']").click()
+    assert page.locator(PANEL).get_attribute("data-tab") == "jacobian"
+    assert "The seed runs no VJP" in page.locator(PANEL).inner_text()
+    for _ in range(add):
+        page.keyboard.press("ArrowRight")
+    wait_for_view(page, step=add)
+    jac = page.locator(f"{PANEL} [data-testid='jacobian']")
+    page.wait_for_function("(sel) => document.querySelector(sel)?.dataset.op === 'add'",
+                           arg=f"{PANEL} [data-testid='jacobian']")
+    assert (jac.get_attribute("data-rows"), jac.get_attribute("data-cols")) == ("12", "16")
+    x, bias = jacobian_cells(page, f"{PANEL} [data-testid='jacobian']")
+    np.testing.assert_array_equal(x, np.eye(12))
+    np.testing.assert_array_equal(bias, np.tile(np.eye(4), (3, 1)))
+    page.locator(PANEL).screenshot(path=str(artifacts / "stepper-jacobian.png"))
+    page.keyboard.press("ArrowLeft")  # the tab stays; the Jacobian is the previous step's node's
+    wait_for_view(page, step=add - 1)
+    op = steps[add - 2].op
+    page.wait_for_function("([sel, op]) => document.querySelector(sel)?.dataset.op === op",
+                           arg=[f"{PANEL} [data-testid='jacobian']", op])
+    page.locator(f"{PANEL} .gv-tab[data-tab='step']").click()
+    assert f"Step {add - 1} of {len(steps)}" in page.locator(PANEL).inner_text()
+
+
+def test_dragging_a_slider_retexts_the_stepper_in_place_at_its_step(page, app_url):
+    from .poking import drag, knob, wait_for_answers
+
+    graph, steps = open_stepper(page, app_url)
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    start = wait_for_view(page, step=5)
+    wait_for_idle(page)
+    drag(page, "b", 0.25)  # b: 0 .. 4, so about 1
+    wait_for_answers(page)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('poke') !== null")
+    wait_for_idle(page)
+    b = float(knob(page, "b").input_value())
+    poked_graph, poked_steps = explain.step_program(PROGRAM, (("b", b),))
+    expected = expected_boxes(poked_graph, poked_steps, 5)
+    shown = settled(lambda: drawn(page), lambda d: d == expected)
+    assert shown == expected, "every box's grad at step 5 is the engine's for the poked b"
+    state = view_state(page)
+    assert state["step"] == "5" and state["layouts"] == start["layouts"] == "1", "same step, same drawing"
+    panel = explain.describe_step(poked_graph, poked_steps[4], len(poked_steps))
+    assert panel.upstream in page.locator(PANEL).inner_text()
+
+
+def test_a_big_step_s_jacobian_is_asked_for_when_shown(page, app_url):
+    program = "x = randn(64)\ny = softmax(x)\nz = softmax(y)\nw = softmax(z)\nv = softmax(w)\nu = softmax(v)\n" \
+              "t = (u * u).sum()\n"
+    graph, steps = open_stepper(page, app_url, program)
+    page.locator(f"{PANEL} .gv-tab[data-tab='jacobian']").click()
+    for _ in range(len(steps)):
+        page.keyboard.press("ArrowRight")
+    wait_for_view(page, step=len(steps))  # the last softmax: past the budget sent with the steps
+    page.wait_for_function("(sel) => document.querySelector(sel)?.dataset.rows === '64'",
+                           arg=f"{PANEL} [data-testid='jacobian']", timeout=30_000)
+    jac = page.locator(f"{PANEL} [data-testid='jacobian']")
+    assert jac.get_attribute("data-op") == "softmax" and jac.get_attribute("data-cols") == "64"

@@ -1,0 +1,29 @@
+"""The Jacobian view on its own (the Explorer's node inspector): an `st.components.v2` component drawing
+explorer.jacobian_view.view_data with jacobian.js, in the active theme's colours. The Backward Stepper
+shows the same drawing in its panel (components/graph_view puts jacobian.js and jacobian.css in its own
+module), so there is one drawing of a Jacobian.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from components.assets import module_loader
+
+HERE = Path(__file__).parent
+#: jacobian.js as a served file (asset name, directory, file name), for components.assets.module_loader
+SCRIPT = ("jacobian_view_code", HERE, "jacobian.js")
+STYLE = ("jacobian_view_code", HERE, "jacobian.css")
+
+
+_component = st.components.v2.component(
+    "components.jacobian_view", js=module_loader(SCRIPT, ("jacobian_view_code", HERE, "mount.js"), styles=(STYLE,)),
+    isolate_styles=False,
+)
+
+
+def jacobian_view(data: dict, *, key: str) -> None:
+    """Show one op node's Jacobian view (explorer.jacobian_view.view_data) under ``key``."""
+    _component(key=key, data=data)

@@ -1,0 +1,11 @@
+// The Jacobian view mounted on its own (the Explorer's inspector): after jacobian.js in one module.
+export default function (component) {
+  const { data, parentElement } = component;
+  let view = parentElement.__jacobianView;
+  if (!view || !view.root.isConnected) {
+    view = new JacobianView(parentElement);
+    parentElement.__jacobianView = view;
+  }
+  view.show(typeof data === "string" ? JSON.parse(data) : data);
+  return undefined;
+}

@@ -1,0 +1,97 @@
+"""Poke the numbers: a slider per input and the pictures of what a gradient means, as an `st.components.v2`
+component (poke.js, poke.css) that reports slider values continuously while they move.
+
+Streamlit's own st.slider reports only on release; this one sends values as they come, one at a time
+(the next when the answer to the last has arrived), so the page — inside an `st.fragment` with the
+graph view — reruns only that fragment per move and answers with the new values and grads
+(`graph_view(values=...)`) and the new point and tangent. A final value follows 400 ms after the
+last move; the page then runs whole (the URL, the gradient check, the inspector follow).
+
+Session state (shared by the Explorer and the Stepper, which show the same program): ``poked`` (an
+explorer.poke.Poked, kept in step with the URL by explorer.poke.sync), ``poke_active`` (the input the
+pictures are drawn against), ``poke_previous`` (the one before: the contour plot's other axis),
+``poke_answered`` (the last report's sequence number), ``poke_version`` (grows when the server sets
+the values itself: Reset, a new program, a link; the browser then moves its sliders).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import streamlit as st
+
+from components import session
+from components.assets import module_loader
+from explorer import poke
+
+_HERE = Path(__file__).parent
+_component = st.components.v2.component(
+    "components.poke",
+    # served: the view is updated several times a second
+    js=module_loader(("poke_code", _HERE, "poke.js"), styles=(("poke_code", _HERE, "poke.css"),)),
+    isolate_styles=False,
+)
+ss = st.session_state
+_FULL_RUN = "_poke_full_run"
+
+# The evaluations of the user's program this view makes (plain functions of explorer.poke), each in a worker
+# process, limited, cancellable and cached (components/session.py): the sliders of a program, and the
+# pictures' curve and grid.
+knobs_for = functools.partial(session.sandboxed, poke.knobs)
+_curve = functools.partial(session.sandboxed, poke.curve)
+_surface = functools.partial(session.sandboxed, poke.surface)
+
+
+def _moved(key: str, knobs: tuple) -> None:
+    """The browser's report {values, active, seq, final}: the new poked values and the pictures' input."""
+    report = (ss.get(key) or {}).get("poke") or {}
+    values = report.get("values") or {}
+    ss["poked"] = poke.normal(values, knobs)
+    names = [k.name for k in knobs]
+    active = report.get("active")
+    if active in names and active != ss.get("poke_active"):
+        ss["poke_previous"] = ss.get("poke_active")
+        ss["poke_active"] = active
+    ss["poke_answered"] = int(report.get("seq") or 0)
+    if report.get("final"):
+        ss[_FULL_RUN] = True
+
+
+def _reset() -> None:
+    ss["poked"] = ()
+    ss["poke_version"] = ss.get("poke_version", 0) + 1
+    ss[_FULL_RUN] = True
+
+
+def synced(text: str) -> tuple[tuple, tuple]:
+    """(knobs, poked) of a program for a whole page run: the session's poked values and the URL's ``?poke=``
+    kept in step (explorer.poke.sync); what a link's values get wrong is said here, in a warning."""
+    from explorer.formatting import markdown_safe
+
+    knobs = knobs_for(text)
+    poked, problems = poke.sync(ss, st.query_params, text, knobs)
+    for problem in problems:
+        st.warning(markdown_safe(f"Ignored part of the link's poked values: {problem}."))
+    return knobs, poked
+
+
+def full_run_wanted() -> bool:
+    """True once after the values settled or were reset: the page should run whole (st.rerun()), so that
+    what does not follow the drag (the URL, the gradient check, the inspector) follows now."""
+    return bool(ss.pop(_FULL_RUN, False))
+
+
+def poke_panel(text: str, knobs: tuple, graph, *, key: str) -> None:
+    """The sliders of ``knobs`` (knobs_for(text)) at the session's poked values and the pictures for ``graph``
+    (the program run with them, grads filled in)."""
+    if not knobs:
+        return
+    names = [k.name for k in knobs]
+    if ss.get("poke_active") not in names:
+        ss["poke_active"] = names[0]
+    poked = ss.get("poked", ())
+    data = poke.pictures(text, knobs, poked, graph, ss["poke_active"], ss.get("poke_previous"),
+                         curve=_curve, surface=_surface)
+    data |= {"answered": ss.get("poke_answered", 0), "version": ss.get("poke_version", 0)}
+    _component(key=key, data=data, on_poke_change=lambda: _moved(key, knobs), on_reset_change=_reset)

@@ -1,0 +1,225 @@
+"""What the Jacobian view shows for an op node (autograd.jacobian as JSON-ready data): each input's J as a
+labelled heatmap, a one-line reading of its structure, the upstream g, gᵀJ beside the VJP's own result,
+the check against central differences, and the cost (numbers in J against operations the VJP did).
+
+Plain Python (no Streamlit). ``node_jacobian`` and ``step_jacobians`` take a program's text and its poked
+values and return plain data, so the pages can run them in-process or in a worker.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from autograd.jacobian import LIMIT, NodeJacobian, jacobian
+from explorer import explain, poke
+from explorer.dot import shape_text
+
+#: Jacobian entries (shown blocks) sent with the Backward Stepper's steps; later steps' are asked for.
+STEP_BUDGET = 20_000
+#: Up to this many entries per block, central differences are sent cell by cell (for the hover).
+NUMERIC_CELLS = 1024
+
+
+def _six(values) -> list:
+    """Numbers to six significant digits for the heatmap (nan, inf as None)."""
+    return [float(f"{v:.6g}") if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64).ravel()]
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+def _full(values, limit: int = LIMIT) -> list:
+    """The first ``limit`` numbers at full precision (the vectors compared to the printed precision)."""
+    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64).ravel()[:limit]]
+
+
+# ----------------------------------------------------------------------------- reading J's structure
+
+
+def _block_diagonal(m: np.ndarray) -> tuple[int, int, int] | None:
+    """(blocks, rows, cols) of the most blocks J splits into along its diagonal (zero elsewhere), if more than one."""
+    r, c = m.shape
+    for blocks in range(math.gcd(r, c), 1, -1):
+        if r % blocks or c % blocks:
+            continue
+        br, bc = r // blocks, c // blocks
+        mask = np.kron(np.eye(blocks, dtype=bool), np.ones((br, bc), dtype=bool))
+        if not np.any(m[~mask]) and all(np.any(m[i * br:(i + 1) * br, i * bc:(i + 1) * bc]) for i in range(blocks)):
+            return blocks, br, bc
+    return None
+
+
+def _kron_identity(m: np.ndarray) -> int | None:
+    """p > 1 if J = B ⊗ Iₚ for some B (each output element of a block row sees only its own column)."""
+    r, c = m.shape
+    for p in range(math.gcd(r, c), 1, -1):
+        if r % p or c % p:
+            continue
+        b = m[::p, ::p]
+        if np.array_equal(np.kron(b, np.eye(p)), m) and np.count_nonzero(b) > 1:
+            return p
+    return None
+
+
+def structure(m: np.ndarray, whole: bool) -> str:
+    """One line saying what pattern J has, read off the matrix itself (the block shown, if not whole)."""
+    m = np.nan_to_num(np.asarray(m, dtype=np.float64), nan=1.0)
+    rows, cols = m.shape
+    where = "" if whole else " (in the block shown)"
+    nonzero = int(np.count_nonzero(m))
+    if nonzero == 0:
+        return f"All zero{where}: no output element changes with this input here."
+    if rows == 1 and cols == 1:
+        return "One number: the local derivative; the VJP multiplies G by it."
+    if rows == cols and not np.any(m - np.diag(np.diag(m))):
+        return (f"Diagonal{where}: output element i depends on input element i only (elementwise), so the VJP "
+                "multiplies G by the diagonal, element by element, and never builds J.")
+    ones = bool(np.isin(m, (0.0, 1.0)).all())
+    per_row = np.count_nonzero(m, axis=1)
+    per_col = np.count_nonzero(m, axis=0)
+    if per_row.max() == 1 and per_col.max() > 1 and cols < rows:
+        k = int(per_col.max())
+        feeds = "is copied into" if ones else "feeds"
+        return (f"One entry per row{where}: each input element {feeds} up to {k} outputs (broadcast), so "
+                f"its grad sums those rows of G{'' if ones else ' ⊙ J'} — undoing broadcasting is a sum.")
+    if ones and per_row.max() <= 1 and per_col.max() <= 1:
+        return f"0/1, at most one 1 per row and column{where}: the op only moves elements, and the VJP moves G back."
+    if rows == 1:
+        if np.allclose(m, m[0, 0]):
+            return f"One row, every entry {m[0, 0]:.4g}: the output takes every input element alike (a sum or a mean)."
+        return "One row: the output's sensitivity to each input element (a scalar output's gradient is this row)."
+    blocks = _block_diagonal(m)
+    if blocks:
+        n, br, bc = blocks
+        dense = " dense" if all(np.all(m[i * br:(i + 1) * br, i * bc:(i + 1) * bc]) for i in range(n)) else ""
+        return (f"Block-diagonal{where}: {n}{dense} blocks of {br} × {bc}; each group of outputs depends only on its "
+                "own group of inputs (a row-wise op: softmax or a sum over the last axis, X·W seen from X).")
+    p = _kron_identity(m)
+    if p:
+        return (f"Blocks of scaled identities (B ⊗ I{p}){where}: output element (i, j) sees input (k, j) only, "
+                "weighted by B[i, k] (the pattern of W in X·W: J = X ⊗ I).")
+    if nonzero == m.size:
+        return (f"Dense{where}: every output element depends on every input element; reverse mode still never "
+                "forms these numbers.")
+    return f"Sparse{where}: {nonzero:,} of {m.size:,} entries are not zero."
+
+
+# ----------------------------------------------------------------------------- the view's data
+
+
+def view_data(jac: NodeJacobian, title: str, inputs: list[tuple[str, str]], out_name: str) -> dict:
+    """JSON-ready data for one node's Jacobian view. ``title`` names the node (``y = softmax``), ``inputs`` each
+    argument as (label, slot letter or ''), ``out_name`` the output's label (``y``, ``add #3``)."""
+    sections = []
+    for j in jac.inputs:
+        max_error = j.max_error
+        sections.append({
+            "slot": j.slot,
+            "label": inputs[j.slot][0],
+            "slot_name": inputs[j.slot][1],
+            "shape": list(j.shape),
+            "shape_text": shape_text(j.shape),
+            "rows": j.rows,
+            "cols": j.cols,
+            "shown_rows": j.shown_rows,
+            "shown_cols": j.shown_cols,
+            "matrix": _six(j.matrix),
+            "numeric": _six(j.numeric) if j.matrix.size <= NUMERIC_CELLS else None,
+            "numeric_error": _finite(j.max_numeric_error),
+            "numeric_ok": j.matches_numeric(),
+            "vjp": _full(j.vjp, j.shown_cols),
+            "gtj": None if j.gtj is None else _full(j.gtj, j.shown_cols),
+            "max_error": None if max_error is None else _finite(max_error),
+            "structure": structure(j.matrix, j.whole),
+        })
+    errors = [s["max_error"] for s in sections if s["max_error"] is not None]
+    return {
+        "title": title,
+        "op": jac.op,
+        "out": out_name,
+        "out_shape": list(jac.out_shape),
+        "out_shape_text": shape_text(jac.out_shape),
+        "g": _full(jac.upstream, min(math.prod(jac.out_shape), LIMIT)),
+        "inputs": sections,
+        "constants": [inputs[k][0] for k in jac.constants],
+        "entries": jac.entries,
+        "operations": jac.operations,
+        "max_error": max(errors) if errors else None,
+        "limit": LIMIT,
+    }
+
+
+def _labels(graph, node) -> tuple[str, list[tuple[str, str]], str]:
+    """The node's heading, each argument's (label, slot letter or ''), and the output's name."""
+    slots = explain.slot_names(node)
+    names = []
+    for position, parent in enumerate(node.parents):
+        slot = slots[position] if len(node.parents) > 1 and position < len(slots) else ""
+        names.append((explain.node_label(graph.nodes[parent]), slot))
+    return explain.node_heading(node), names, explain.node_label(node)
+
+
+def _run(text: str, poked: poke.Poked):
+    """(graph, tensors by node id) of the program run with its poked values, backward() done."""
+    from autograd.graph import trace
+    from autograd.tensor import toposort
+    from language import compile_program
+
+    program = compile_program(text)
+    output = program.run(inputs=poke.resolve(program, poked)).output
+    if output.requires_grad:
+        output.backward()
+    return trace(output), toposort(output, only_grad=False)
+
+
+def _node_view(graph, tensors, node_id: int) -> dict | None:
+    tensor = tensors[node_id]
+    if tensor.is_leaf or not tensor.requires_grad:
+        return None
+    title, names, out_name = _labels(graph, graph.nodes[node_id])
+    return view_data(jacobian(tensor), title, names, out_name)
+
+
+def node_jacobian(text: str, poked: poke.Poked, node_id: int) -> dict | None:
+    """The Jacobian view of node ``node_id`` (a trace id) of the program run with ``poked``; None for a leaf or
+    a node without grad. Upstream g is the node's grad from backward() (seeded with ones)."""
+    graph, tensors = _run(text, poked)
+    if not 0 <= node_id < len(tensors):
+        return None
+    return _node_view(graph, tensors, node_id)
+
+
+def step_jacobians(text: str, poked: poke.Poked, only: tuple = (), budget: int = STEP_BUDGET) -> dict:
+    """{node id (str): Jacobian view} for the nodes whose VJP the backward pass runs, in the order it runs them,
+    until their shown entries would pass ``budget`` (the rest: {"later": True}, asked for one by one by
+    listing them in ``only``, which then limits the answer to those nodes)."""
+    graph, tensors = _run(text, poked)
+    return _step_views(graph, tensors, only, budget)
+
+
+def stepper_run(text: str, poked: poke.Poked) -> tuple:
+    """(graph, steps, Jacobian views) for the Backward Stepper in one evaluation: explain.step_program's graph
+    and steps and step_jacobians' views, from one run of the program."""
+    from autograd.tensor import toposort
+
+    graph, steps, output = explain.stepped_run(text, poked)
+    return graph, steps, _step_views(graph, toposort(output, only_grad=False), (), STEP_BUDGET)
+
+
+def _step_views(graph, tensors, only: tuple, budget: int) -> dict:
+    views: dict = {}
+    spent = 0
+    for node_id in reversed(range(len(tensors))):
+        tensor = tensors[node_id]
+        if tensor.is_leaf or not tensor.requires_grad or only and node_id not in only:
+            continue
+        shown = sum(min(tensor.size, LIMIT) * min(p.size, LIMIT) for p in tensor.parents if p.requires_grad)
+        if not only and spent + shown > budget:
+            views[str(node_id)] = {"later": True}
+            continue
+        spent += shown
+        views[str(node_id)] = _node_view(graph, tensors, node_id)
+    return views

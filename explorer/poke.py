@@ -1,0 +1,407 @@
+"""Poking a program's numbers: a slider for each input (a scalar's value, an array's scale), the values
+poked (kept in the session and the URL), the program run with them, and what a gradient means as a
+picture — the output against one input with the tangent whose slope is that input's grad, and against
+two inputs as a contour plot with the gradient arrow.
+
+Plain Python (no Streamlit). The functions that evaluate a program take its text and the poked values
+(a hashable ``Poked``) and return plain data, so the pages can run them in-process or in a worker.
+
+    knobs = poke.knobs(text)                       # one Knob per input that may take a new value
+    poked = (("a", -3.5), ("W", 1.5))              # a: its new value; W: its program values times 1.5
+    inputs = poke.resolve(program, poked)          # name -> array, for Program.run(inputs=...)
+    poke.curve(text, poked, "a", lo, hi)           # the output (summed) as a moves over [lo, hi]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from autograd import no_grad
+
+#: (name, number) pairs sorted by name: a scalar input's new value, or an array input's scale.
+Poked = tuple
+
+#: A scale slider's range (an array input multiplied by s).
+SCALE_RANGE = (-2.0, 2.0)
+#: What a picture may cost: its points × one run's cost, counted as the forward's numbers and multiply-adds
+#: plus NODE_COST per graph node (an op's fixed overhead: ~3-9 µs, like ~1,500 numbers' arithmetic).
+#: About 0.2 s on these machines: micrograd's contour plot gets 25 × 25 points, a 361-node program's 8 × 8.
+PICTURE_BUDGET = 40_000_000
+NODE_COST = 1_500
+CURVE_POINTS = 61
+SURFACE_POINTS = 25
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One slider: ``kind`` 'value' (a one-element input: the slider is its value) or 'scale' (an array
+    input: the slider multiplies the program's own values, so 1 is the program)."""
+
+    name: str
+    shape: tuple
+    kind: str
+    base: float  # the program's value (kind 'value') or 1.0 (kind 'scale')
+    lo: float
+    hi: float
+    step: float
+    array: np.ndarray | None = None  # the program's values of a 'scale' input
+
+    def contains(self, value: float) -> bool:
+        return self.lo <= value <= self.hi
+
+    def widened(self, value: float) -> Knob:
+        """The same knob with its range stretched (by whole steps) to hold ``value`` (a link's poked value)."""
+        if self.contains(value):
+            return self
+        lo = self.lo - self.step * math.ceil(max(self.lo - value, 0) / self.step)
+        hi = self.hi + self.step * math.ceil(max(value - self.hi, 0) / self.step)
+        return Knob(self.name, self.shape, self.kind, self.base, lo, hi, self.step, self.array)
+
+    def as_dict(self) -> dict:
+        """What the browser needs (no arrays)."""
+        return {"name": self.name, "shape": list(self.shape), "kind": self.kind, "base": self.base,
+                "lo": self.lo, "hi": self.hi, "step": self.step}
+
+
+def _nice_step(span: float) -> float:
+    """A slider step of 1, 2 or 5 × 10^k, about span / 100."""
+    raw = span / 100
+    power = 10.0 ** math.floor(math.log10(raw))
+    return next(m * power for m in (5, 2, 1) if m * power <= raw * 1.0000001)
+
+
+def _rounded(x: float, step: float) -> float:
+    decimals = max(0, -math.floor(math.log10(step)) + 1)
+    return round(x, decimals)
+
+
+def knob_for(name: str, value: np.ndarray) -> Knob:
+    """The slider an input gets, from its program value: a one-element input moves over its value ± max(1, |v|)
+    (the value sits on a step); an array input is scaled by s in SCALE_RANGE."""
+    value = np.asarray(value, dtype=np.float64)
+    if value.size == 1:
+        v = float(value.reshape(-1)[0])
+        if not math.isfinite(v):
+            v = 0.0
+        span = max(1.0, abs(v))
+        step = _nice_step(span)
+        return Knob(name, tuple(value.shape), "value", v, _rounded(v - span, step), _rounded(v + span, step), step)
+    lo, hi = SCALE_RANGE
+    return Knob(name, tuple(value.shape), "scale", 1.0, lo, hi, 0.01, value.copy())
+
+
+def knobs(text: str) -> tuple:
+    """One Knob per input of the program that may take a new value (inputs that set a shape, an index or an
+    axis do not), in the program's order. Raises ExpressionError for a bad program."""
+    from language import compile_program
+
+    program = compile_program(text)
+    leaves = program.run().inputs
+    return tuple(knob_for(name, leaves[name].data) for name in program.inputs if name not in program.fixed)
+
+
+# ----------------------------------------------------------------------------- poked values
+
+
+def normal(values: Mapping[str, float], knobs_: tuple) -> Poked:
+    """Poked values as a Poked: known knobs only, finite numbers only, the program's own values left out."""
+    by_name = {k.name: k for k in knobs_}
+    kept = []
+    for name, value in values.items():
+        knob = by_name.get(name)
+        if knob is None:
+            continue
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(value) and value != knob.base:
+            kept.append((name, value))
+    return tuple(sorted(kept))
+
+
+def resolve(program, poked: Poked) -> dict:
+    """name -> array for ``program.run(inputs=...)``: a 'value' knob's number in the input's shape, a 'scale'
+    knob's s times the program's own values (which costs one run of the program, only if there is one)."""
+    inputs = {}
+    scaled = {}
+    for name, value in poked:
+        shape = program.inputs[name]
+        if math.prod(shape) == 1:
+            inputs[name] = np.full(shape, value, dtype=np.float64)
+        else:
+            scaled[name] = value
+    if scaled:
+        own = program.run().inputs
+        for name, s in scaled.items():
+            inputs[name] = own[name].data * s
+    return inputs
+
+
+def link_text(poked: Poked, knobs_: tuple) -> str:
+    """Poked values for a URL: ``a=-3.5,W*=1.5`` (``*=``: a scale)."""
+    kinds = {k.name: k.kind for k in knobs_}
+    return ",".join(f"{name}{'*' if kinds.get(name) == 'scale' else ''}={value:.8g}" for name, value in poked)
+
+
+def from_link(text: str, knobs_: tuple) -> tuple[Poked, list[str]]:
+    """A URL's poked values (see link_text) and what was ignored in them, each as a short reason."""
+    by_name = {k.name: k for k in knobs_}
+    values, problems = {}, []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, sep, number = part.partition("=")
+        scale = name.endswith("*")
+        name = name.rstrip("*").strip()
+        knob = by_name.get(name)
+        if not sep or knob is None:
+            problems.append(f"`{part[:40]}` (this program has no input named `{name[:40]}` that can be poked)"
+                            if sep else f"`{part[:40]}` (expected name=value)")
+            continue
+        if scale != (knob.kind == "scale"):
+            wanted = f"`{name}*=s` (a scale: it is an array)" if knob.kind == "scale" else f"`{name}=v` (a number)"
+            problems.append(f"`{part[:40]}` (write {wanted})")
+            continue
+        try:
+            value = float(number)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            problems.append(f"`{part[:40]}` (not a finite number)")
+            continue
+        values[name] = value
+    return normal(values, knobs_), problems
+
+
+def sync(state: MutableMapping, query: MutableMapping, program: str, knobs_: tuple) -> tuple[Poked, list[str]]:
+    """Keeps ``state['poked']`` for ``program`` and the URL's ``?poke=`` in step; returns (poked, problems).
+
+    A link's ``poke`` (one this session did not write) wins, as a link's program does; a new program
+    starts from its own values; otherwise the session's poked values are written to the URL. Whenever the
+    values are set here rather than by the sliders, ``state['poke_version']`` grows (the sliders follow it).
+    """
+    problems: list[str] = []
+    if state.get("_poked_program") != program:
+        state["_poked_program"] = program
+        state["poked"] = ()
+        state["poke_version"] = state.get("poke_version", 0) + 1
+    from_url = query.get("poke")
+    if from_url is not None and from_url != state.get("_poke_in_url"):
+        state["poked"], problems = from_link(from_url, knobs_)
+        state["poke_version"] = state.get("poke_version", 0) + 1
+    poked = normal(dict(state.get("poked", ())), knobs_)
+    state["poked"] = poked
+    text = link_text(poked, knobs_)
+    if text:
+        if query.get("poke") != text:
+            query["poke"] = text
+    elif "poke" in query:
+        del query["poke"]
+    state["_poke_in_url"] = text
+    return poked, problems
+
+
+def knob_values(knobs_: tuple, poked: Poked) -> dict:
+    """name -> the slider's position: the poked value, else the program's."""
+    values = dict(poked)
+    return {k.name: values.get(k.name, k.base) for k in knobs_}
+
+
+# ----------------------------------------------------------------------------- the pictures
+
+
+@dataclass(frozen=True)
+class Point:
+    """Where the program is: the output (summed, as backward() seeds it) and its slope along each knob."""
+
+    output: float
+    slopes: dict  # name -> d(output)/d(knob): the input's grad (a value), Σ program values ⊙ grad (a scale)
+
+
+def point(graph, knobs_: tuple) -> Point:
+    """The output and the slopes of a poked program's traced graph (grads filled in by backward())."""
+    out = graph.nodes[graph.output]
+    grads = {node.name: node.grad for node in graph.nodes if node.kind == "input" and node.name}
+    slopes = {}
+    for k in knobs_:
+        grad = grads.get(k.name)
+        if grad is None:
+            slopes[k.name] = 0.0
+        elif k.kind == "value":
+            slopes[k.name] = float(np.sum(grad))
+        else:
+            slopes[k.name] = float(np.sum(k.array * grad))  # chain rule: x = s · x₀, so d/ds = Σ x₀ ⊙ x.grad
+    return Point(output=float(np.sum(out.data)), slopes=slopes)
+
+
+def _points(program, wanted: int, per_axis: int) -> int:
+    """Points per axis the picture budget allows (at least 7)."""
+    costs = program.costs
+    allowed = PICTURE_BUDGET / max(costs.forward_elements + costs.matmul_work + NODE_COST * costs.nodes, 1)
+    return int(max(7, min(wanted, allowed ** (1 / per_axis))))
+
+
+def _sums(program, base_inputs: dict, name: str, xs, other: str | None = None, ys=None, scale=None) -> np.ndarray:
+    own = program.run().inputs if scale else {}
+
+    def value_of(knob_name, v):
+        if scale and knob_name in scale:
+            return own[knob_name].data * v
+        return np.full(program.inputs[knob_name], v, dtype=np.float64)
+
+    grid_y = [None] if other is None else ys
+    out = np.empty((len(grid_y), len(xs)))
+    with no_grad():
+        for r, y in enumerate(grid_y):
+            inputs = dict(base_inputs)
+            if other is not None:
+                inputs[other] = value_of(other, y)
+            for c, x in enumerate(xs):
+                inputs[name] = value_of(name, x)
+                out[r, c] = float(np.sum(program.run(inputs=inputs).output.data))
+    return out
+
+
+@dataclass(frozen=True)
+class Curve:
+    name: str
+    xs: np.ndarray
+    ys: np.ndarray  # the output (summed) at each x, the other inputs as poked
+
+
+def curve(text: str, poked: Poked, name: str, lo: float, hi: float) -> Curve:
+    """The output (summed) as input ``name`` moves over [lo, hi], everything else as poked."""
+    from language import compile_program
+
+    program = compile_program(text)
+    others = tuple((n, v) for n, v in poked if n != name)
+    xs = np.linspace(lo, hi, _points(program, CURVE_POINTS, 1))
+    scale = {name} if math.prod(program.inputs[name]) > 1 else set()
+    ys = _sums(program, resolve(program, others), name, xs, scale=scale)[0]
+    return Curve(name=name, xs=xs, ys=ys)
+
+
+@dataclass(frozen=True)
+class Surface:
+    x_name: str
+    y_name: str
+    xs: np.ndarray
+    ys: np.ndarray
+    zs: np.ndarray  # zs[i, j]: the output (summed) at (xs[j], ys[i])
+
+
+def square(x_knob: Knob, y_knob: Knob) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The ranges of a contour plot over two knobs: each knob's range centred, both as wide as the wider,
+    so one unit is as long on both axes and the gradient arrow is drawn at right angles to the contours."""
+    span = max(x_knob.hi - x_knob.lo, y_knob.hi - y_knob.lo)
+    cx, cy = (x_knob.lo + x_knob.hi) / 2, (y_knob.lo + y_knob.hi) / 2
+    return (cx - span / 2, cx + span / 2), (cy - span / 2, cy + span / 2)
+
+
+def surface(text: str, poked: Poked, x_name: str, y_name: str, x_range: tuple, y_range: tuple) -> Surface:
+    """The output (summed) over a grid of inputs ``x_name`` × ``y_name``, everything else as poked."""
+    from language import compile_program
+
+    program = compile_program(text)
+    others = tuple((n, v) for n, v in poked if n not in (x_name, y_name))
+    n = _points(program, SURFACE_POINTS, 2)
+    xs, ys = np.linspace(*x_range, n), np.linspace(*y_range, n)
+    scale = {k for k in (x_name, y_name) if math.prod(program.inputs[k]) > 1}
+    zs = _sums(program, resolve(program, others), x_name, xs, y_name, ys, scale=scale)
+    return Surface(x_name=x_name, y_name=y_name, xs=xs, ys=ys, zs=zs)
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+def _finite_list(values) -> list:
+    """Numbers for the pictures' JSON, to 6 significant digits (a plot needs no more); nan and ±inf become
+    None (a gap in the plot)."""
+    return [float(f"{v:.6g}") if math.isfinite(v) else None
+            for v in np.asarray(values, dtype=np.float64).ravel().tolist()]
+
+
+def picture_data(knobs_: tuple, poked: Poked, at: Point, active: str, curve_: Curve | None,
+                 surface_: Surface | None) -> dict:
+    """What the poke view draws: the sliders (with each slope), the curve of the active knob with its tangent
+    point, and the contour plot of the active knob against its partner (if there is one)."""
+    values = knob_values(knobs_, poked)
+    data = {
+        "knobs": [k.as_dict() | {"value": values[k.name], "slope": _finite(at.slopes.get(k.name, 0.0))}
+                  for k in knobs_],
+        "output": _finite(at.output),
+        "active": active,
+        "poked": bool(poked),
+    }
+    if curve_ is not None:
+        data["curve"] = {"name": curve_.name, "xs": _finite_list(curve_.xs), "ys": _finite_list(curve_.ys)}
+    if surface_ is not None:
+        data["surface"] = {"x": surface_.x_name, "y": surface_.y_name, "xs": _finite_list(surface_.xs),
+                           "ys": _finite_list(surface_.ys), "zs": _finite_list(surface_.zs)}
+    return data
+
+
+def partner(knobs_: tuple, active: str, previous: str | None) -> str | None:
+    """The knob the contour plot pairs with the active one: the one moved before it, else the first other."""
+    names = [k.name for k in knobs_]
+    if previous in names and previous != active:
+        return previous
+    return next((n for n in names if n != active), None)
+
+
+def output_name(graph) -> str:
+    """How the pictures name the output: its label, or sum(label) for an array (backward() seeds with ones,
+    so the grads are those of its sum)."""
+    from explorer.explain import node_label
+
+    out = graph.nodes[graph.output]
+    label = node_label(out)
+    return label if np.size(out.data) == 1 else f"sum({label})"
+
+
+def _without(poked: Poked, *names: str) -> Poked:
+    return tuple((n, v) for n, v in poked if n not in names)
+
+
+def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previous: str | None, *,
+             curve=curve, surface=surface) -> dict:
+    """picture_data for a program run with ``poked`` (its traced ``graph``): the curve of ``active`` and the contour
+    plot of ``active`` and its partner (see ``partner``), the two on the axes in the knobs' order. ``curve``
+    and ``surface`` compute the pictures (these functions, or cached versions of them); each is asked without
+    the values it sweeps, so a drag of ``active`` asks again only for its point."""
+    from language.source import ExpressionError
+
+    values = knob_values(knobs_, poked)
+    knobs_ = tuple(k.widened(values[k.name]) for k in knobs_)
+    by_name = {k.name: k for k in knobs_}
+    knob = by_name[active]
+    try:
+        curve_ = curve(text, _without(poked, active), active, knob.lo, knob.hi)
+    except ExpressionError:
+        curve_ = None
+    other = partner(knobs_, active, previous)
+    surface_ = None
+    if other is not None:
+        # NOTE: the axes in the knobs' order, whichever of the two moves: the same picture (and one cache
+        # entry) for a drag of either.
+        x_name, y_name = sorted((active, other), key=list(by_name).index)
+        x_range, y_range = square(by_name[x_name], by_name[y_name])
+        try:
+            surface_ = surface(text, _without(poked, x_name, y_name), x_name, y_name, x_range, y_range)
+        except ExpressionError:
+            surface_ = None
+    data = picture_data(knobs_, poked, point(graph, knobs_), active, curve_, surface_)
+    data["out"] = output_name(graph)
+    return data
+
+
+def described(poked: Poked, knobs_: tuple) -> str:
+    """Poked values in words: ``a = -2.5, W × 1.5``."""
+    kinds = {k.name: k.kind for k in knobs_}
+    return ", ".join(f"{name} {'×' if kinds.get(name) == 'scale' else '='} {value:.6g}" for name, value in poked)
