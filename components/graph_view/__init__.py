@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from components import jacobian_view
 from components.assets import module_loader, served_url
@@ -38,6 +39,9 @@ _CODE = ("drawing.js", "stepper.js", "graph_view.js")
 #: Play speeds the stepper offers, in steps per second.
 SPEEDS = (1, 2, 4, 8, 12, 20)
 DEFAULT_VIEW = {"show": list(PARTS), "rankdir": "TB", "speed": 2}
+#: The parts of the data that are the program's own drawing (the same for any numbers of its inputs).
+LAYOUT_PARTS = ("dot", "boxes", "legend")
+_SENT = "_graph_view_layout_sent"  # session state: component key -> (program key, layout asks) last sent
 
 
 def _tone_css() -> str:
@@ -117,7 +121,7 @@ def graph_view(
     selected, view, jacobian}. Returns the component's state.
     """
     payload = {
-        **data,
+        **_without_layout_sent(data, key),
         "viz_url": viz_url(),
         "view": {**DEFAULT_VIEW, **(view or {})},
         "layouts": LAYOUTS,
@@ -136,4 +140,24 @@ def graph_view(
         on_selected_change=on_select or _noop,
         on_view_change=on_view or _noop,
         on_jacobian_change=on_jacobian or _noop,
+        on_layout_wanted_change=_noop,
     )
+
+
+def _without_layout_sent(data: dict, key: str) -> dict:
+    """``data``, without its drawing (the DOT, the boxes' tooltips, the legend) when a fragment reruns with
+    the program whose drawing this view already has: a dragged slider reruns the fragment around the view
+    ~10 times a second with new numbers only, and the drawing was ~23 KB of each 33 KB update (micrograd).
+
+    A full run always sends it. Within a fragment's reruns the view stays mounted, so it has what the last
+    run sent; should it not (``layout_kept`` for another program), it asks (state ``layout_wanted`` grows)
+    and the next run sends the drawing again.
+    """
+    ctx = get_script_run_ctx(suppress_warning=True)
+    in_fragment = bool(ctx is not None and ctx.fragment_ids_this_run)
+    asked = (st.session_state.get(key) or {}).get("layout_wanted", 0)
+    sent = st.session_state.setdefault(_SENT, {})
+    if in_fragment and sent.get(key) == (data.get("key"), asked):
+        return {k: v for k, v in data.items() if k not in LAYOUT_PARTS} | {"layout_kept": True}
+    sent[key] = (data.get("key"), asked)
+    return data

@@ -165,6 +165,16 @@ class GraphView {
 
   update(data, setStateValue) {
     this.setStateValue = setStateValue;
+    if (data.layout_kept) {
+      // NOTE: a fragment's rerun with new numbers for the drawing this view has: the server leaves the
+      // drawing out (components/graph_view/__init__.py). Without it (never seen), ask for it again.
+      if (!this.data || this.data.key !== data.key) {
+        setStateValue("layout_wanted", Date.now()); // a new value, whatever an earlier view sent
+
+        return;
+      }
+      data = { ...data, dot: this.data.dot, boxes: this.data.boxes, legend: this.data.legend };
+    }
     const first = !this.data;
     const newProgram = !first && data.key !== this.data.key;
     this.data = data;
@@ -687,7 +697,7 @@ class GraphView {
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   const spec = typeof data === "string" ? JSON.parse(data) : data;
-  if (!spec || !spec.dot) return undefined;
+  if (!spec || !(spec.dot || spec.layout_kept)) return undefined;
   let view = parentElement.__graphView;
   if (!view || !view.root.isConnected) {
     view = new GraphView(parentElement);
