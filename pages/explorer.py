@@ -52,7 +52,6 @@ def load_preset():
 
 def edited():
     st.session_state["program"] = st.session_state["explorer_editor"]
-    st.session_state["explorer_preset"] = None  # the editor no longer holds the preset as loaded
 
 
 def clicked():
@@ -74,6 +73,9 @@ st.html(
 
 left, right = st.columns([1, 2], gap="medium")
 
+# NOTE: the box names the preset whose text the editor holds, however it got there (a link, the default, the
+# Stepper, typing it back); the placeholder only while the program is the user's own.
+st.session_state["explorer_preset"] = presets.named(program)
 with left:
     st.selectbox(
         "Load a preset",

@@ -122,6 +122,22 @@ def test_each_preset_renders_its_graph_and_checks_its_grads(name):
         assert (inputs["check"] == "FAIL").any() and at.warning, "a kink is reported, not hidden"
 
 
+def test_the_preset_box_names_the_preset_in_the_editor_and_only_then():
+    at = app().run()
+    assert at.selectbox(key="explorer_preset").value == presets.DEFAULT, "the default program is a preset"
+    at.selectbox(key="explorer_preset").select("broadcasting bias").run()
+    assert at.selectbox(key="explorer_preset").value == "broadcasting bias"
+    at.text_area(key="explorer_editor").input("x = 3.0\ny = x * x\n").run()
+    assert at.selectbox(key="explorer_preset").value is None, "the user's own program: the placeholder"
+    at.text_area(key="explorer_editor").input(presets.program("attention scores")).run()
+    assert at.selectbox(key="explorer_preset").value == "attention scores", "a preset's text typed back is that preset"
+    linked = app()
+    linked.query_params["program"] = presets.program("softmax cross-entropy")
+    linked.run()
+    no_exception(linked)
+    assert linked.selectbox(key="explorer_preset").value == "softmax cross-entropy", "a link to a preset's text"
+
+
 @pytest.mark.parametrize(
     "program, line",
     [
