@@ -23,6 +23,12 @@ from explorer.dot import fmt_number, format_array, shape_text, slot_names, summa
 LINK_LIMIT = 64 * 1024
 
 
+STALE_NOTE = (
+    ":material/history: **From the last program that ran.** The program in the editor has an error; "
+    "the graph and the results below are dimmed until it runs."
+)
+
+
 def link_length(text: str) -> int:
     """The characters ``?program=`` takes for ``text`` in an address (as Streamlit encodes it)."""
     return len(urllib.parse.quote_plus(text))

@@ -109,15 +109,17 @@ with left:
         if shown is None:
             st.stop()
         graph, steps = stepped(shown)
-        st.caption("The graph shows the last program that ran.")
 
 with left:
     knobs, poked = synced(shown)
 
+stale = shown != program  # the editor's program has an error: everything drawn below is the last that ran
 picked = st.session_state.get("explorer_picked")  # a node clicked or chosen, if this graph has it
 picked = picked if picked in range(len(graph.nodes)) else None
 with right:
     note = st.empty()
+    if stale:
+        note.caption(explain.STALE_NOTE)
 
 
 @st.fragment
@@ -130,7 +132,7 @@ def live(shown, graph, steps, knobs, picked):
     poked_graph, _ = stepped(shown, now) if now else (graph, steps)
     with left:
         poke_panel(shown, knobs, poked_graph, key="explorer_poke")
-    with right:
+    with right, st.container(key="explorer_results_graph"):
         graph_view(
             program_view(shown, graph, steps),
             key="explorer_graph",
@@ -160,7 +162,7 @@ try:
 except Exception as exc:  # noqa: BLE001 - the graph is drawn; the check's failure is a message, never a traceback
     note.error(markdown_safe(explain.error_report(shown, exc)[0]), icon=":material/error:")
     st.stop()
-if analysis.note:
+if analysis.note and not stale:
     note.info(analysis.note, icon=":material/info:")
 
 
@@ -261,4 +263,9 @@ tabs = st.tabs(["Gradients and check", "Inspect a node", "Export"], key="explore
 for tab, show in zip(tabs, (show_checks, show_node, show_export)):
     if tab.open:
         with tab:
-            show()
+            if stale:
+                st.caption(explain.STALE_NOTE)
+            with st.container(key="explorer_results_tab"):
+                show()
+if stale:  # NOTE: dimmed by their keys, so nothing is remounted: the graph is not laid out again
+    st.html("<style>[class*='st-key-explorer_results'] {opacity: 0.45}</style>")

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from autograd.expr import ExpressionError, evaluate
 from autograd.graph import backward_steps
-from explorer import graph_data, presets
+from explorer import explain, graph_data, presets
 from tests.helpers import traced
 
 TIMEOUT = 60
@@ -164,11 +164,25 @@ def test_a_hostile_program_shows_an_error_and_keeps_the_last_graph(program, line
     caret = [c.value for c in at.code if c.value.startswith(f"{line} | ")]
     assert caret and caret[0].splitlines()[1].index("^") == len(f"{line} | ") + col - 1
     assert graph_dot(at) == good, "the last good graph stays"
-    assert any("last program that ran" in c.value for c in at.caption)
     assert at.text_area(key="explorer_editor").value == program, "the editor keeps the text"
+    stale_marks(at, stale=True)
     # fixing the program brings the graph back
     at.text_area(key="explorer_editor").input("x = 3.0\ny = x * x\n").run()
     assert not at.error and len(labels(graph_dot(at))) == 2  # x and x * x
+    stale_marks(at, stale=False)
+
+
+def stale_marks(at: AppTest, stale: bool) -> None:
+    """What is left from the last program that ran says so above the graph and in the open tab, and is dimmed."""
+    notes = [c for c in at.caption if c.value == explain.STALE_NOTE]
+    dimmed = [h for h in at.get("html") if "st-key-explorer_results" in h.proto.body and "opacity" in h.proto.body]
+    if not stale:
+        assert not notes and not dimmed
+        return
+    assert len(notes) == 2, "one note above the graph, one in the open tab"
+    assert "last program that ran" in explain.STALE_NOTE
+    assert dimmed, "the graph and the results are dimmed"
+    assert at.success, "the last good program's check is still there to read, dimmed under its note"
 
 
 def test_the_graph_view_s_toggles_and_direction_reach_the_download_and_the_stepper():

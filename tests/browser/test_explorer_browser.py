@@ -131,12 +131,32 @@ def test_broken_program_shows_line_and_column_and_keeps_graph(page, app_url, art
     alert.first.wait_for()
     assert "syntax" in alert.first.inner_text().lower()
     wait_for_text(page, "2 | b = a +* 2")  # the caret block quotes the bad line
-    wait_for_text(page, "The graph shows the last program that ran.")
+    wait_for_text(page, "From the last program that ran.")
     # The last good graph is still drawn, unchanged, and not laid out again.
     assert node_count(page) == len(graph.nodes)
     assert node_count(page, GRAPH_EDGES) == len(graph.edges)
     assert view_state(page)["layouts"] == layouts
+    # What is left from the last good program is dimmed, its green check included; the error is not.
+    page.wait_for_function(f"() => ({OPACITY})(document.querySelector('{GRAPH}')) < 0.6")
+    success = page.locator('[data-testid="stAlertContentSuccess"]').first
+    assert "match central differences" in success.inner_text()
+    assert success.evaluate(OPACITY) < 0.6
+    assert alert.first.evaluate(OPACITY) == 1
     page.screenshot(path=str(artifacts / "explorer-error.png"))
+    set_text_area(page, OTHER_PROGRAM, label="Program")
+    wait_for_node_count(page, len(traced(OTHER_PROGRAM).nodes))
+    page.wait_for_function(f"() => ({OPACITY})(document.querySelector('{GRAPH}')) == 1")
+    assert page.get_by_text("From the last program that ran.").count() == 0
+
+
+# The opacity an element is drawn with: the product of its own and its ancestors'.
+OPACITY = """(el) => {
+    let o = 1;
+    for (let e = el; e; e = e.parentElement || (e.getRootNode() && e.getRootNode().host)) {
+        o *= parseFloat(getComputedStyle(e).opacity);
+    }
+    return o;
+}"""
 
 
 def test_url_with_program_reproduces_graph_in_fresh_page(page, browser, app_url, artifacts):
