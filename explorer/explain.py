@@ -449,8 +449,47 @@ def stepped_run(text: str, poked: tuple = ()):
     output = program.run(inputs=resolve(program, poked)).output
     if not output.requires_grad:
         return trace(output), (), output
-    graph, steps = backward_steps(output)
+    graph, steps = backward_steps(output, plugged=plugged_rule)
     return graph, steps, output
+
+
+#: Operands of up to this many elements are put into a rule as numbers (past it, the line would not be read).
+PLUG_LIMIT = 4
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def plugged_of(steps, node_id: int) -> str:
+    """The rule of the step that ran ``node_id``'s VJP with that step's numbers put in; '' if none ran."""
+    return next((step.plugged or "" for step in steps if step.node == node_id), "")
+
+
+def plugged_text(x, operand: bool = True) -> str:
+    """A number or small array as it is put into a rule, on one line; a negative operand in parentheses."""
+    array = np.asarray(x, dtype=np.float64)
+    if array.ndim == 0:
+        text = fmt_number(array.item())
+        return f"({text})" if operand and text.startswith("-") else text
+    return " ".join(line.strip() for line in format_array(array))
+
+
+def plugged_rule(prim, g, out, inputs, meta, need) -> str:
+    """A step's VJP rule with its numbers put in, one line per input that gets a grad (``dB = −1 ⊙ 49 / 2² =
+    -12.25``), from the rule's own plugged-in form (Primitive.plugged); a sentence instead when an operand has
+    more than PLUG_LIMIT elements. The value is the VJP's, before broadcasting is undone."""
+    largest = max(int(np.size(x)) for x in (g, *inputs))
+    if largest > PLUG_LIMIT:
+        return (f"Written with numbers for operands of up to {PLUG_LIMIT} elements; "
+                f"this step's largest has {largest}: see the grads below.")
+    slots = prim.slots
+    if len(slots) < len(inputs):  # concat, stack: A₀, A₁, ... as their formulas say Aᵢ
+        slots = [f"A{i}".translate(_SUBSCRIPTS) for i in range(len(inputs))]
+    lines = []
+    for slot, wanted, (text, value) in zip(slots, need, prim.plugged(plugged_text, g, out, *inputs, **meta)):
+        result = plugged_text(value, operand=False)
+        if wanted:
+            passed_on = text in (result, plugged_text(value))  # G itself (add, sub): the number once
+            lines.append(f"d{slot} = {result}" if passed_on else f"d{slot} = {text} = {result}")
+    return "\n".join(lines)
 
 
 def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:
@@ -591,6 +630,7 @@ class StepView:
     node: str
     op: str
     formula: str
+    plugged: str  # the rule with this step's numbers put in (plugged_rule), '' if not recorded
     upstream: str
     contributions: tuple[ContributionView, ...]
 
@@ -636,6 +676,7 @@ def describe_step(graph, step, total: int) -> StepView:
         node=label,
         op=step.op or node.op,
         formula=step.formula or node.formula,
+        plugged=step.plugged or "",
         upstream=array_text(step.upstream),
         contributions=tuple(views),
     )

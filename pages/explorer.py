@@ -220,6 +220,9 @@ def show_node():
     if node.formula:
         st.markdown(f"**VJP of `{node.op}`** (G is the upstream grad)")
         st.code(node.formula, language=None, wrap_lines=True)
+        if explain.plugged_of(steps, node_id):
+            st.markdown("**With its numbers** (G is this node's grad)")
+            st.code(explain.plugged_of(steps, node_id), language=None, wrap_lines=True)
     else:
         st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
     d_col, g_col = st.columns(2)

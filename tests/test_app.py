@@ -202,6 +202,20 @@ def test_the_graph_view_s_toggles_and_direction_reach_the_download_and_the_stepp
     assert view_data(at)["view"] == view, "the same view on both pages"
 
 
+def test_inspect_a_node_shows_its_rule_with_its_numbers():
+    at = app().run()
+    open_tab(at, "Inspect a node")
+    _, steps = explain.step_program(presets.program(presets.DEFAULT))
+    output = steps[0].node  # micrograd's g = g + 10.0 / f, scalars: chosen at first
+    assert at.selectbox(key="explorer_node").value == output
+    assert explain.plugged_of(steps, output) == "dA = 1\ndB = 1"
+    assert [c.value for c in at.code if c.value == "dA = 1\ndB = 1"]
+    f = [s for s in steps if s.op == "pow"][0]
+    at.selectbox(key="explorer_node").select(f.node).run()
+    assert [c.value for c in at.code if c.value == explain.plugged_of(steps, f.node)]
+    assert explain.plugged_of(steps, f.node) == "dA = 0.4958 ⊙ 2·(-7)^(2 − 1) = -6.942", "the constant 2 gets no grad"
+
+
 def open_tab(at, label: str) -> None:
     """Select a tab of the explorer (what a click on it does in the browser) and rerun."""
     at.session_state["explorer_tab"] = label
@@ -220,6 +234,7 @@ def test_inspect_a_node_shows_its_data_grad_and_rule():
     no_exception(at)
     rule = [c for c in at.code if c.value == add.formula]
     assert rule and rule[0].proto.wrap_lines, "the rule wraps in the narrow column instead of scrolling"
+    assert any(c.value.startswith("Written with numbers for operands of up to 4") for c in at.code), "(3, 4): words"
     frames = [d.value for d in at.dataframe]
     assert any(f.shape == (3, 4) for f in frames)
     assert at.get("plotly_chart"), "a heatmap of data and grad"
@@ -298,6 +313,11 @@ def test_the_stepper_sends_every_step_once():
     a = [n for n in graph.nodes if n.name == "a"][0]
     assert s["grads"][str(a.id)][-1][1] == ["138.8"], "after the last step, backward()'s grad"
     assert s["done"].startswith("Done: every grad now equals")
+    # each step's rule with its numbers put in: g = f / 2.0 (micrograd's scalars), G = 1
+    div = [step for step in steps if step.op == "div" and graph.nodes[step.node].name == "g"][0]
+    panel = s["panels"][div.index + 1]
+    assert panel["formula"] == "dA = G / B,  dB = −G ⊙ A / B²"
+    assert panel["plugged"] == "dA = 1 / 2 = 0.5", "f needs a grad, the constant 2.0 does not"
 
 
 def test_the_server_hears_the_step_without_sending_the_steps_again():
@@ -337,6 +357,7 @@ def test_stepper_panel_explains_fan_out_and_broadcasting():
     panel = view_data(at)["steps"]["panels"][add_step]
     assert panel["title"].startswith(f"Step {add_step} of {len(steps)}")
     assert panel["formula"] == "dA = G,  dB = G"
+    assert panel["plugged"].startswith("Written with numbers for operands of up to 4 elements")
     notes = [c["broadcast"] for c in panel["contributions"]]
     assert "summed over axis 0 to undo broadcasting (3, 4) → (4,)" in notes
     assert 'class="broadcast"' in view_data(at)["dot"], "the edge is marked in the graph too"

@@ -105,6 +105,12 @@ def test_keys_walk_the_backward_pass_and_every_box_shows_the_engine_s_grads(page
         check_position(page, graph, steps, k)
         where = settled(lambda: active_on_screen(page), lambda w: w["shown"])
         assert where["shown"], f"step {k}: the active box is off screen: {where}"
+    # step 3's rule with its numbers put in, under the rule (micrograd's scalars)
+    plugged = explain.plugged_of(explain.step_program(PROGRAM)[1], steps[2].node)
+    assert plugged and " = " in plugged
+    rules = page.locator(f"{PANEL} pre.gv-plugged")
+    assert rules.count() == 1 and rules.inner_text() == plugged
+    assert "With this step's numbers" in page.locator(PANEL).inner_text()
     state = view_state(page)
     assert state["layouts"] == layouts, "stepping restyles the drawing, it never lays it out again"
     assert int(state["updates"]) >= 7
