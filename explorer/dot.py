@@ -275,6 +275,12 @@ def _value_row(box: int, part: str, lines: list[str], small: bool, tip: str) -> 
     )
 
 
+def shape_dtype_text(shape: tuple[int, ...], dtype) -> str:
+    """A shape, and the dtype where it is not the default float64: "(3,) int64", "scalar bool", "(2, 3)"."""
+    text = shape_text(tuple(shape))
+    return text if not dtype or str(dtype) == "float64" else f"{text} {dtype}"
+
+
 def _node_label(node, grad, grad_lines, show: frozenset, compact: bool) -> str:
     if node.kind == "const" and not node.name and node.data.size <= SMALL:
         # NOTE: unnamed constants (the 2 in x ** 2) are drawn as just their value, to keep graphs light.
@@ -282,10 +288,9 @@ def _node_label(node, grad, grad_lines, show: frozenset, compact: bool) -> str:
         return f'<<font point-size="12" color="{_GREY}">{body}</font>>'
     name = node.name or node.op or node.kind
     rows = [f'<tr><td colspan="2" align="left">{_title(node)}</td></tr>']
-    if "shape" in show and node.shape != ():  # scalars say nothing more than their single number
-        meta = shape_text(node.shape)
-        if node.dtype and node.dtype != "float64":
-            meta += f" {node.dtype}"
+    # NOTE: a float64 scalar says nothing more than its single number; another dtype is said, scalar or not.
+    meta = shape_dtype_text(node.shape, node.dtype)
+    if "shape" in show and meta != "scalar":
         rows.append(
             f'<tr><td id="n{node.id}.s" colspan="2" align="left">'
             f'<font point-size="12" color="{_GREY}">{_esc(meta)}</font></td></tr>'

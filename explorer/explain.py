@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from explorer.dot import fmt_number, format_array, shape_text, slot_names, summarise
+from explorer.dot import fmt_number, format_array, shape_dtype_text, slot_names, summarise
 
 # ----------------------------------------------------------------------------- the shared program
 
@@ -93,7 +93,7 @@ def node_choice(node) -> str:
     """A selectbox line for a node: ``d = mul  ·  op, (3, 4)``; a scalar shows its value, as its
     box does (``c = add  ·  op, scalar = -2``), which tells apart the nodes of ``c += ...``."""
     value = f" = {fmt_number(float(node.data))}" if np.size(node.data) == 1 else ""
-    return f"{node_heading(node)}  ·  {node.kind}, {shape_text(tuple(node.shape))}{value}"
+    return f"{node_heading(node)}  ·  {node.kind}, {shape_dtype_text(node.shape, node.dtype)}{value}"
 
 
 # ----------------------------------------------------------------------------- values as text
@@ -191,6 +191,7 @@ class GradCheckRow:
     ok: bool | None  # None: not checked (see note)
     note: str = ""  # why a variable was not checked
     float_error: float = 0.0  # > 0: it passed only once rounding noise this large was allowed for
+    dtype: str = "float64"
 
     @property
     def finite(self) -> bool:
@@ -423,7 +424,7 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
 def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
     return GradCheckRow(
         name=name, shape=tuple(tensor.shape), grad=tensor.grad, numeric=None, max_abs_error=None,
-        checked=0, total=int(tensor.data.size), ok=None, note=note,
+        checked=0, total=int(tensor.data.size), ok=None, note=note, dtype=str(tensor.dtype),
     )
 
 
@@ -506,7 +507,7 @@ def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:
         table.append(
             {
                 "variable": row.name,
-                "shape": shape_text(row.shape),
+                "shape": shape_dtype_text(row.shape, row.dtype),
                 "grad": compact(row.grad),
                 "numerical grad": _numeric_text(row, sample),
                 "max |error|": "—" if row.max_abs_error is None else f"{row.max_abs_error:.2g}",

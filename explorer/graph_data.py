@@ -39,7 +39,7 @@ def _tip(node, grad) -> dict:
         "title": explain.node_heading(node),
         "kind": node.kind,
         "op": node.op,
-        "shape": dotmod.shape_text(tuple(node.shape)) + ("" if node.dtype == "float64" else f" {node.dtype}"),
+        "shape": dotmod.shape_dtype_text(node.shape, node.dtype),
         "data": explain.compact(node.data),
         "grad": explain.compact(grad) if node.requires_grad else "",
     }

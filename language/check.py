@@ -117,6 +117,22 @@ def _numbers_only(value: Any) -> bool:
     return True
 
 
+def _whole_numbers_only(value: Any) -> bool:
+    """A number or nested list of Python ints only (no floats, no bools): tensor() makes it an int64 tensor."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif not isinstance(item, int) or isinstance(item, bool):
+            return False
+    return True
+
+
+def _integer(value: "Value") -> bool:
+    return value.known is not UNKNOWN and np.asarray(value.known).dtype.kind in "iu"
+
+
 class Checker:
     """Compiles one program. `compile()` returns the Program or raises ExpressionError."""
 
@@ -387,7 +403,7 @@ class Checker:
             array = self.constant_array(value, node)
             self.budget.node(node)
             slot = self.emit(node, make_constant_tensor, array.ref)
-            code = code_call(code_name("Tensor"), [array.code])
+            code = code_call(code_name("Tensor"), [array.code], {"dtype": literal("int64")} if _integer(array) else {})
             return Value("tensor", slot, code, array.shape, known=array.known, node=_Node())
         raise self.fail(node, msg.expected_tensor(value.describe()))
 
@@ -791,7 +807,7 @@ class Checker:
         With `requires_grad=False` the result is data instead: a constant tensor, a graph node without
         grad, which stays one when assigned to a name (it is not an input of the program).
         """
-        requires_grad = True
+        requires_grad = None  # not given: True, but for whole numbers (PyTorch's int64, which takes no grad)
         for keyword in node.keywords:
             if keyword.arg not in lib.CONSTRUCTOR_KEYWORDS:
                 raise self.fail(keyword, msg.constructor_keyword(name, keyword.arg, lib.CONSTRUCTOR_KEYWORDS))
@@ -800,7 +816,11 @@ class Checker:
                 raise self.fail(keyword.value, msg.requires_grad_flag(name, flag.describe()))
             requires_grad = flag.known
         array = self.construct_array(node, name)
-        return array if requires_grad else self.tensor(array, node)
+        if _integer(array):  # tensor([0, 1, 2]): labels or indices, int64 data as in PyTorch
+            if requires_grad:
+                raise self.fail(node, msg.integer_grad(name))
+            return self.tensor(array, node)
+        return array if requires_grad is not False else self.tensor(array, node)
 
     def construct_array(self, node: ast.Call, name: str) -> Value:
         """What a constructor makes: an 'array' Value (its size charged)."""
@@ -808,6 +828,10 @@ class Checker:
         if name == "tensor":
             if len(args) != 1 or args[0].kind not in ("number", "list", "array"):
                 raise self.fail(node, msg.tensor_argument())
+            if args[0].kind in ("number", "list") and _whole_numbers_only(args[0].known):
+                array = self.integer_array(args[0], node, "tensor()'s numbers")
+                code = code_call(code_attr(code_name("np"), "array"), [literal(args[0].known)])
+                return Value("array", array, code, array.shape, known=array)
             array = self.constant_array(args[0], node)
             if args[0].kind == "array":  # a copy of its own
                 code = code_call(code_attr(code_name("np"), "array"), [array.code])

@@ -287,6 +287,11 @@ def requires_grad_flag(name, got):
     return f"{name}(..., requires_grad=...) takes True or False, not {got}"
 
 
+def integer_grad(name):
+    return (f"{name}() of whole numbers makes an integer tensor (int64, for labels and indices), which takes no "
+            f"grad; write them with a decimal point, like {name}([1.0, 2.0]), for a float tensor with a grad")
+
+
 def tensor_argument():
     return "tensor() takes one number or (nested) list of numbers, like tensor([1, 2])"
 

@@ -185,6 +185,22 @@ def stale_marks(at: AppTest, stale: bool) -> None:
     assert at.success, "the last good program's check is still there to read, dimmed under its note"
 
 
+def test_integer_labels_stay_integer_and_say_so():
+    at = app().run()
+    program = (
+        "logits = [[2.0, 1.0, 0.1], [0.5, 2.5, -1.0]]\ny = tensor([0, 2])\nk = tensor(3)\n"
+        "loss = cross_entropy(logits, y) * k\n"
+    )
+    at.text_area(key="explorer_editor").input(program).run()
+    no_exception(at)
+    table = at.table[0].value
+    assert table.loc[table["variable"] == "y", "shape"].tolist() == ["(2,) int64"]
+    assert table.loc[table["variable"] == "logits", "shape"].tolist() == ["(2, 3)"], "float64 goes unsaid"
+    boxes = view_data(at)["boxes"]
+    assert [b["shape"] for b in boxes.values() if b["title"] == "k"] == ["scalar int64"]
+    assert "scalar int64" in graph_dot(at)
+
+
 def test_the_graph_view_s_toggles_and_direction_reach_the_download_and_the_stepper():
     at = app().run()
     data = view_data(at)

@@ -347,3 +347,20 @@ def test_summarised_and_stepper_dot_parse_with_graphviz():
     sgraph, steps = backward_steps(broadcast_graph())
     dot = to_dot(sgraph, rankdir="LR", broadcast=explain.broadcast_edges(sgraph, steps), grad_lines={0: ["—"]})
     assert to_svg(dot).count('class="node') == len(sgraph.nodes)
+
+
+def test_a_dtype_other_than_float64_is_drawn_with_the_shape():
+    # integer labels stay int64 (tensor() of whole numbers), comparisons make bool masks; float64 goes unsaid
+    program = (
+        "x = [[2.0, -1.0], [0.5, 3.0]]\nn = tensor(2)\ny = tensor([1, 0])\nm = x > 0\n"
+        "z = (x.masked_fill(m, 0.0) * n).sum() + cross_entropy(x, y)"
+    )
+    graph = traced(program)
+    dot = to_dot(graph)
+    by_name = {node.name: node for node in graph.nodes if node.name}
+    assert by_name["n"].dtype == "int64" and "m" not in by_name and "y" not in by_name, "a mask and labels are meta"
+    assert "scalar int64" in dot and "float64" not in dot
+    assert dotmod.shape_dtype_text((2,), "int64") == "(2,) int64" and dotmod.shape_dtype_text((), "float64") == "scalar"
+    rows = {r["variable"]: r for r in explain.check_table(list(explain.analyse_program(program).checks))}
+    assert rows["y"]["shape"] == "(2,) int64" and rows["m"]["shape"] == "(2, 2) bool" and rows["x"]["shape"] == "(2, 2)"
+    assert explain.node_choice(by_name["n"]) == "n  ·  const, scalar int64 = 2"

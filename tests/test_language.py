@@ -341,7 +341,7 @@ def test_requires_grad_false_makes_named_data_that_is_not_an_input():
 
 @pytest.mark.parametrize("name", lib.CONSTRUCTORS)
 def test_every_constructor_takes_requires_grad(name):
-    call = {"tensor": "tensor([[1, 2], [3, 4]]", "eye": "eye(3", "arange": "arange(4"}.get(name, f"{name}(2, 3")
+    call = {"tensor": "tensor([[1.0, 2.0], [3.0, 4.0]]", "eye": "eye(3", "arange": "arange(4"}.get(name, f"{name}(2, 3")
     given = evaluate(f"a = {call})\nb = {call}, requires_grad=True)\nc = {call}, requires_grad=False)", seed=5)
     a, b, c = (given.variables[k] for k in "abc")
     assert a.requires_grad and b.requires_grad and set(given.inputs) == {"a", "b"}  # True is the default
@@ -349,6 +349,23 @@ def test_every_constructor_takes_requires_grad(name):
     plain = evaluate(f"a = {call})\nb = {call})\nc = {call})", seed=5)  # the same numbers, random draws too
     for k in "abc":
         np.testing.assert_array_equal(given.variables[k].data, plain.variables[k].data)
+
+
+def test_whole_numbers_make_an_integer_tensor_as_in_pytorch():
+    # labels stay labels: int64 data (no grad), drawn and exported as such; a decimal point makes a float input
+    text = "logits = [[2.0, 1.0, 0.1], [0.5, 2.5, -1.0]]\ny = tensor([0, 2])\nloss = cross_entropy(logits, y)"
+    r = evaluate(text)
+    y = r.variables["y"]
+    assert y.dtype == np.int64 and not y.requires_grad and y.is_leaf and set(r.inputs) == {"logits"}
+    r.output.backward()
+    assert r.variables["logits"].grad.shape == (2, 3)
+    assert "y = Tensor(np.array([0, 2]), dtype='int64')" in to_python(text)
+    scalar = evaluate("n = tensor(3)\nw = 2.0\nz = w * n")
+    assert scalar.variables["n"].dtype == np.int64 and scalar.output.dtype == np.float64
+    assert evaluate("x = tensor([1, 2.5])").variables["x"].dtype == np.float64, "one float makes it float"
+    with pytest.raises(ExpressionError, match="integer tensor .* takes no grad; write them with a decimal point"):
+        evaluate("x = tensor([1, 2], requires_grad=True)")
+    # the script it exports runs as the program does: tests/test_expr.py's INTEGER_LABELS
 
 
 def test_data_in_the_python_export_and_inline():
