@@ -235,7 +235,8 @@ def show_node():
             st.caption("— (this tensor does not require grad)")
         else:
             st.dataframe(explain.as_table(node.grad), width="stretch")
-    st.plotly_chart(heatmap_figure(node.data, node.grad, explain.node_label(node)), width="stretch")
+    dark = st.context.theme.type == "dark"
+    st.plotly_chart(heatmap_figure(node.data, node.grad, explain.node_label(node), dark=dark), width="stretch")
     if node.op and node.requires_grad:
         jacobian_view(jacobian_of(shown, poked, node_id), key="explorer_jacobian")
 

@@ -19,6 +19,7 @@ from .helpers import (
     GRAPH_EDGES,
     app_exception,
     boxes,
+    install_run_tracker,
     node_count,
     open_page,
     record_metric,
@@ -202,6 +203,39 @@ def test_inspect_and_export_tabs_open_on_click(page, app_url, artifacts):
     page.get_by_role("button", name="As Python").wait_for(timeout=30_000)
     assert page.get_by_role("button", name="DOT (Graphviz)").count() == 1
     assert app_exception(page) is None
+
+
+def test_the_inspector_s_heatmap_follows_the_dark_theme(browser, app_url, artifacts):
+    program = "x = [[1.0, -2.0], [0.0, 3.0]]\ny = x * 2.0\n"  # the output, chosen at first: a 2 x 2 with a 0
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    install_run_tracker(context)
+    try:
+        page = context.new_page()
+        open_page(page, f"{app_url}/?program={quote(program)}")
+        wait_for_view(page, timeout=60_000)
+        wait_for_rerun(page, page.get_by_role("tab", name="Inspect a node").click)
+        page.wait_for_selector(f"{PLOT} .heatmaplayer image", state="attached", timeout=30_000)
+        seen = page.evaluate(
+            f"""() => {{
+            const plot = document.querySelector('{PLOT} .js-plotly-plot');
+            const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+            const light = (c) => {{ const [r, g, b] = rgb(c); return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; }};
+            const texts = [...plot.querySelectorAll('.heatmaplayer text')].map((t) => getComputedStyle(t).fill);
+            const page = getComputedStyle(document.querySelector('.stApp')).backgroundColor;
+            return {{
+                paper: plot._fullLayout.paper_bgcolor, page: light(page), mid: plot._fullData[0].colorscale[1][1],
+                texts: texts.map(light),
+            }};
+        }}"""
+        )
+        page.screenshot(path=str(artifacts / "explorer-inspect-dark.png"))
+    finally:
+        context.close()
+    assert seen["page"] < 0.2, "the page is dark"
+    paper = seen["paper"]
+    assert paper.startswith("#") and sum(int(paper[i : i + 2], 16) for i in (1, 3, 5)) / 765 < 0.2, seen
+    assert seen["mid"].replace(" ", "").endswith(",0)"), "0 is transparent: the dark page shows through, not white"
+    assert len(seen["texts"]) == 8 and min(seen["texts"]) > 0.8, f"numbers written light on dark: {seen['texts']}"
 
 
 def test_a_click_on_a_box_selects_it_and_the_inspector_shows_it(page, app_url, artifacts):
