@@ -12,7 +12,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from explorer.dot import fmt_number, format_array, shape_dtype_text, slot_names, summarise
+from explorer.dot import slot_names
+from explorer.numbers import array_text, compact, fmt_number, plugged_text, shape_dtype_text
 
 # ----------------------------------------------------------------------------- the shared program
 
@@ -97,40 +98,6 @@ def node_choice(node) -> str:
 
 
 # ----------------------------------------------------------------------------- values as text
-
-
-def array_text(array: np.ndarray | None, limit: int = 64) -> str:
-    """An array as text: in full up to ``limit`` elements, else shape and summary statistics."""
-    if array is None:
-        return "—"
-    array = np.asarray(array)
-    if array.size <= limit:
-        if array.ndim == 0:
-            return fmt_number(array.item())
-        return np.array2string(
-            array,
-            precision=4,
-            separator=", ",
-            suppress_small=True,
-            max_line_width=72,
-            formatter={"float_kind": fmt_number},
-        )
-    s = summarise(array)
-    return (
-        f"shape {tuple(array.shape)}: mean {fmt_number(s['mean'])}, min {fmt_number(s['min'])}, "
-        f"max {fmt_number(s['max'])}, norm {fmt_number(s['norm'])}"
-    )
-
-
-def compact(array: np.ndarray | None) -> str:
-    """One-line text for table cells: small arrays in full, large ones summarised."""
-    if array is None:
-        return "—"
-    array = np.asarray(array)
-    if array.size <= 12:
-        return " ".join(line.strip() for line in format_array(array))
-    s = summarise(array)
-    return f"{tuple(array.shape)} mean {fmt_number(s['mean'])}, norm {fmt_number(s['norm'])}"
 
 
 def as_table(array: np.ndarray) -> np.ndarray:
@@ -462,15 +429,6 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 def plugged_of(steps, node_id: int) -> str:
     """The rule of the step that ran ``node_id``'s VJP with that step's numbers put in; '' if none ran."""
     return next((step.plugged or "" for step in steps if step.node == node_id), "")
-
-
-def plugged_text(x, operand: bool = True) -> str:
-    """A number or small array as it is put into a rule, on one line; a negative operand in parentheses."""
-    array = np.asarray(x, dtype=np.float64)
-    if array.ndim == 0:
-        text = fmt_number(array.item())
-        return f"({text})" if operand and text.startswith("-") else text
-    return " ".join(line.strip() for line in format_array(array))
 
 
 def plugged_rule(prim, g, out, inputs, meta, need) -> str:

@@ -1,4 +1,5 @@
-"""Pictures and text for the explorer pages: a node's data/grad heatmaps, short numbers, safe messages.
+"""Pictures and messages for the explorer pages: a node's data/grad heatmaps, messages safe for Markdown.
+(Numbers and arrays as text: explorer.numbers.)
 
 (The graph's colour legend is drawn by the graph view, components/graph_view, from explorer.dot.LEGEND.)"""
 
@@ -53,18 +54,6 @@ def heatmap_figure(data: np.ndarray, grad: np.ndarray | None, title: str = "", d
     height = int(min(480, max(220, 60 + 28 * min(as_table(np.asarray(data)).shape[0], 14))))
     fig.update_layout(title=title or None, height=height, margin=dict(l=40, r=20, t=50, b=40))
     return fig
-
-
-def short_number(x: float) -> str:
-    """A number in at most 7 characters for a metric tile: 0.00137, 12.3, 5.1e-4, 1.1e278, inf."""
-    if not np.isfinite(x) or x == 0:
-        return f"{x:.3g}"
-    if 1e-3 <= abs(x) < 1e5:
-        text = f"{x:.3g}"
-        if "e" not in text:
-            return text
-    mantissa, exponent = f"{x:.1e}".split("e")
-    return f"{mantissa}e{int(exponent)}"
 
 
 _MARKDOWN = re.compile(r"([\\*_\[\]<>$~#|])")

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from autograd.expr import ExpressionError, evaluate
 from autograd.graph import backward_steps
-from explorer import explain, graph_data, presets
+from explorer import explain, graph_data, numbers, presets
 from tests.helpers import traced
 
 TIMEOUT = 60
@@ -515,7 +515,7 @@ def test_a_poked_value_reaches_the_graph_in_place_the_url_and_the_check():
     assert at.query_params["poke"] in ("a=-3", ["a=-3"]), "a link keeps the poked value"
     table = at.table[0].value
     a_row = table[table["variable"] == "a"].iloc[0]
-    assert a_row["check"] == "pass" and a_row["grad"] == explain.compact(a_grad), "the check is of the poked program"
+    assert a_row["check"] == "pass" and a_row["grad"] == numbers.compact(a_grad), "the check is of the poked program"
     assert any("Checked at the poked values (a = -3)" in c.value for c in at.caption), "and says so"
 
 

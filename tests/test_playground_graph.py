@@ -10,7 +10,7 @@ import pytest
 
 from autograd import Tensor, expr
 from autograd.graph import trace
-from explorer import dot, graph_data, nets, training
+from explorer import graph_data, nets, numbers, training
 from explorer import playground_graph as pg
 from explorer.playground_settings import TrainConfig
 
@@ -171,7 +171,7 @@ def test_frames_send_what_changes_and_full_runs_everything():
     for box, texts in frame.items():
         assert texts["d"] == full[box]["d"] and texts.get("g") == full[box].get("g")
     loss = str(graph.output)
-    assert frame[loss] == {"d": [dot.fmt_number(graph.nodes[graph.output].data)], "g": ["1"]}
+    assert frame[loss] == {"d": [numbers.fmt_number(graph.nodes[graph.output].data)], "g": ["1"]}
     assert len(json.dumps(frame)) < 2_500  # bytes a frame adds at the defaults
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from explorer import presets
-from explorer.dot import fmt_number
+from explorer.numbers import fmt_number
 from tests.helpers import traced
 
 from .helpers import (

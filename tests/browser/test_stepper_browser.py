@@ -12,7 +12,7 @@ import pytest
 from autograd.expr import evaluate
 from autograd.graph import backward_steps
 from explorer import dot as dotmod
-from explorer import explain, graph_data, presets
+from explorer import explain, graph_data, numbers, presets
 
 from .helpers import (
     GRAPH,
@@ -146,7 +146,7 @@ def test_buttons_and_slider_reach_the_end_where_grads_are_backward_s(page, app_u
         assert shown[str(node.id)]["grad"] == [grad] and shown[str(node.id)]["state"] == "done"
     # the panel's last step sends the final grads to the leaves it feeds
     for contribution in steps[-1].contributions:
-        assert dotmod.fmt_number(contribution.accumulated.ravel()[0]) in page.locator(PANEL).inner_text()
+        assert numbers.fmt_number(contribution.accumulated.ravel()[0]) in page.locator(PANEL).inner_text()
     page.screenshot(path=str(artifacts / "stepper-done.png"))
     page.locator(f"{GRAPH} button.gv-reset").click()
     check_position(page, graph, steps, 0)
