@@ -76,6 +76,15 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
+def graph_caption(graph, max_drawn: int) -> str:
+    """The line under a graph: how many tensors and edges, and how it is drawn when there are too many."""
+    caption = f"{counted(len(graph.nodes), 'tensor')}, {counted(len(graph.edges), 'edge')}."
+    if len(graph.nodes) > max_drawn:
+        caption += (f" Too many to read at once: chains of elementwise ops are collapsed and at most {max_drawn}"
+                    " boxes nearest the output are drawn (the downloads hold the same picture).")
+    return caption
+
+
 def node_label(node) -> str:
     """How the pages name a node: its variable name, else its op and id (``mul #5``)."""
     if node.name:
@@ -449,6 +458,34 @@ def plugged_rule(prim, g, out, inputs, meta, need) -> str:
             passed_on = text in (result, plugged_text(value))  # G itself (add, sub): the number once
             lines.append(f"d{slot} = {result}" if passed_on else f"d{slot} = {text} = {result}")
     return "\n".join(lines)
+
+
+def check_verdicts(rows) -> list[tuple[str, str]]:
+    """What the check says above its table, as (kind, message): "success" when every checked input matches,
+    "warning" for inputs whose numbers are not finite and for those on a kink."""
+    checked = [r for r in rows if r.ok is not None]
+    said = []
+    if checked and all(r.ok for r in checked):
+        inputs = "The input matches" if len(checked) == 1 else f"All {len(checked)} inputs match"
+        said.append(("success", f"{inputs} central differences (float64, eps = 1e-6)."))
+    not_finite = ", ".join(r.name for r in checked if not r.ok and not r.finite)
+    kinked = ", ".join(r.name for r in checked if not r.ok and r.finite)
+    if not_finite:
+        said.append(("warning", f"Not a finite number (nan or inf) for: {not_finite}. The program divides by zero, "
+                                "takes log or sqrt of a value ≤ 0, or overflows somewhere; there is no slope to "
+                                "compare there."))
+    if kinked:
+        said.append(("warning", f"The numerical check disagrees for: {kinked}. Where an input sits on a kink (relu "
+                                "of exactly 0, abs of 0, a tie in max) the two one-sided slopes differ: backward() "
+                                "takes relu'(0) = 0, central differences average the two sides."))
+    return said
+
+
+CHECK_CAPTION = (
+    "grad: what backward() gave (seeded with ones). numerical grad: (f(x + ε) − f(x − ε)) / 2ε per element "
+    "of each input, ε = 1e-6; pass when |error| ≤ 1e-5 + 1e-4·|numerical|. Variables that are not inputs "
+    "show their grad only."
+)
 
 
 def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:

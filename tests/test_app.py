@@ -97,6 +97,16 @@ def test_each_page_runs_without_exception(page, title):
         assert at.caption[0].value, "each page says what it is for"
 
 
+def test_pages_are_thin_views():
+    # a page reads widgets, calls explorer/ and components/ and shows what comes back: no math of its own
+    pages = sorted((ROOT / "pages").glob("*.py"))
+    assert len(pages) == 3
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert len(text.splitlines()) <= 150, f"{page.name}: {len(text.splitlines())} lines; move logic out of it"
+        assert "import numpy" not in text and "np." not in text, f"{page.name} does arithmetic"
+
+
 # ----------------------------------------------------------------------------- explorer
 
 
