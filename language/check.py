@@ -106,25 +106,15 @@ def _finite(result: float, *inputs: float) -> float:
     return result
 
 
-def _numbers_only(value: Any) -> bool:
+def _numbers_only(value: Any, whole: bool = False) -> bool:
+    """A number or nested list of numbers; with ``whole``, of Python ints only (no floats, no bools): tensor()
+    makes those an int64 tensor."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, list):
             stack.extend(item)
-        elif not _is_number(item):
-            return False
-    return True
-
-
-def _whole_numbers_only(value: Any) -> bool:
-    """A number or nested list of Python ints only (no floats, no bools): tensor() makes it an int64 tensor."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-        elif not isinstance(item, int) or isinstance(item, bool):
+        elif not (isinstance(item, int) and not isinstance(item, bool) if whole else _is_number(item)):
             return False
     return True
 
@@ -828,7 +818,7 @@ class Checker:
         if name == "tensor":
             if len(args) != 1 or args[0].kind not in ("number", "list", "array"):
                 raise self.fail(node, msg.tensor_argument())
-            if args[0].kind in ("number", "list") and _whole_numbers_only(args[0].known):
+            if args[0].kind in ("number", "list") and _numbers_only(args[0].known, whole=True):
                 array = self.integer_array(args[0], node, "tensor()'s numbers")
                 code = code_call(code_attr(code_name("np"), "array"), [literal(args[0].known)])
                 return Value("array", array, code, array.shape, known=array)
