@@ -270,3 +270,22 @@ def test_a_big_step_s_jacobian_is_asked_for_when_shown(page, app_url):
                            arg=f"{PANEL} [data-testid='jacobian']", timeout=30_000)
     jac = page.locator(f"{PANEL} [data-testid='jacobian']")
     assert jac.get_attribute("data-op") == "softmax" and jac.get_attribute("data-cols") == "64"
+
+
+def test_the_panel_shows_long_summaries_whole_even_at_420_px(browser, app_url):
+    # issue 13 item 8: "shape (8, 16): mean 0.001121, min −0.0961…" was cut off; every line wraps in its box
+    program = "W = randn(8, 16) * 0.1\nx = randn(16, 8)\ny = (W @ x).sum()\n"
+    context = browser.new_context(viewport={"width": 420, "height": 900})
+    try:
+        page = context.new_page()
+        graph, steps = open_stepper(page, app_url, program, step=2)
+        panel = page.locator(PANEL)
+        assert "shape (8, 16): mean" in panel.inner_text() and "shape (16, 8): mean" in panel.inner_text()
+        overflowing = page.evaluate(
+            f"""() => [...document.querySelectorAll('{PANEL} pre')]
+                .filter((pre) => pre.scrollWidth > pre.clientWidth + 1).map((pre) => pre.textContent)"""
+        )
+        assert overflowing == [], f"cut off: {overflowing}"
+        assert len(steps) == 2
+    finally:
+        context.close()
