@@ -443,7 +443,8 @@ def plugged_of(steps, node_id: int) -> str:
 def plugged_rule(prim, g, out, inputs, meta, need) -> str:
     """A step's VJP rule with its numbers put in, one line per input that gets a grad (``dB = −1 ⊙ 49 / 2² =
     -12.25``), from the rule's own plugged-in form (Primitive.plugged); a sentence instead when an operand has
-    more than PLUG_LIMIT elements. The value is the VJP's, before broadcasting is undone."""
+    more than PLUG_LIMIT elements. Each line ends in what the rule's arithmetic gives, which is what the VJP sent
+    (before broadcasting is undone: the panel says when it is)."""
     largest = max(int(np.size(x)) for x in (g, *inputs))
     if largest > PLUG_LIMIT:
         return (f"Written with numbers for operands of up to {PLUG_LIMIT} elements; "
@@ -453,8 +454,8 @@ def plugged_rule(prim, g, out, inputs, meta, need) -> str:
         slots = [f"A{i}".translate(_SUBSCRIPTS) for i in range(len(inputs))]
     lines = []
     for slot, wanted, (text, value) in zip(slots, need, prim.plugged(plugged_text, g, out, *inputs, **meta)):
-        result = plugged_text(value, operand=False)
         if wanted:
+            result = plugged_text(value, operand=False)
             passed_on = text in (result, plugged_text(value))  # G itself (add, sub): the number once
             lines.append(f"d{slot} = {result}" if passed_on else f"d{slot} = {text} = {result}")
     return "\n".join(lines)
