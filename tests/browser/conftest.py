@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .helpers import install_run_tracker, safe_filename
+from .helpers import install_run_tracker, page_state_report, safe_filename
 from .server import (
     REPO_ROOT,
     browser_unavailable_reason,
@@ -144,6 +144,10 @@ def page(browser, request, artifacts):
         # The page may be gone (a crash): the failure itself is what matters then.
         with contextlib.suppress(PlaywrightError):
             page.screenshot(path=str(shot), full_page=True)
+        # NOTE: Streamlit scrolls inside its own container, so the screenshot shows only the top of a
+        # long page: the page's state as text says what lies below (a flake seen once in CI needs it).
+        with contextlib.suppress(PlaywrightError):
+            shot.with_suffix(".txt").write_text(page_state_report(page, errors))
     context.close()
 
 

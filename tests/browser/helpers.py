@@ -268,3 +268,27 @@ def record_metric(artifacts: Path, key: str, value) -> None:
 
 def safe_filename(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:120]
+
+
+def page_state_report(page, console_errors=()) -> str:
+    """What a failed test's page showed, as text: the URL, the app's run and connection state, every
+    text area's value, every graph view's hooks (data-*), the main block's text and console errors."""
+    state = page.evaluate(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const views = [...document.querySelectorAll('[data-testid="graph-view"]')].map((v) =>
+                Object.entries(v.dataset).map(([k, x]) => `${k}=${String(x).slice(0, 80)}`).join(' '));
+            return {
+                url: location.href,
+                app: app ? `script ${app.dataset.testScriptState}, ${app.dataset.testConnectionState}` : 'no app',
+                runs: window.__stRunsFinished || 0,
+                textareas: [...document.querySelectorAll('textarea')].map((t) => t.value),
+                views,
+            };
+        }"""
+    )
+    lines = [f"url: {state['url']}", f"app: {state['app']}, runs finished: {state['runs']}"]
+    lines += [f"text area: {value!r}" for value in state["textareas"]]
+    lines += [f"graph view: {view}" for view in state["views"]]
+    lines += ["", "main block:", main_text(page)[:6000], "", "console errors:", *console_errors]
+    return "\n".join(lines) + "\n"
