@@ -452,8 +452,10 @@ def plugged_rule(prim, g, out, inputs, meta, need) -> str:
     slots = prim.slots
     if len(slots) < len(inputs):  # concat, stack: A₀, A₁, ... as their formulas say Aᵢ
         slots = [f"A{i}".translate(_SUBSCRIPTS) for i in range(len(inputs))]
+    with np.errstate(all="ignore"):  # a pole or an overflow is shown as inf or nan, as the grads below are
+        plugged = prim.plugged(plugged_text, g, out, *inputs, **meta)
     lines = []
-    for slot, wanted, (text, value) in zip(slots, need, prim.plugged(plugged_text, g, out, *inputs, **meta)):
+    for slot, wanted, (text, value) in zip(slots, need, plugged):
         if wanted:
             result = plugged_text(value, operand=False)
             passed_on = text in (result, plugged_text(value))  # G itself (add, sub): the number once
