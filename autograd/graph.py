@@ -100,13 +100,16 @@ class Step:
     formula: str
     upstream: np.ndarray  # the node's complete gradient G when it is processed
     contributions: tuple  # of Contribution, in argument order (only parents that need grad)
+    plugged: object = None  # what backward_steps' `plugged` hook made of this step's numbers, if given one
 
 
-def backward_steps(output, seed=None):
+def backward_steps(output, seed=None, plugged=None):
     """Runs `output.backward(seed)` recording every step; returns (graph with final grads, steps).
 
     The steps are the engine's own backward pass observed (same order, same sums), so the grads
-    they end in are exactly those backward() gives.
+    they end in are exactly those backward() gives. `plugged(prim, g, out, inputs, meta, need)`, if
+    given, is called at each step with what its VJP was called with; what it returns is kept as the
+    step's `plugged` (the Backward Stepper writes the rule with the step's numbers put in).
     """
     order, ids = _order(output)
     running = {}
@@ -124,7 +127,12 @@ def backward_steps(output, seed=None):
             received[parent] = received.get(parent, 0) + 1
             summed = broadcast_axes(np.shape(r), parent.shape) if np.shape(r) != parent.shape else ()
             contributions.append((ids[parent], r, sent, summed, running[parent], received[parent]))
-        records.append((ids[node], node.op, node._prim.formula, g, contributions))
+        note = None
+        if plugged is not None:
+            inputs = tuple(p.data for p in node._parents)
+            need = tuple(p.requires_grad for p in node._parents)
+            note = plugged(node._prim, g, node.data, inputs, node._meta or {}, need)
+        records.append((ids[node], node.op, node._prim.formula, g, contributions, note))
 
     run_backward(output, seed, observer=observe)
     totals = {ids[t]: n for t, n in received.items()}
@@ -139,8 +147,9 @@ def backward_steps(output, seed=None):
                 Contribution(pid, r, sent, summed, acc, index, totals[pid])
                 for pid, r, sent, summed, acc, index in contributions
             ),
+            plugged=note,
         )
-        for k, (node_id, op, formula, g, contributions) in enumerate(records)
+        for k, (node_id, op, formula, g, contributions, note) in enumerate(records)
     )
     return _build(order, ids, output), steps
 

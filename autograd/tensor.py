@@ -55,6 +55,10 @@ class Primitive:
     Declared beside the VJP:
       forward      the function that computes the op and records it (ops.mul)
       formula      the VJP as the Backward Stepper shows it, G being the upstream gradient
+      plugged      plugged(t, g, out, *inputs, **meta) -> per input (text, value): the formula with this
+                   call's numbers put in, each array written by `t` (the caller's formatter), and what that
+                   arithmetic gives, worked out here as the text reads (it equals the VJP's result, before
+                   broadcasting is undone: tests/test_plugged.py)
       slots        the inputs' names in argument order, as the formula names them (matmul:
                    ("X", "W")); () when the number of inputs varies (concat, stack)
       commutative  swapping the two inputs gives the same result (drawings then name no slot)
@@ -68,17 +72,19 @@ class Primitive:
     """
 
     __slots__ = (
-        "name", "forward", "vjp", "formula", "slots", "commutative", "shape", "methods", "operators", "functions",
+        "name", "forward", "vjp", "formula", "plugged", "slots", "commutative", "shape",
+        "methods", "operators", "functions",
     )
 
     def __init__(
-        self, name, forward, vjp, formula, *,
+        self, name, forward, vjp, formula, *, plugged=None,
         slots=(), shape=None, commutative=False, methods=(), operators=(), functions=(),
     ):
         self.name = name
         self.forward = forward
         self.vjp = vjp
         self.formula = formula
+        self.plugged = plugged
         self.slots = tuple(slots)
         self.commutative = commutative
         self.shape = shape

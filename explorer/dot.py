@@ -24,7 +24,6 @@ retexted in place), and each edge into box ``b`` has the id ``e<b>.<k>``.
 from __future__ import annotations
 
 import functools
-import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,11 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograd.ops import PRIMITIVES
+from explorer.numbers import SMALL, format_array, lines_in_full, shape_dtype_text, shape_text, value_lines
 
-#: Arrays with at most this many elements are shown in full; larger ones are summarised.
-SMALL = 12
-#: Numbers per printed line in a node's value rows.
-PER_LINE = 6
 #: Above this many boxes, values are drawn on one line each (a sparkline and the range): compact.
 COMPACT_ABOVE = 20
 #: The layout directions the pages offer, with their labels (to_dot also takes BT and RL).
@@ -85,11 +81,11 @@ _KIND = {e.key: e for e in LEGEND}
 #: Text colours written into the DOT (light theme); the graph view maps each to a theme colour.
 TEXT_COLOURS = {"text": "#111827", "meta": "#6b7280", "data": "#1d4ed8", "grad": "#b91c1c", "broadcast": "#c2410c"}
 _GREY = TEXT_COLOURS["meta"]
-_SPARK = "▁▂▃▄▅▆▇█"
 _BR = '<br align="left"/>'
 
 
-# ----------------------------------------------------------------------------- formatting
+# ----------------------------------------------------------------------------- text in a label
+# (the numbers themselves are written by explorer.numbers)
 
 
 def _esc(text: str) -> str:
@@ -97,141 +93,12 @@ def _esc(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-_FOUR = "{:.4g}".format
-
-
-def fmt_number(value: float) -> str:
-    """Four significant digits, no '-0' (nan and inf print as such)."""
-    text = _FOUR(value)
-    return "0" if text == "-0" else text
-
-
-def _cells(values: list) -> list[str]:
-    cells = list(map(_FOUR, values))
-    if "-0" in cells:
-        cells = ["0" if c == "-0" else c for c in cells]
-    return cells
-
-
-def format_array(array: np.ndarray) -> list[str]:
-    """A small array as printed lines, e.g. ``['[[1, 2],', ' [3, 4]]']``."""
-    array = np.asarray(array)
-    if array.ndim == 0:
-        return [fmt_number(array.item())]
-    if array.ndim == 1 and array.shape[0] <= PER_LINE:  # the common case, kept fast
-        return ["[" + ", ".join(_cells(array.tolist())) + "]"]
-    rows = array.reshape(-1, array.shape[-1]) if array.ndim > 1 else array.reshape(1, -1)
-    nested = array.ndim > 1
-    lines: list[str] = []
-    for r, row in enumerate(rows.tolist()):
-        cells = _cells(row)
-        chunks = [", ".join(cells[i : i + PER_LINE]) for i in range(0, max(len(cells), 1), PER_LINE)]
-        for c, chunk in enumerate(chunks):
-            if nested:
-                open_ = ("[[" if r == 0 else " [") if c == 0 else "  "
-            else:
-                open_ = "[" if c == 0 else " "
-            close = "]" if c == len(chunks) - 1 else ","
-            if nested and c == len(chunks) - 1:
-                close += "]" if r == len(rows) - 1 else ","
-            lines.append(open_ + chunk + close)
-    return lines
-
-
-def summarise(array: np.ndarray) -> dict[str, float]:
-    """mean, min, max and the L2 norm of an array (computed in float64)."""
-    a = np.asarray(array, dtype=np.float64).ravel()
-    return {
-        "mean": float(a.sum()) / a.size if a.size else float("nan"),
-        "min": float(a.min()) if a.size else float("nan"),
-        "max": float(a.max()) if a.size else float("nan"),
-        "norm": math.sqrt(float(np.dot(a, a))),
-    }
-
-
-def sparkline(array: np.ndarray, width: int = 16) -> str:
-    """The flattened array as a row of block characters (bin means); '' if constant or not finite."""
-    a = np.asarray(array, dtype=np.float64).ravel()
-    n = a.size
-    if n == 0:
-        return ""
-    if n > width:
-        edges = np.arange(width + 1) * n // width
-        a = np.add.reduceat(a, edges[:-1]) / np.diff(edges)
-    values = a.tolist()
-    if not math.isfinite(sum(values)):
-        return ""
-    lo, hi = min(values), max(values)
-    if hi - lo <= 1e-12 * max(abs(lo), abs(hi), 1.0):
-        return ""  # a flat line says nothing the stats do not
-    scale = len(_SPARK) / (hi - lo)
-    top = len(_SPARK) - 1
-    return "".join(_SPARK[min(int((v - lo) * scale), top)] for v in values)
-
-
-def shape_text(shape: tuple[int, ...]) -> str:
-    """A shape as the app prints it: "scalar", "(3,)", "(2, 3)"."""
-    if len(shape) == 0:
-        return "scalar"
-    if len(shape) == 1:
-        return f"({shape[0]},)"
-    return "(" + ", ".join(str(s) for s in shape) + ")"
-
-
-def value_lines(array: np.ndarray | None, compact: bool = False) -> list[str]:
-    """The text lines a box shows for an array, one per line of its cell.
-
-    Small arrays (at most ``SMALL`` elements) in full, larger ones as their statistics and a
-    sparkline; ``compact`` puts anything that would take more than one line on one: a sparkline and
-    the range. None (no grad yet) is "—". An array's shape alone decides how many lines it takes,
-    so the graph view can retext a cell with another array of the same shape.
-    """
-    if array is None:
-        return ["—"]
-    array = np.asarray(array)
-    if compact and _lines_in_full(array) > 1:
-        return [_one_line(array)]
-    if array.size <= SMALL:
-        return format_array(array)
-    s = summarise(array)
-    stats = (
-        f"mean {fmt_number(s['mean'])}  min {fmt_number(s['min'])}  "
-        f"max {fmt_number(s['max'])}  ‖·‖ {fmt_number(s['norm'])}"
-    )
-    return [stats, sparkline(array) or _flat(array)]
-
-
-def _lines_in_full(array: np.ndarray) -> int:
-    if array.size > SMALL:
-        return 2
-    if array.ndim <= 1:
-        return 1 if array.size <= PER_LINE else 2
-    rows = array.size // max(array.shape[-1], 1)
-    return rows * max(1, math.ceil(array.shape[-1] / PER_LINE))
-
-
-def _one_line(array: np.ndarray) -> str:
-    s = summarise(array)
-    spark = sparkline(array, width=12)
-    if spark:
-        return f"{spark}  {fmt_number(s['min'])} … {fmt_number(s['max'])}"
-    if s["min"] == s["max"]:
-        return f"all {fmt_number(s['min'])}"
-    return f"{fmt_number(s['min'])} … {fmt_number(s['max'])}"  # not finite somewhere
-
-
-def _flat(array: np.ndarray) -> str:
-    """A sparkline for an array that has no shape to show: constant (a level line) or not finite."""
-    a = np.asarray(array, dtype=np.float64)
-    return "▄" * min(a.size, 16) if np.isfinite(a).all() else "not finite"
-
-
 def _small_font(array: np.ndarray | None, compact: bool) -> bool:
     """Whether an array's cell uses the small font (summaries and sparklines do)."""
     if array is None:
         return False
     array = np.asarray(array)
-    return array.size > SMALL or (compact and _lines_in_full(array) > 1)
+    return array.size > SMALL or (compact and lines_in_full(array) > 1)
 
 
 # ----------------------------------------------------------------------------- nodes
@@ -282,10 +149,9 @@ def _node_label(node, grad, grad_lines, show: frozenset, compact: bool) -> str:
         return f'<<font point-size="12" color="{_GREY}">{body}</font>>'
     name = node.name or node.op or node.kind
     rows = [f'<tr><td colspan="2" align="left">{_title(node)}</td></tr>']
-    if "shape" in show and node.shape != ():  # scalars say nothing more than their single number
-        meta = shape_text(node.shape)
-        if node.dtype and node.dtype != "float64":
-            meta += f" {node.dtype}"
+    # NOTE: a float64 scalar says nothing more than its single number; another dtype is said, scalar or not.
+    meta = shape_dtype_text(node.shape, node.dtype)
+    if "shape" in show and meta != "scalar":
         rows.append(
             f'<tr><td id="n{node.id}.s" colspan="2" align="left">'
             f'<font point-size="12" color="{_GREY}">{_esc(meta)}</font></td></tr>'

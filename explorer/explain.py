@@ -12,7 +12,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from explorer.dot import fmt_number, format_array, shape_text, slot_names, summarise
+from explorer.dot import slot_names
+from explorer.numbers import array_text, compact, fmt_number, plugged_text, shape_dtype_text
 
 # ----------------------------------------------------------------------------- the shared program
 
@@ -21,6 +22,12 @@ from explorer.dot import fmt_number, format_array, shape_text, slot_names, summa
 #: much over ~120 KB (measured: 120 KB answered, 128 KB reset), so a program whose link would come near
 #: that stays out of the address bar, and the page says so, rather than leave a link that cannot open.
 LINK_LIMIT = 64 * 1024
+
+
+STALE_NOTE = (
+    ":material/history: **From the last program that ran.** The program in the editor has an error; "
+    "the graph and the results below are dimmed until it runs."
+)
 
 
 def link_length(text: str) -> int:
@@ -69,6 +76,15 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
+def graph_caption(graph, max_drawn: int) -> str:
+    """The line under a graph: how many tensors and edges, and how it is drawn when there are too many."""
+    caption = f"{counted(len(graph.nodes), 'tensor')}, {counted(len(graph.edges), 'edge')}."
+    if len(graph.nodes) > max_drawn:
+        caption += (f" Too many to read at once: chains of elementwise ops are collapsed and at most {max_drawn}"
+                    " boxes nearest the output are drawn (the downloads hold the same picture).")
+    return caption
+
+
 def node_label(node) -> str:
     """How the pages name a node: its variable name, else its op and id (``mul #5``)."""
     if node.name:
@@ -87,44 +103,10 @@ def node_choice(node) -> str:
     """A selectbox line for a node: ``d = mul  ·  op, (3, 4)``; a scalar shows its value, as its
     box does (``c = add  ·  op, scalar = -2``), which tells apart the nodes of ``c += ...``."""
     value = f" = {fmt_number(float(node.data))}" if np.size(node.data) == 1 else ""
-    return f"{node_heading(node)}  ·  {node.kind}, {shape_text(tuple(node.shape))}{value}"
+    return f"{node_heading(node)}  ·  {node.kind}, {shape_dtype_text(node.shape, node.dtype)}{value}"
 
 
 # ----------------------------------------------------------------------------- values as text
-
-
-def array_text(array: np.ndarray | None, limit: int = 64) -> str:
-    """An array as text: in full up to ``limit`` elements, else shape and summary statistics."""
-    if array is None:
-        return "—"
-    array = np.asarray(array)
-    if array.size <= limit:
-        if array.ndim == 0:
-            return fmt_number(array.item())
-        return np.array2string(
-            array,
-            precision=4,
-            separator=", ",
-            suppress_small=True,
-            max_line_width=72,
-            formatter={"float_kind": fmt_number},
-        )
-    s = summarise(array)
-    return (
-        f"shape {tuple(array.shape)}: mean {fmt_number(s['mean'])}, min {fmt_number(s['min'])}, "
-        f"max {fmt_number(s['max'])}, norm {fmt_number(s['norm'])}"
-    )
-
-
-def compact(array: np.ndarray | None) -> str:
-    """One-line text for table cells: small arrays in full, large ones summarised."""
-    if array is None:
-        return "—"
-    array = np.asarray(array)
-    if array.size <= 12:
-        return " ".join(line.strip() for line in format_array(array))
-    s = summarise(array)
-    return f"{tuple(array.shape)} mean {fmt_number(s['mean'])}, norm {fmt_number(s['norm'])}"
 
 
 def as_table(array: np.ndarray) -> np.ndarray:
@@ -185,6 +167,7 @@ class GradCheckRow:
     ok: bool | None  # None: not checked (see note)
     note: str = ""  # why a variable was not checked
     float_error: float = 0.0  # > 0: it passed only once rounding noise this large was allowed for
+    dtype: str = "float64"
 
     @property
     def finite(self) -> bool:
@@ -417,7 +400,7 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
 def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
     return GradCheckRow(
         name=name, shape=tuple(tensor.shape), grad=tensor.grad, numeric=None, max_abs_error=None,
-        checked=0, total=int(tensor.data.size), ok=None, note=note,
+        checked=0, total=int(tensor.data.size), ok=None, note=note, dtype=str(tensor.dtype),
     )
 
 
@@ -443,8 +426,69 @@ def stepped_run(text: str, poked: tuple = ()):
     output = program.run(inputs=resolve(program, poked)).output
     if not output.requires_grad:
         return trace(output), (), output
-    graph, steps = backward_steps(output)
+    graph, steps = backward_steps(output, plugged=plugged_rule)
     return graph, steps, output
+
+
+#: Operands of up to this many elements are put into a rule as numbers (past it, the line would not be read).
+PLUG_LIMIT = 4
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def plugged_of(steps, node_id: int) -> str:
+    """The rule of the step that ran ``node_id``'s VJP with that step's numbers put in; '' if none ran."""
+    return next((step.plugged or "" for step in steps if step.node == node_id), "")
+
+
+def plugged_rule(prim, g, out, inputs, meta, need) -> str:
+    """A step's VJP rule with its numbers put in, one line per input that gets a grad (``dB = −1 ⊙ 49 / 2² =
+    -12.25``), from the rule's own plugged-in form (Primitive.plugged); a sentence instead when an operand has
+    more than PLUG_LIMIT elements. Each line ends in what the rule's arithmetic gives, which is what the VJP sent
+    (before broadcasting is undone: the panel says when it is)."""
+    largest = max(int(np.size(x)) for x in (g, *inputs))
+    if largest > PLUG_LIMIT:
+        return (f"Written with numbers for operands of up to {PLUG_LIMIT} elements; "
+                f"this step's largest has {largest}: see the grads below.")
+    slots = prim.slots
+    if len(slots) < len(inputs):  # concat, stack: A₀, A₁, ... as their formulas say Aᵢ
+        slots = [f"A{i}".translate(_SUBSCRIPTS) for i in range(len(inputs))]
+    with np.errstate(all="ignore"):  # a pole or an overflow is shown as inf or nan, as the grads below are
+        plugged = prim.plugged(plugged_text, g, out, *inputs, **meta)
+    lines = []
+    for slot, wanted, (text, value) in zip(slots, need, plugged):
+        if wanted:
+            result = plugged_text(value, operand=False)
+            passed_on = text in (result, plugged_text(value))  # G itself (add, sub): the number once
+            lines.append(f"d{slot} = {result}" if passed_on else f"d{slot} = {text} = {result}")
+    return "\n".join(lines)
+
+
+def check_verdicts(rows) -> list[tuple[str, str]]:
+    """What the check says above its table, as (kind, message): "success" when every checked input matches,
+    "warning" for inputs whose numbers are not finite and for those on a kink."""
+    checked = [r for r in rows if r.ok is not None]
+    said = []
+    if checked and all(r.ok for r in checked):
+        inputs = "The input matches" if len(checked) == 1 else f"All {len(checked)} inputs match"
+        said.append(("success", f"{inputs} central differences (float64, eps = 1e-6)."))
+    not_finite = ", ".join(r.name for r in checked if not r.ok and not r.finite)
+    kinked = ", ".join(r.name for r in checked if not r.ok and r.finite)
+    if not_finite:
+        said.append(("warning", f"Not a finite number (nan or inf) for: {not_finite}. The program divides by zero, "
+                                "takes log or sqrt of a value ≤ 0, or overflows somewhere; there is no slope to "
+                                "compare there."))
+    if kinked:
+        said.append(("warning", f"The numerical check disagrees for: {kinked}. Where an input sits on a kink (relu "
+                                "of exactly 0, abs of 0, a tie in max) the two one-sided slopes differ: backward() "
+                                "takes relu'(0) = 0, central differences average the two sides."))
+    return said
+
+
+CHECK_CAPTION = (
+    "grad: what backward() gave (seeded with ones). numerical grad: (f(x + ε) − f(x − ε)) / 2ε per element "
+    "of each input, ε = 1e-6; pass when |error| ≤ 1e-5 + 1e-4·|numerical|. Variables that are not inputs "
+    "show their grad only."
+)
 
 
 def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:
@@ -461,7 +505,7 @@ def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:
         table.append(
             {
                 "variable": row.name,
-                "shape": shape_text(row.shape),
+                "shape": shape_dtype_text(row.shape, row.dtype),
                 "grad": compact(row.grad),
                 "numerical grad": _numeric_text(row, sample),
                 "max |error|": "—" if row.max_abs_error is None else f"{row.max_abs_error:.2g}",
@@ -585,6 +629,7 @@ class StepView:
     node: str
     op: str
     formula: str
+    plugged: str  # the rule with this step's numbers put in (plugged_rule), '' if not recorded
     upstream: str
     contributions: tuple[ContributionView, ...]
 
@@ -630,6 +675,7 @@ def describe_step(graph, step, total: int) -> StepView:
         node=label,
         op=step.op or node.op,
         formula=step.formula or node.formula,
+        plugged=step.plugged or "",
         upstream=array_text(step.upstream),
         contributions=tuple(views),
     )

@@ -1,4 +1,5 @@
-"""Pictures and text for the explorer pages: a node's data/grad heatmaps, short numbers, safe messages.
+"""Pictures and messages for the explorer pages: a node's data/grad heatmaps, messages safe for Markdown.
+(Numbers and arrays as text: explorer.numbers.)
 
 (The graph's colour legend is drawn by the graph view, components/graph_view, from explorer.dot.LEGEND.)"""
 
@@ -12,9 +13,21 @@ from plotly.subplots import make_subplots
 
 from explorer.explain import as_table
 
+#: Diverging colours centred on 0 over the page's own background, light or dark: 0 is transparent, and the
+#: theme's background shows through it (as the Jacobian view mixes its red and blue into the background);
+#: a fixed scale such as RdBu_r put white cells on the dark theme's page.
+DIVERGING = [
+    [0.0, "rgba(31, 119, 220, 1)"],
+    [0.5, "rgba(128, 128, 128, 0)"],
+    [1.0, "rgba(220, 38, 50, 1)"],
+]
 
-def heatmap_figure(data: np.ndarray, grad: np.ndarray | None, title: str = "") -> go.Figure:
-    """data and grad side by side as heatmaps (diverging colours centred on 0), values written in when small."""
+
+def heatmap_figure(data: np.ndarray, grad: np.ndarray | None, title: str = "", dark: bool = False) -> go.Figure:
+    """data and grad side by side as heatmaps (diverging colours centred on 0), values written in when small.
+
+    ``dark``: the page has the dark theme, so the numbers are written light (Plotly picks a text colour for
+    the cell's own colour, and takes a transparent cell for a pale one)."""
     panels = [("data", data)] + ([("grad", grad)] if grad is not None else [])
     fig = make_subplots(
         rows=1, cols=len(panels), subplot_titles=[name for name, _ in panels], horizontal_spacing=0.2
@@ -26,32 +39,21 @@ def heatmap_figure(data: np.ndarray, grad: np.ndarray | None, title: str = "") -
         fig.add_trace(
             go.Heatmap(
                 z=table,
-                colorscale="RdBu_r",
+                colorscale=DIVERGING,
                 zmid=0.0,
                 texttemplate="%{z:.3g}" if small else None,
+                textfont=dict(color="#fafafa") if dark else None,
                 hovertemplate=f"{name}[%{{y}}, %{{x}}] = %{{z:.6g}}<extra></extra>",
                 colorbar=dict(len=0.9, x=domain[1] + 0.01, xanchor="left", thickness=10),
             ),
             row=1,
             col=col,
         )
-        fig.update_yaxes(autorange="reversed", row=1, col=col, title_text="row" if col == 1 else None)
-        fig.update_xaxes(title_text="column", row=1, col=col)
+        fig.update_yaxes(autorange="reversed", row=1, col=col, title_text="row" if col == 1 else None, showgrid=False)
+        fig.update_xaxes(title_text="column", row=1, col=col, showgrid=False)
     height = int(min(480, max(220, 60 + 28 * min(as_table(np.asarray(data)).shape[0], 14))))
     fig.update_layout(title=title or None, height=height, margin=dict(l=40, r=20, t=50, b=40))
     return fig
-
-
-def short_number(x: float) -> str:
-    """A number in at most 7 characters for a metric tile: 0.00137, 12.3, 5.1e-4, 1.1e278, inf."""
-    if not np.isfinite(x) or x == 0:
-        return f"{x:.3g}"
-    if 1e-3 <= abs(x) < 1e5:
-        text = f"{x:.3g}"
-        if "e" not in text:
-            return text
-    mantissa, exponent = f"{x:.1e}".split("e")
-    return f"{mantissa}e{int(exponent)}"
 
 
 _MARKDOWN = re.compile(r"([\\*_\[\]<>$~#|])")

@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from explorer import dot as dotmod
-from explorer import explain
+from explorer import explain, numbers
 
 #: Boxes drawn at most; bigger graphs are summarised around the output (see explorer.dot.plan).
 MAX_DRAWN = 400
@@ -39,9 +39,9 @@ def _tip(node, grad) -> dict:
         "title": explain.node_heading(node),
         "kind": node.kind,
         "op": node.op,
-        "shape": dotmod.shape_text(tuple(node.shape)) + ("" if node.dtype == "float64" else f" {node.dtype}"),
-        "data": explain.compact(node.data),
-        "grad": explain.compact(grad) if node.requires_grad else "",
+        "shape": numbers.shape_dtype_text(node.shape, node.dtype),
+        "data": numbers.compact(node.data),
+        "grad": numbers.compact(grad) if node.requires_grad else "",
     }
 
 
@@ -65,7 +65,7 @@ def grad_versions(graph, steps, drawing: dotmod.Drawing) -> dict[int, list[tuple
     def add(node: int, position: int, grad) -> None:
         if node in drawn:
             versions.setdefault(node, []).append(
-                (position, dotmod.value_lines(grad, drawing.compact), explain.compact(grad))
+                (position, numbers.value_lines(grad, drawing.compact), numbers.compact(grad))
             )
 
     if steps:
@@ -111,11 +111,11 @@ def value_texts(graph, *, max_nodes: int | None = MAX_DRAWN, compact: bool | Non
         if b in drawing.chains:
             continue
         node = graph.nodes[b]
-        entry = {"d": dotmod.value_lines(node.data, drawing.compact)}
+        entry = {"d": numbers.value_lines(node.data, drawing.compact)}
         if node.requires_grad:
-            entry["g"] = dotmod.value_lines(node.grad, drawing.compact)
+            entry["g"] = numbers.value_lines(node.grad, drawing.compact)
         if tips:
-            entry["tip"] = [explain.compact(node.data), explain.compact(node.grad) if node.requires_grad else ""]
+            entry["tip"] = [numbers.compact(node.data), numbers.compact(node.grad) if node.requires_grad else ""]
         texts[str(b)] = entry
     return texts
 
@@ -163,7 +163,7 @@ def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None =
         if b in drawing.chains:
             members = drawing.chains[b]
             boxes[b] = {"title": f"{len(members):,} ops, collapsed", "kind": "chain", "op": "",
-                        "shape": dotmod.shape_text(tuple(graph.nodes[b].shape)), "data": "", "grad": "",
+                        "shape": numbers.shape_text(tuple(graph.nodes[b].shape)), "data": "", "grad": "",
                         "members": members}
         else:
             boxes[b] = _tip(graph.nodes[b], graph.nodes[b].grad)

@@ -14,17 +14,12 @@ import numpy as np
 
 from autograd.jacobian import LIMIT, NodeJacobian, jacobian
 from explorer import explain, poke
-from explorer.dot import shape_text
+from explorer.numbers import json_numbers, shape_text
 
 #: Jacobian entries (shown blocks) sent with the Backward Stepper's steps; later steps' are asked for.
 STEP_BUDGET = 20_000
 #: Up to this many entries per block, central differences are sent cell by cell (for the hover).
 NUMERIC_CELLS = 1024
-
-
-def _six(values) -> list:
-    """Numbers to six significant digits for the heatmap (nan, inf as None)."""
-    return [float(f"{v:.6g}") if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64).ravel()]
 
 
 def _finite(value: float) -> float | None:
@@ -126,8 +121,8 @@ def view_data(jac: NodeJacobian, title: str, inputs: list[tuple[str, str]], out_
             "cols": j.cols,
             "shown_rows": j.shown_rows,
             "shown_cols": j.shown_cols,
-            "matrix": _six(j.matrix),
-            "numeric": _six(j.numeric) if j.matrix.size <= NUMERIC_CELLS else None,
+            "matrix": json_numbers(j.matrix),
+            "numeric": json_numbers(j.numeric) if j.matrix.size <= NUMERIC_CELLS else None,
             "numeric_error": _finite(j.max_numeric_error),
             "numeric_ok": j.matches_numeric(),
             "vjp": _full(j.vjp, j.shown_cols),

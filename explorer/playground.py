@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from explorer import datasets, model_io, playground_graph, training
+from explorer.numbers import json_numbers
 from explorer.playground_settings import SLOW_MOTION, TrainConfig, changed_settings
 from explorer.run_store import RUNS, RunStore, new_run_id
 
@@ -349,12 +350,8 @@ def step_caption(step: int) -> str:
 # ------------------------------------------------------------ encoding for the browser
 
 
-def _round(values) -> list[float | None]:
-    """Numbers with DIGITS significant digits; NaN and inf become None (JSON has neither)."""
-    out = []
-    for v in np.asarray(values, dtype=np.float64).ravel():
-        out.append(float(f"{v:.{DIGITS}g}") if math.isfinite(v) else None)
-    return out
+def _digits(values) -> list[float | None]:
+    return json_numbers(values, DIGITS)
 
 
 def _dtype(s: training.TrainState) -> str:
@@ -376,10 +373,10 @@ def _frame_data(f: training.Frame, dtype: str) -> dict:
     m = f.metrics
     return {
         "step": m.step,
-        "m": _round([m.train_loss, m.test_loss, m.train_acc, m.test_acc]),
+        "m": _digits([m.train_loss, m.test_loss, m.train_acc, m.test_acc]),
         "p": encode(f.params, dtype),
         "h": [
-            [*_round([h.grad_norm, h.weight_norm, h.update_ratio]),
+            [*_digits([h.grad_norm, h.weight_norm, h.update_ratio]),
              None if h.dead is None else round(h.dead, 4),
              None if h.saturated is None else round(h.saturated, 4),
              h.trouble]
@@ -389,12 +386,12 @@ def _frame_data(f: training.Frame, dtype: str) -> dict:
 
 
 def _history_data(h: training.History) -> dict:
-    return {"step": list(h.steps), **{name: _round(getattr(h, name)) for name in h.COLUMNS[1:]}}
+    return {"step": list(h.steps), **{name: _digits(getattr(h, name)) for name in h.COLUMNS[1:]}}
 
 
 def _points(X: np.ndarray, y: np.ndarray) -> dict:
     labels = y.tolist() if y.dtype.kind == "i" else []
-    return {"x": _round(X[:, 0]), "y": _round(X[:, 1] if X.shape[1] > 1 else y), "c": labels}
+    return {"x": _digits(X[:, 0]), "y": _digits(X[:, 1] if X.shape[1] > 1 else y), "c": labels}
 
 
 def _model_data(s: training.TrainState) -> dict:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograd import no_grad
+from explorer.numbers import json_numbers
 
 #: (name, number) pairs sorted by name: a scalar input's new value, or an array input's scale.
 Poked = tuple
@@ -320,13 +321,6 @@ def _finite(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _finite_list(values) -> list:
-    """Numbers for the pictures' JSON, to 6 significant digits (a plot needs no more); nan and ±inf become
-    None (a gap in the plot)."""
-    return [float(f"{v:.6g}") if math.isfinite(v) else None
-            for v in np.asarray(values, dtype=np.float64).ravel().tolist()]
-
-
 def picture_data(knobs_: tuple, poked: Poked, at: Point, active: str, curve_: Curve | None,
                  surface_: Surface | None) -> dict:
     """What the poke view draws: the sliders (with each slope), the curve of the active knob with its tangent
@@ -340,10 +334,10 @@ def picture_data(knobs_: tuple, poked: Poked, at: Point, active: str, curve_: Cu
         "poked": bool(poked),
     }
     if curve_ is not None:
-        data["curve"] = {"name": curve_.name, "xs": _finite_list(curve_.xs), "ys": _finite_list(curve_.ys)}
+        data["curve"] = {"name": curve_.name, "xs": json_numbers(curve_.xs), "ys": json_numbers(curve_.ys)}
     if surface_ is not None:
-        data["surface"] = {"x": surface_.x_name, "y": surface_.y_name, "xs": _finite_list(surface_.xs),
-                           "ys": _finite_list(surface_.ys), "zs": _finite_list(surface_.zs)}
+        data["surface"] = {"x": surface_.x_name, "y": surface_.y_name, "xs": json_numbers(surface_.xs),
+                           "ys": json_numbers(surface_.ys), "zs": json_numbers(surface_.zs)}
     return data
 
 

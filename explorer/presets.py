@@ -110,3 +110,9 @@ def program(name: str) -> str:
 def description(name: str) -> str:
     """The one-line description of a preset."""
     return PRESETS[name][0]
+
+
+def named(text: str) -> str | None:
+    """The preset whose program ``text`` is (trailing blank space aside), or None for a program of the user's own."""
+    text = text.rstrip()
+    return next((name for name, (_, preset) in PRESETS.items() if preset.rstrip() == text), None)

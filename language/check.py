@@ -106,15 +106,21 @@ def _finite(result: float, *inputs: float) -> float:
     return result
 
 
-def _numbers_only(value: Any) -> bool:
+def _numbers_only(value: Any, whole: bool = False) -> bool:
+    """A number or nested list of numbers; with ``whole``, of Python ints only (no floats, no bools): tensor()
+    makes those an int64 tensor."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, list):
             stack.extend(item)
-        elif not _is_number(item):
+        elif not (isinstance(item, int) and not isinstance(item, bool) if whole else _is_number(item)):
             return False
     return True
+
+
+def _integer(value: "Value") -> bool:
+    return value.known is not UNKNOWN and np.asarray(value.known).dtype.kind in "iu"
 
 
 class Checker:
@@ -387,7 +393,7 @@ class Checker:
             array = self.constant_array(value, node)
             self.budget.node(node)
             slot = self.emit(node, make_constant_tensor, array.ref)
-            code = code_call(code_name("Tensor"), [array.code])
+            code = code_call(code_name("Tensor"), [array.code], {"dtype": literal("int64")} if _integer(array) else {})
             return Value("tensor", slot, code, array.shape, known=array.known, node=_Node())
         raise self.fail(node, msg.expected_tensor(value.describe()))
 
@@ -799,15 +805,23 @@ class Checker:
             if flag.kind != "flag" or not isinstance(flag.known, bool):
                 raise self.fail(keyword.value, msg.requires_grad_flag(name, flag.describe()))
             requires_grad = flag.known
-        array = self.construct_array(node, name)
+        # NOTE: tensor() of whole numbers is int64 only as data (requires_grad=False: labels, indices), as
+        # torch.tensor makes it. Without the keyword it is an input, float64 as API.md fixes for integer
+        # input (a Tensor of [1, 2] is float64 with a grad), so programs written before mean what they meant.
+        array = self.construct_array(node, name, integers=not requires_grad)
         return array if requires_grad else self.tensor(array, node)
 
-    def construct_array(self, node: ast.Call, name: str) -> Value:
-        """What a constructor makes: an 'array' Value (its size charged)."""
+    def construct_array(self, node: ast.Call, name: str, integers: bool = False) -> Value:
+        """What a constructor makes: an 'array' Value (its size charged); with ``integers``, tensor() of
+        whole numbers makes int64 data."""
         args = [self.expr(a) for a in node.args]
         if name == "tensor":
             if len(args) != 1 or args[0].kind not in ("number", "list", "array"):
                 raise self.fail(node, msg.tensor_argument())
+            if integers and args[0].kind in ("number", "list") and _numbers_only(args[0].known, whole=True):
+                array = self.integer_array(args[0], node, "tensor()'s numbers")
+                code = code_call(code_attr(code_name("np"), "array"), [literal(args[0].known)])
+                return Value("array", array, code, array.shape, known=array)
             array = self.constant_array(args[0], node)
             if args[0].kind == "array":  # a copy of its own
                 code = code_call(code_attr(code_name("np"), "array"), [array.code])

@@ -84,8 +84,8 @@ class Result:
 
 
 def make_constant_tensor(array):
-    """A constant operand (no grad): a Tensor of its own copy of the array."""
-    return Tensor(array)
+    """A constant operand (no grad): a Tensor of its own copy of the array (integers stay integers: labels)."""
+    return Tensor(array, dtype=array.dtype if array.dtype.kind in "iu" else None)
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,11 @@ from components.entry import through_app
 # hands over to app.py at once, so Streamlit's old pages/ mode shows for as short a time as can be.
 through_app()
 
+from components import playground_files as files  # noqa: E402
 from components import settings_form as form  # noqa: E402
 from components.graph_view import graph_view  # noqa: E402
 from components.live_view import live_view  # noqa: E402
-from explorer import datasets, model_io, playground_graph, training  # noqa: E402
+from explorer import datasets, playground_graph  # noqa: E402
 from explorer.formatting import markdown_safe  # noqa: E402
 from explorer.playground import Playground  # noqa: E402
 
@@ -42,20 +43,6 @@ if "pg" not in ss:
 pg: Playground = ss.pg
 
 
-def _on_csv() -> None:
-    file = ss.get("pg_file")
-    ss.pg_upload_error = file and pg.use_upload(file.name, file.getvalue(), ss.pg_upload_task, file.file_id)
-    if file and not ss.pg_upload_error:
-        ss.pg_dataset = datasets.UPLOADED
-
-
-def _on_model() -> None:
-    file = ss.get("pg_model_file")
-    ss.pg_model_error = file and pg.load_model(file.name, file.getvalue())
-    if file and not ss.pg_model_error:
-        form.load(pg.config)
-
-
 with st.sidebar:
     upload, task, uploaded = pg.upload, pg.task_of(ss.pg_dataset), ss.pg_dataset == datasets.UPLOADED
     st.header("Data")
@@ -63,12 +50,7 @@ with st.sidebar:
               disabled=("noise", "n") if uploaded else ())
     st.button("Regenerate", icon=":material/casino:", on_click=lambda: ss.update(pg_seed=(ss.pg_seed + 1) % 10_001),
               disabled=uploaded, help="New points (and new first weights): the seed goes up by one.")
-    with st.expander("Use your own points (CSV)"):
-        st.radio("File columns", ["classification", "regression"], key="pg_upload_task", horizontal=True,
-                 format_func=lambda t: "x1, x2, label" if t == "classification" else "x, y")
-        st.file_uploader("CSV file", type=["csv", "txt"], key="pg_file", on_change=_on_csv)
-        if ss.get("pg_upload_error"):
-            st.error(markdown_safe(ss.pg_upload_error))
+    files.upload_points(pg)
     for section in ("Network", "Training"):
         st.header(section)
         form.draw(section, task)
@@ -151,18 +133,4 @@ if ss.pg_graph:
         graph_view(panel["data"], key="pg_step_graph", view=ss.get("pg_graph_view"), values=panel["values"],
                    caption=panel["caption"], on_view=lambda: ss.update(pg_graph_view=ss.pg_step_graph["view"]))
 
-with st.expander("Weights and data: download, load, rebuild in Python", icon=":material/download:"):
-    # NOTE: the files are made when a button is pressed (a callable `data`), not on every run.
-    stem, columns = model_io.file_stem(pg.state), st.columns(4)
-    columns[0].download_button("Model (.json)", lambda: model_io.to_json(pg.state), f"{stem}.json",
-                               "application/json", on_click="ignore", help="Settings, data and every weight, readable.")
-    columns[1].download_button("Weights (.npz)", lambda: model_io.to_npz(pg.state), f"{stem}.npz", on_click="ignore",
-                               help="NumPy arrays: weights, biases and the optimiser's state.")
-    columns[2].download_button("Python script", lambda: model_io.to_script(pg.state), f"{stem}.py", "text/x-python",
-                               on_click="ignore", help="Rebuilds the data and the network; trains them with autograd.")
-    columns[3].download_button("Points (.csv)", lambda: datasets.to_csv(*training.all_points(pg.state), pg.state.task),
-                               f"{stem}_points.csv", "text/csv", on_click="ignore")
-    st.file_uploader("Load a downloaded model (.json or .npz) to continue or inspect it", type=["json", "npz"],
-                     key="pg_model_file", on_change=_on_model)
-    if ss.get("pg_model_error"):
-        st.error(markdown_safe(ss.pg_model_error))
+files.model_files(pg)

@@ -6,10 +6,10 @@ import streamlit as st
 
 from components import session
 from components.entry import through_app
+from components.explorer_panels import program_error
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
 from explorer import explain, graph_data, presets
-from explorer.formatting import markdown_safe
 from explorer.jacobian_view import step_jacobians, stepper_run
 
 through_app()
@@ -35,10 +35,7 @@ if explain.link_note(program):  # too long for an address the server accepts: sa
 try:
     graph, steps, _ = stepped(program, ())
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
-    message, caret = explain.error_report(program, exc)
-    st.error(markdown_safe(message), icon=":material/error:")
-    if caret:
-        st.code(caret, language=None)
+    program_error(program, exc)
     st.page_link(
         "pages/explorer.py",
         label="Fix the program in the Expression Explorer",

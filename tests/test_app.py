@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from autograd.expr import ExpressionError, evaluate
 from autograd.graph import backward_steps
-from explorer import graph_data, presets
+from explorer import explain, graph_data, numbers, presets
 from tests.helpers import traced
 
 TIMEOUT = 60
@@ -97,6 +97,16 @@ def test_each_page_runs_without_exception(page, title):
         assert at.caption[0].value, "each page says what it is for"
 
 
+def test_pages_are_thin_views():
+    # a page reads widgets, calls explorer/ and components/ and shows what comes back: no math of its own
+    pages = sorted((ROOT / "pages").glob("*.py"))
+    assert len(pages) == 3
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert len(text.splitlines()) <= 150, f"{page.name}: {len(text.splitlines())} lines; move logic out of it"
+        assert "import numpy" not in text and "np." not in text, f"{page.name} does arithmetic"
+
+
 # ----------------------------------------------------------------------------- explorer
 
 
@@ -120,6 +130,22 @@ def test_each_preset_renders_its_graph_and_checks_its_grads(name):
         assert (inputs["check"] == "pass").all(), table
     else:
         assert (inputs["check"] == "FAIL").any() and at.warning, "a kink is reported, not hidden"
+
+
+def test_the_preset_box_names_the_preset_in_the_editor_and_only_then():
+    at = app().run()
+    assert at.selectbox(key="explorer_preset").value == presets.DEFAULT, "the default program is a preset"
+    at.selectbox(key="explorer_preset").select("broadcasting bias").run()
+    assert at.selectbox(key="explorer_preset").value == "broadcasting bias"
+    at.text_area(key="explorer_editor").input("x = 3.0\ny = x * x\n").run()
+    assert at.selectbox(key="explorer_preset").value is None, "the user's own program: the placeholder"
+    at.text_area(key="explorer_editor").input(presets.program("attention scores")).run()
+    assert at.selectbox(key="explorer_preset").value == "attention scores", "a preset's text typed back is that preset"
+    linked = app()
+    linked.query_params["program"] = presets.program("softmax cross-entropy")
+    linked.run()
+    no_exception(linked)
+    assert linked.selectbox(key="explorer_preset").value == "softmax cross-entropy", "a link to a preset's text"
 
 
 @pytest.mark.parametrize(
@@ -148,11 +174,42 @@ def test_a_hostile_program_shows_an_error_and_keeps_the_last_graph(program, line
     caret = [c.value for c in at.code if c.value.startswith(f"{line} | ")]
     assert caret and caret[0].splitlines()[1].index("^") == len(f"{line} | ") + col - 1
     assert graph_dot(at) == good, "the last good graph stays"
-    assert any("last program that ran" in c.value for c in at.caption)
     assert at.text_area(key="explorer_editor").value == program, "the editor keeps the text"
+    stale_marks(at, stale=True)
     # fixing the program brings the graph back
     at.text_area(key="explorer_editor").input("x = 3.0\ny = x * x\n").run()
     assert not at.error and len(labels(graph_dot(at))) == 2  # x and x * x
+    stale_marks(at, stale=False)
+
+
+def stale_marks(at: AppTest, stale: bool) -> None:
+    """What is left from the last program that ran says so above the graph and in the open tab, and is dimmed."""
+    notes = [c for c in at.caption if c.value == explain.STALE_NOTE]
+    dimmed = [h for h in at.get("html") if "st-key-explorer_results" in h.proto.body and "opacity" in h.proto.body]
+    if not stale:
+        assert not notes and not dimmed
+        return
+    assert len(notes) == 2, "one note above the graph, one in the open tab"
+    assert "last program that ran" in explain.STALE_NOTE
+    assert dimmed, "the graph and the results are dimmed"
+    assert at.success, "the last good program's check is still there to read, dimmed under its note"
+
+
+def test_integer_labels_stay_integer_and_say_so():
+    at = app().run()
+    program = (
+        "logits = [[2.0, 1.0, 0.1], [0.5, 2.5, -1.0]]\ny = tensor([0, 2], requires_grad=False)\n"
+        "k = tensor(3, requires_grad=False)\n"
+        "loss = cross_entropy(logits, y) * k\n"
+    )
+    at.text_area(key="explorer_editor").input(program).run()
+    no_exception(at)
+    table = at.table[0].value
+    assert table.loc[table["variable"] == "y", "shape"].tolist() == ["(2,) int64"]
+    assert table.loc[table["variable"] == "logits", "shape"].tolist() == ["(2, 3)"], "float64 goes unsaid"
+    boxes = view_data(at)["boxes"]
+    assert [b["shape"] for b in boxes.values() if b["title"] == "k"] == ["scalar int64"]
+    assert "scalar int64" in graph_dot(at)
 
 
 def test_the_graph_view_s_toggles_and_direction_reach_the_download_and_the_stepper():
@@ -170,6 +227,20 @@ def test_the_graph_view_s_toggles_and_direction_reach_the_download_and_the_stepp
     assert any("parts and direction chosen above" in c.value for c in at.caption)
     at.switch_page(STEPPER).run()
     assert view_data(at)["view"] == view, "the same view on both pages"
+
+
+def test_inspect_a_node_shows_its_rule_with_its_numbers():
+    at = app().run()
+    open_tab(at, "Inspect a node")
+    _, steps = explain.step_program(presets.program(presets.DEFAULT))
+    output = steps[0].node  # micrograd's g = g + 10.0 / f, scalars: chosen at first
+    assert at.selectbox(key="explorer_node").value == output
+    assert explain.plugged_of(steps, output) == "dA = 1\ndB = 1"
+    assert [c.value for c in at.code if c.value == "dA = 1\ndB = 1"]
+    f = [s for s in steps if s.op == "pow"][0]
+    at.selectbox(key="explorer_node").select(f.node).run()
+    assert [c.value for c in at.code if c.value == explain.plugged_of(steps, f.node)]
+    assert explain.plugged_of(steps, f.node) == "dA = 0.4958 ⊙ 2·(-7)^(2 − 1) = -6.942", "the constant 2 gets no grad"
 
 
 def open_tab(at, label: str) -> None:
@@ -190,6 +261,7 @@ def test_inspect_a_node_shows_its_data_grad_and_rule():
     no_exception(at)
     rule = [c for c in at.code if c.value == add.formula]
     assert rule and rule[0].proto.wrap_lines, "the rule wraps in the narrow column instead of scrolling"
+    assert any(c.value.startswith("Written with numbers for operands of up to 4") for c in at.code), "(3, 4): words"
     frames = [d.value for d in at.dataframe]
     assert any(f.shape == (3, 4) for f in frames)
     assert at.get("plotly_chart"), "a heatmap of data and grad"
@@ -268,6 +340,11 @@ def test_the_stepper_sends_every_step_once():
     a = [n for n in graph.nodes if n.name == "a"][0]
     assert s["grads"][str(a.id)][-1][1] == ["138.8"], "after the last step, backward()'s grad"
     assert s["done"].startswith("Done: every grad now equals")
+    # each step's rule with its numbers put in: g = f / 2.0 (micrograd's scalars), G = 1
+    div = [step for step in steps if step.op == "div" and graph.nodes[step.node].name == "g"][0]
+    panel = s["panels"][div.index + 1]
+    assert panel["formula"] == "dA = G / B,  dB = −G ⊙ A / B²"
+    assert panel["plugged"] == "dA = 1 / 2 = 0.5", "f needs a grad, the constant 2.0 does not"
 
 
 def test_the_server_hears_the_step_without_sending_the_steps_again():
@@ -307,6 +384,7 @@ def test_stepper_panel_explains_fan_out_and_broadcasting():
     panel = view_data(at)["steps"]["panels"][add_step]
     assert panel["title"].startswith(f"Step {add_step} of {len(steps)}")
     assert panel["formula"] == "dA = G,  dB = G"
+    assert panel["plugged"].startswith("Written with numbers for operands of up to 4 elements")
     notes = [c["broadcast"] for c in panel["contributions"]]
     assert "summed over axis 0 to undo broadcasting (3, 4) → (4,)" in notes
     assert 'class="broadcast"' in view_data(at)["dot"], "the edge is marked in the graph too"
@@ -448,7 +526,7 @@ def test_a_poked_value_reaches_the_graph_in_place_the_url_and_the_check():
     assert at.query_params["poke"] in ("a=-3", ["a=-3"]), "a link keeps the poked value"
     table = at.table[0].value
     a_row = table[table["variable"] == "a"].iloc[0]
-    assert a_row["check"] == "pass" and a_row["grad"] == explain.compact(a_grad), "the check is of the poked program"
+    assert a_row["check"] == "pass" and a_row["grad"] == numbers.compact(a_grad), "the check is of the poked program"
     assert any("Checked at the poked values (a = -3)" in c.value for c in at.caption), "and says so"
 
 

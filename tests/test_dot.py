@@ -12,8 +12,9 @@ import pytest
 from autograd import Tensor
 from autograd.graph import backward_steps, trace
 from explorer import dot as dotmod
-from explorer import explain
-from explorer.dot import LEGEND, STATE_LEGEND, format_array, plan, synthetic_graph, to_dot, to_svg, value_lines
+from explorer import explain, numbers
+from explorer.dot import LEGEND, STATE_LEGEND, plan, synthetic_graph, to_dot, to_svg
+from explorer.numbers import format_array, value_lines
 from tests.helpers import micrograd_tensors, traced
 
 NODE_LINE = re.compile(r"^\s*(n\d+|notice) \[label=", re.M)
@@ -347,3 +348,22 @@ def test_summarised_and_stepper_dot_parse_with_graphviz():
     sgraph, steps = backward_steps(broadcast_graph())
     dot = to_dot(sgraph, rankdir="LR", broadcast=explain.broadcast_edges(sgraph, steps), grad_lines={0: ["—"]})
     assert to_svg(dot).count('class="node') == len(sgraph.nodes)
+
+
+def test_a_dtype_other_than_float64_is_drawn_with_the_shape():
+    # integer labels stay int64 (data of whole numbers), comparisons make bool masks; float64 goes unsaid
+    program = (
+        "x = [[2.0, -1.0], [0.5, 3.0]]\nn = tensor(2, requires_grad=False)\n"
+        "y = tensor([1, 0], requires_grad=False)\nm = x > 0\n"
+        "z = (x.masked_fill(m, 0.0) * n).sum() + cross_entropy(x, y)"
+    )
+    graph = traced(program)
+    dot = to_dot(graph)
+    by_name = {node.name: node for node in graph.nodes if node.name}
+    assert by_name["n"].dtype == "int64" and "m" not in by_name and "y" not in by_name, "a mask and labels are meta"
+    assert "scalar int64" in dot and "float64" not in dot
+    assert numbers.shape_dtype_text((2,), "int64") == "(2,) int64"
+    assert numbers.shape_dtype_text((), "float64") == "scalar"
+    rows = {r["variable"]: r for r in explain.check_table(list(explain.analyse_program(program).checks))}
+    assert rows["y"]["shape"] == "(2,) int64" and rows["m"]["shape"] == "(2, 2) bool" and rows["x"]["shape"] == "(2, 2)"
+    assert explain.node_choice(by_name["n"]) == "n  ·  const, scalar int64 = 2"

@@ -6,7 +6,7 @@ import pytest
 from autograd import Tensor
 from autograd.expr import ExpressionError, evaluate
 from autograd.graph import backward_steps
-from explorer import explain, presets
+from explorer import explain, numbers, presets
 
 
 def test_sync_program_default_then_url_then_session():
@@ -210,10 +210,10 @@ def test_repeated_parent_slots():
 
 
 def test_array_text_and_compact():
-    assert explain.array_text(None) == "—"
-    assert explain.array_text(np.array(2.0)) == "2"
-    assert "mean" in explain.array_text(np.ones(1000))
-    assert explain.compact(np.arange(4.0).reshape(2, 2)) == "[[0, 1], [2, 3]]"
+    assert numbers.array_text(None) == "—"
+    assert numbers.array_text(np.array(2.0)) == "2"
+    assert "mean" in numbers.array_text(np.ones(1000))
+    assert numbers.compact(np.arange(4.0).reshape(2, 2)) == "[[0, 1], [2, 3]]"
     assert explain.as_table(np.ones((2, 3, 4))).shape == (6, 4)
 
 
@@ -384,18 +384,6 @@ def test_heatmap():
 
 
 @pytest.mark.parametrize(
-    ("value", "text"),
-    [(0.0123, "0.0123"), (0.00137, "0.00137"), (0.000512, "5.1e-4"), (12.345, "12.3"), (99999.0, "1.0e5"),
-     (123456.0, "1.2e5"), (1.0762e278, "1.1e278"), (3.2e-5, "3.2e-5"), (0.0, "0"), (float("inf"), "inf"),
-     (float("nan"), "nan")],
-)
-def test_short_number_fits_a_metric_tile(value, text):
-    from explorer.formatting import short_number
-
-    assert short_number(value) == text and len(text) <= 7
-
-
-@pytest.mark.parametrize(
     "message, shown",
     [
         ("attribute '__class__' is not allowed", r"attribute '\_\_class\_\_' is not allowed"),
@@ -442,3 +430,31 @@ def test_node_choices_tell_reassigned_scalars_apart():
     cs = [explain.node_choice(n) for n in graph.nodes if n.name == "c"]
     assert len(cs) == 3 and len(set(cs)) == 3, cs
     assert cs[0] == "c = add  ·  op, scalar = -2"
+
+
+# ----------------------------------------------------------------------------- the rule with the numbers
+
+
+def test_the_rule_with_the_step_s_numbers_put_in():
+    _, steps = explain.step_program("a = 49.0\nb = 2.0\nc = a / b\n")
+    assert steps[0].plugged == "dA = 1 / 2 = 0.5\ndB = −1 ⊙ 49 / 2² = -12.25"
+    _, steps = explain.step_program("a = -3.0\nb = a * a\n")
+    assert steps[0].plugged == "dA = 1 ⊙ (-3) = -3\ndB = 1 ⊙ (-3) = -3", "a negative operand in parentheses"
+    _, steps = explain.step_program("w = [1.0, 2.0, 3.0, 4.0, 5.0]\ny = w.sum()\n")
+    assert "up to 4 elements" in steps[0].plugged and "largest has 5" in steps[0].plugged
+    graph, steps = explain.step_program("x = [[1.0, 2.0], [3.0, 4.0]]\nb = [0.5, -0.5]\ny = (x + b).sum()\n")
+    add = [s for s in steps if s.op == "add"][0]
+    assert add.plugged == "dA = [[1, 1], [1, 1]]\ndB = [[1, 1], [1, 1]]", "the VJP's own value, before Σ axis 0"
+    assert explain.plugged_of(steps, add.node) == add.plugged and explain.plugged_of(steps, 0) == ""
+
+
+@pytest.mark.parametrize("name", presets.names())
+def test_every_plugged_in_line_ends_in_the_number_the_engine_sent(name):
+    graph, steps = explain.step_program(presets.program(name))
+    for step in steps:
+        if "up to 4 elements" in step.plugged:
+            continue
+        lines = step.plugged.splitlines()
+        assert len(lines) == len(step.contributions), step.plugged
+        for line, c in zip(lines, step.contributions):
+            assert line.rsplit(" = ", 1)[-1] == numbers.plugged_text(c.raw, operand=False), (step.op, line)

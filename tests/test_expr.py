@@ -150,7 +150,7 @@ def test_variables_keep_first_position_and_latest_value():
 
 
 def test_literals_and_constructors_become_named_leaves():
-    r = evaluate("a = -4.0\nW = randn(2, 3) * 0.1\nv = [1, 2, 3]\nI = eye(3)\nn = arange(4)\nt = tensor([[1, 2]])")
+    r = evaluate("a = -4.0\nW = randn(2, 3) * 0.1\nv = [1, 2, 3]\nI = eye(3)\nn = arange(4)\nt = tensor([[1.0, 2.0]])")
     for name, shape in [("a", ()), ("W", (2, 3)), ("v", (3,)), ("I", (3, 3)), ("n", (4,)), ("t", (1, 2))]:
         tensor = r.variables[name]
         assert tensor.is_leaf and tensor.requires_grad and tensor.name == name and tensor.shape == shape
@@ -443,7 +443,16 @@ s + m.sum() + x[None, ..., 1].sum() * n
 """
 
 
-@pytest.mark.parametrize("text", [EXPORT_PROGRAM, EXPORT_NEW_FORMS, MICROGRAD, EQUIVALENT[4][0], EQUIVALENT[5][0]])
+INTEGER_LABELS = """
+logits = randn(3, 4)
+y = tensor([0, 3, 1], requires_grad=False)  # labels: int64 data, as in PyTorch
+loss = cross_entropy(logits, y) + (logits * y.reshape(3, 1)).sum()
+"""
+
+
+@pytest.mark.parametrize(
+    "text", [EXPORT_PROGRAM, EXPORT_NEW_FORMS, MICROGRAD, EQUIVALENT[4][0], EQUIVALENT[5][0], INTEGER_LABELS]
+)
 def test_to_python_script_reproduces_grads(text, tmp_path):
     script = to_python(text)
     ast.parse(script)  # it is valid Python

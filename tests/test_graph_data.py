@@ -10,7 +10,7 @@ import pytest
 from autograd.expr import evaluate
 from autograd.graph import backward_steps, grads_at, trace
 from explorer import dot as dotmod
-from explorer import explain, graph_data, presets
+from explorer import explain, graph_data, numbers, presets
 
 CELL = re.compile(r'<td id="n(\d+)\.g" tooltip="[^"]*" align="left">(.*?)</td>')
 TAGS = re.compile(r"<[^>]+>")
@@ -42,7 +42,7 @@ def test_the_explorer_is_sent_the_dot_it_would_download(name):
     json.dumps(data)  # what Streamlit sends
     out = data["boxes"][str(graph.output)]
     assert out["title"] == explain.node_heading(graph.nodes[graph.output])
-    assert out["grad"] == explain.compact(graph.nodes[graph.output].grad)
+    assert out["grad"] == numbers.compact(graph.nodes[graph.output].grad)
     kinds = {entry["key"] for entry in data["legend"]}
     assert kinds == {n.kind for n in graph.nodes}
 
@@ -65,7 +65,7 @@ def test_each_grad_version_is_what_the_engine_had_at_that_step(name):
             lines = shown[-1][1]
             assert lines == dotmod.value_lines(known[node], compact), (name, k, node)
             tip = shown[-1][2] if len(shown[-1]) > 2 else " ".join(lines)
-            assert tip == explain.compact(known[node])
+            assert tip == numbers.compact(known[node])
     # after the last step every box shows backward()'s grad
     for box, versions in s["grads"].items():
         final = graph.nodes[int(box)].grad
@@ -132,7 +132,7 @@ def test_value_texts_retext_every_drawn_box_with_its_own_numbers():
         assert entry["d"] == dotmod.value_lines(node.data)
         assert ("g" in entry) == node.requires_grad
         if node.requires_grad:
-            assert entry["g"] == dotmod.value_lines(node.grad) and entry["tip"][1] == explain.compact(node.grad)
+            assert entry["g"] == dotmod.value_lines(node.grad) and entry["tip"][1] == numbers.compact(node.grad)
     # the cells of the view's DOT hold exactly these lines: a retext swaps like for like
     cells = grad_cells(graph_data.view_data(graph)["dot"])
     assert {box: lines for box, lines in cells.items()} == {int(b): e["g"] for b, e in texts.items() if "g" in e}

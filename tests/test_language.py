@@ -341,7 +341,7 @@ def test_requires_grad_false_makes_named_data_that_is_not_an_input():
 
 @pytest.mark.parametrize("name", lib.CONSTRUCTORS)
 def test_every_constructor_takes_requires_grad(name):
-    call = {"tensor": "tensor([[1, 2], [3, 4]]", "eye": "eye(3", "arange": "arange(4"}.get(name, f"{name}(2, 3")
+    call = {"tensor": "tensor([[1.0, 2.0], [3.0, 4.0]]", "eye": "eye(3", "arange": "arange(4"}.get(name, f"{name}(2, 3")
     given = evaluate(f"a = {call})\nb = {call}, requires_grad=True)\nc = {call}, requires_grad=False)", seed=5)
     a, b, c = (given.variables[k] for k in "abc")
     assert a.requires_grad and b.requires_grad and set(given.inputs) == {"a", "b"}  # True is the default
@@ -349,6 +349,29 @@ def test_every_constructor_takes_requires_grad(name):
     plain = evaluate(f"a = {call})\nb = {call})\nc = {call})", seed=5)  # the same numbers, random draws too
     for k in "abc":
         np.testing.assert_array_equal(given.variables[k].data, plain.variables[k].data)
+
+
+def test_whole_numbers_as_data_make_an_integer_tensor_as_in_pytorch():
+    # labels stay labels: data (requires_grad=False) of whole numbers is int64, drawn and exported as such;
+    # without the keyword a tensor is an input, float64 as API.md fixes for integer input
+    text = ("logits = [[2.0, 1.0, 0.1], [0.5, 2.5, -1.0]]\ny = tensor([0, 2], requires_grad=False)\n"
+            "loss = cross_entropy(logits, y)")
+    r = evaluate(text)
+    y = r.variables["y"]
+    assert y.dtype == np.int64 and not y.requires_grad and y.is_leaf and set(r.inputs) == {"logits"}
+    r.output.backward()
+    assert r.variables["logits"].grad.shape == (2, 3)
+    assert "y = Tensor(np.array([0, 2]), dtype='int64')" in to_python(text)
+    scalar = evaluate("n = tensor(3, requires_grad=False)\nw = 2.0\nz = w * n")
+    assert scalar.variables["n"].dtype == np.int64 and scalar.output.dtype == np.float64
+    assert evaluate("x = tensor([1, 2.5], requires_grad=False)").variables["x"].dtype == np.float64, "a float: float"
+    for text in ("x = tensor([1, 2])", "x = tensor([1, 2], requires_grad=True)"):
+        x = evaluate(text + "\ny = (x * x).sum()")
+        x.output.backward()
+        given = x.variables["x"]
+        assert given.dtype == np.float64 and given.requires_grad and "x" in x.inputs, text
+        np.testing.assert_array_equal(given.grad, [2.0, 4.0])
+    # the script it exports runs as the program does: tests/test_expr.py's INTEGER_LABELS
 
 
 def test_data_in_the_python_export_and_inline():

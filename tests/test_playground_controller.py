@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from explorer import dot, playground_graph, training
+from explorer import numbers, playground_graph, training
 from explorer import playground as pgm
 from explorer.playground import Playground
 from explorer.playground_settings import TrainConfig
@@ -238,7 +238,7 @@ def test_the_step_graphs_glyphs_travel_as_ascii_stand_ins_that_no_text_contains(
     arrays = [np.array(v) for v in (0.0, -1.5e-300, np.nan, np.inf, [np.nan, 1.0], [-np.inf, np.inf], [2.0] * 30)]
     arrays += [rng.standard_normal(shape) * scale for shape in [(3,), (4, 1), (4, 8), (64, 64), (7,)]
                for scale in (1e-9, 1.0, 1e12)]
-    written = "".join(line for a in arrays for compact in (True, False) for line in dot.value_lines(a, compact))
+    written = "".join(line for a in arrays for compact in (True, False) for line in numbers.value_lines(a, compact))
     assert set(glyphs) <= set(written) | {"…"} and not set(stand_ins) & set(written)
     pg = Playground(TrainConfig(), clock=lambda: 0.0, store=RunStore())
     training.step(pg.state, 3)

@@ -44,7 +44,7 @@ def _add_vjp(g, out, a, b, need):
 
 
 ADD = Primitive(
-    "add", add, _add_vjp, "dA = G,  dB = G",
+    "add", add, _add_vjp, "dA = G,  dB = G", plugged=lambda t, g, out, a, b: ((t(g), g), (t(g), g)),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("add"), operators=("__add__", "__radd__"),
 )
 
@@ -59,7 +59,7 @@ def _sub_vjp(g, out, a, b, need):
 
 
 SUB = Primitive(
-    "sub", sub, _sub_vjp, "dA = G,  dB = −G",
+    "sub", sub, _sub_vjp, "dA = G,  dB = −G", plugged=lambda t, g, out, a, b: ((t(g), g), (f"−{t(g)}", -g)),
     slots=("A", "B"), shape=broadcast_shape("sub"), operators=("__sub__", "__rsub__"),
 )
 
@@ -75,6 +75,7 @@ def _mul_vjp(g, out, a, b, need):
 
 MUL = Primitive(
     "mul", mul, _mul_vjp, "dA = G ⊙ B,  dB = G ⊙ A",
+    plugged=lambda t, g, out, a, b: ((f"{t(g)} ⊙ {t(b)}", g * b), (f"{t(g)} ⊙ {t(a)}", g * a)),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("mul"), operators=("__mul__", "__rmul__"),
 )
 
@@ -90,6 +91,7 @@ def _div_vjp(g, out, a, b, need):
 
 DIV = Primitive(
     "div", div, _div_vjp, "dA = G / B,  dB = −G ⊙ A / B²",
+    plugged=lambda t, g, out, a, b: ((f"{t(g)} / {t(b)}", g / b), (f"−{t(g)} ⊙ {t(a)} / {t(b)}²", -g * a / b**2)),
     slots=("A", "B"), shape=broadcast_shape("div"), operators=("__truediv__", "__rtruediv__"),
 )
 
@@ -111,8 +113,20 @@ def _pow_vjp(g, out, a, b, need):
     return da, db
 
 
+def _pow_plugged(t, g, out, a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        da = np.where(b == 0, 0.0, g * b * a ** (b - 1))
+        db = np.where((a == 0) & (b >= 0), 0.0, g * a**b * np.log(a))
+    zero_a = " (0 where B = 0)" if np.any(b == 0) else ""
+    zero_b = " (0 where A = 0, B ≥ 0)" if np.any((a == 0) & (b >= 0)) else ""
+    return (
+        (f"{t(g)} ⊙ {t(b)}·{t(a)}^({t(b)} − 1){zero_a}", da),
+        (f"{t(g)} ⊙ {t(a)}^{t(b)}·log {t(a)}{zero_b}", db),
+    )
+
+
 POW = Primitive(
-    "pow", pow, _pow_vjp, "dA = G ⊙ B·A^(B−1),  dB = G ⊙ A^B·log A",
+    "pow", pow, _pow_vjp, "dA = G ⊙ B·A^(B−1),  dB = G ⊙ A^B·log A", plugged=_pow_plugged,
     slots=("A", "B"), shape=broadcast_shape("pow"), operators=("__pow__", "__rpow__"), methods=("pow",),
 )
 
@@ -126,7 +140,8 @@ def _neg_vjp(g, out, a, need):
     return (-g,)
 
 
-NEG = Primitive("neg", neg, _neg_vjp, "dA = −G", slots=("A",), shape=same_shape, operators=("__neg__",))
+NEG = Primitive("neg", neg, _neg_vjp, "dA = −G", plugged=lambda t, g, out, a: ((f"−{t(g)}", -g),),
+                slots=("A",), shape=same_shape, operators=("__neg__",))
 
 
 # ---- maximum, minimum ------------------------------------------------------------------------
@@ -138,17 +153,27 @@ def _maximum_vjp(g, out, a, b, need):
     return _select(g, a, b, np.less, need)
 
 
-def _select(g, a, b, loses, need):
+def _shares(a, b, loses):
     # NOTE: PyTorch's rule: each input gets G where it won, G/2 where the two tie, 0 where it lost
     # (`loses(a, b)` says where a lost). Where either is nan, both get G, as in PyTorch.
     tie = (a == b) * 0.5
-    da = g * np.where(loses(a, b), 0.0, 1.0 - tie) if need[0] else None
-    db = g * np.where(loses(b, a), 0.0, 1.0 - tie) if need[1] else None
-    return da, db
+    return np.where(loses(a, b), 0.0, 1.0 - tie), np.where(loses(b, a), 0.0, 1.0 - tie)
+
+
+def _select(g, a, b, loses, need):
+    share_a, share_b = _shares(a, b, loses)
+    return (g * share_a if need[0] else None), (g * share_b if need[1] else None)
+
+
+def _weights(t, g, a, b, loses):
+    """The plugged-in rule of maximum and minimum: G times each input's share (1 won, ½ tied, 0 lost)."""
+    share_a, share_b = _shares(a, b, loses)
+    return (f"{t(g)} ⊙ {t(share_a)}", g * share_a), (f"{t(g)} ⊙ {t(share_b)}", g * share_b)
 
 
 MAXIMUM = Primitive(
     "maximum", maximum, _maximum_vjp, "dA = G where A > B, G/2 where A = B, else 0;  dB likewise",
+    plugged=lambda t, g, out, a, b: _weights(t, g, a, b, np.less),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("maximum"), functions=("maximum",),
 )
 
@@ -163,5 +188,6 @@ def _minimum_vjp(g, out, a, b, need):
 
 MINIMUM = Primitive(
     "minimum", minimum, _minimum_vjp, "dA = G where A < B, G/2 where A = B, else 0;  dB likewise",
+    plugged=lambda t, g, out, a, b: _weights(t, g, a, b, np.greater),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("minimum"), functions=("minimum",),
 )

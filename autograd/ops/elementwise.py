@@ -17,7 +17,9 @@ def _exp_vjp(g, out, a, need):
     return (g * out,)
 
 
-EXP = Primitive("exp", exp, _exp_vjp, "dA = G ⊙ exp(A)", slots=("A",), shape=same_shape, methods=("exp",),
+EXP = Primitive("exp", exp, _exp_vjp, "dA = G ⊙ exp(A)",
+                plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ exp({t(a)})", g * np.exp(a)),),
+                slots=("A",), shape=same_shape, methods=("exp",),
                 functions=("exp",))
 
 
@@ -32,7 +34,8 @@ def _log_vjp(g, out, a, need):
         return (g / a,)
 
 
-LOG = Primitive("log", log, _log_vjp, "dA = G / A", slots=("A",), shape=same_shape, methods=("log",),
+LOG = Primitive("log", log, _log_vjp, "dA = G / A", plugged=lambda t, g, out, a: ((f"{t(g)} / {t(a)}", g / a),),
+                slots=("A",), shape=same_shape, methods=("log",),
                 functions=("log",))
 
 
@@ -47,7 +50,9 @@ def _sqrt_vjp(g, out, a, need):
         return (g * 0.5 / out,)
 
 
-SQRT = Primitive("sqrt", sqrt, _sqrt_vjp, "dA = G / (2·√A)", slots=("A",), shape=same_shape, methods=("sqrt",),
+SQRT = Primitive("sqrt", sqrt, _sqrt_vjp, "dA = G / (2·√A)",
+                 plugged=lambda t, g, out, a: ((f"{t(g)} / (2·√{t(a)})", g / (2 * np.sqrt(a))),),
+                 slots=("A",), shape=same_shape, methods=("sqrt",),
                  functions=("sqrt",))
 
 
@@ -59,7 +64,9 @@ def _abs_vjp(g, out, a, need):
     return (g * np.sign(a),)  # NOTE: sign(0) = 0, as in PyTorch
 
 
-ABS = Primitive("abs", abs, _abs_vjp, "dA = G ⊙ sign(A)", slots=("A",), shape=same_shape, methods=("abs",),
+ABS = Primitive("abs", abs, _abs_vjp, "dA = G ⊙ sign(A)",
+                plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ sign({t(a)})", g * np.sign(a)),),
+                slots=("A",), shape=same_shape, methods=("abs",),
                 functions=("abs",))
 
 
@@ -74,7 +81,9 @@ def _relu_vjp(g, out, a, need):
     return (g * np.sign(out),)
 
 
-RELU = Primitive("relu", relu, _relu_vjp, "dA = G ⊙ [A > 0]", slots=("A",), shape=same_shape, methods=("relu",),
+RELU = Primitive("relu", relu, _relu_vjp, "dA = G ⊙ [A > 0]",
+                 plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ [{t(a)} > 0]", g * (a > 0)),),
+                 slots=("A",), shape=same_shape, methods=("relu",),
                  functions=("relu",))
 
 
@@ -86,7 +95,9 @@ def _tanh_vjp(g, out, a, need):
     return (g * (1 - out * out),)
 
 
-TANH = Primitive("tanh", tanh, _tanh_vjp, "dA = G ⊙ (1 − tanh²A)", slots=("A",), shape=same_shape,
+TANH = Primitive("tanh", tanh, _tanh_vjp, "dA = G ⊙ (1 − tanh²A)",
+                 plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ (1 − {t(np.tanh(a))}²)", g * (1 - np.tanh(a) ** 2)),),
+                 slots=("A",), shape=same_shape,
                  methods=("tanh",), functions=("tanh",))
 
 
@@ -109,7 +120,13 @@ def _sigmoid_vjp(g, out, a, need):
     return (g * out * (1 - out),)
 
 
-SIGMOID = Primitive("sigmoid", sigmoid, _sigmoid_vjp, "dA = G ⊙ σ(A)(1 − σ(A))", slots=("A",), shape=same_shape,
+def _sigmoid_plugged(t, g, out, a):
+    s = stable_sigmoid(a)
+    return ((f"{t(g)} ⊙ {t(s)}·(1 − {t(s)})", g * s * (1 - s)),)
+
+
+SIGMOID = Primitive("sigmoid", sigmoid, _sigmoid_vjp, "dA = G ⊙ σ(A)(1 − σ(A))", plugged=_sigmoid_plugged,
+                    slots=("A",), shape=same_shape,
                     methods=("sigmoid",), functions=("sigmoid",))
 
 
@@ -128,7 +145,13 @@ def _gelu_vjp(g, out, a, need, cdf):
     return (g * (cdf + a * _INV_SQRT_2PI * np.exp(-0.5 * a * a)),)
 
 
-GELU = Primitive("gelu", gelu, _gelu_vjp, "dA = G ⊙ (Φ(A) + A·φ(A))", slots=("A",), shape=same_shape,
+def _gelu_plugged(t, g, out, a, cdf):
+    pdf = np.exp(-a * a / 2) / np.sqrt(2 * np.pi)
+    return ((f"{t(g)} ⊙ ({t(cdf)} + {t(a)}·{t(pdf)})", g * (cdf + a * pdf)),)
+
+
+GELU = Primitive("gelu", gelu, _gelu_vjp, "dA = G ⊙ (Φ(A) + A·φ(A))", plugged=_gelu_plugged,
+                 slots=("A",), shape=same_shape,
                  methods=("gelu",), functions=("gelu",))
 
 
@@ -141,7 +164,12 @@ def _silu_vjp(g, out, a, need, s):
     return (g * s * (1 + a * (1 - s)),)
 
 
-SILU = Primitive("silu", silu, _silu_vjp, "dA = G ⊙ σ(A)(1 + A(1 − σ(A)))", slots=("A",), shape=same_shape,
+def _silu_plugged(t, g, out, a, s):
+    return ((f"{t(g)} ⊙ {t(s)}·(1 + {t(a)}·(1 − {t(s)}))", g * s * (1 + a * (1 - s))),)
+
+
+SILU = Primitive("silu", silu, _silu_vjp, "dA = G ⊙ σ(A)(1 + A(1 − σ(A)))", plugged=_silu_plugged,
+                 slots=("A",), shape=same_shape,
                  methods=("silu",), functions=("silu",))
 
 
@@ -167,7 +195,14 @@ def _clip_vjp(g, out, a, need, lo, hi):
     return (g * inside,)
 
 
-CLIP = Primitive("clip", clip, _clip_vjp, "dA = G where lo ≤ A ≤ hi, else 0", slots=("A",), shape=_clip_shape,
+def _clip_plugged(t, g, out, a, lo, hi):
+    lo_text, hi_text = ("−∞" if lo is None else t(lo)), ("∞" if hi is None else t(hi))
+    inside = (a >= (-np.inf if lo is None else lo)) & (a <= (np.inf if hi is None else hi))
+    return ((f"{t(g)} ⊙ [{lo_text} ≤ {t(a)} ≤ {hi_text}]", g * inside),)
+
+
+CLIP = Primitive("clip", clip, _clip_vjp, "dA = G where lo ≤ A ≤ hi, else 0", plugged=_clip_plugged,
+                 slots=("A",), shape=_clip_shape,
                  methods=("clip",))
 
 
@@ -195,6 +230,7 @@ def _masked_fill_vjp(g, out, a, need, mask):
 
 
 MASKED_FILL = Primitive("masked_fill", masked_fill, _masked_fill_vjp, "dA = G where not mask, else 0",
+                        plugged=lambda t, g, out, a, mask: ((f"{t(g)} ⊙ {t(~mask * 1.0)}", g * ~mask),),
                         slots=("A",), shape=_masked_fill_shape, methods=("masked_fill",))
 
 
@@ -222,5 +258,10 @@ def _where_vjp(g, out, a, b, need, cond):
     return (np.where(cond, g, 0) if need[0] else None), (np.where(cond, 0, g) if need[1] else None)
 
 
-WHERE = Primitive("where", where, _where_vjp, "dA = G where cond, dB = G where not cond", slots=("A", "B"),
+def _where_plugged(t, g, out, a, b, cond):
+    return (f"{t(g)} ⊙ {t(cond * 1.0)}", g * cond), (f"{t(g)} ⊙ {t(~cond * 1.0)}", g * ~cond)
+
+
+WHERE = Primitive("where", where, _where_vjp, "dA = G where cond, dB = G where not cond", plugged=_where_plugged,
+                  slots=("A", "B"),
                   shape=_where_shape, functions=("where",))

@@ -73,8 +73,14 @@ def _matmul_vjp(g, out, a, b, need):
     return da, db
 
 
+def _matmul_plugged(t, g, out, a, b):
+    # NOTE: the products are the VJP's own (1-D operands promoted as np.matmul does); the text names them.
+    da, db = _matmul_vjp(g, out, a, b, need=(True, True))
+    return (f"{t(g)}·{t(b)}ᵀ", da), (f"{t(a)}ᵀ·{t(g)}", db)
+
+
 MATMUL = Primitive(
-    "matmul", matmul, _matmul_vjp, "dX = G·Wᵀ,  dW = Xᵀ·G",
+    "matmul", matmul, _matmul_vjp, "dX = G·Wᵀ,  dW = Xᵀ·G", plugged=_matmul_plugged,
     slots=("X", "W"), shape=matmul_shape, operators=("__matmul__", "__rmatmul__"),
 )
 
@@ -123,7 +129,14 @@ def _linear_vjp(g, out, x, w, b=None, *, need):
     return dx, dw, (g2.sum(axis=0) if need[2] else None)
 
 
+def _linear_plugged(t, g, out, x, w, b=None):
+    # NOTE: the products are the VJP's own (a batch flattened to rows); the text names them.
+    grads = _linear_vjp(g, out, x, w, b, need=(True, True, True))
+    texts = (f"{t(g)}·{t(w)}", f"{t(g)}ᵀ·{t(x)}", f"Σ_rows {t(g)}")
+    return tuple(zip(texts, grads))
+
+
 LINEAR = Primitive(
-    "linear", linear, _linear_vjp, "dX = G·W,  dW = Gᵀ·X,  db = Σ_rows G",
+    "linear", linear, _linear_vjp, "dX = G·W,  dW = Gᵀ·X,  db = Σ_rows G", plugged=_linear_plugged,
     slots=("X", "W", "b"), shape=linear_shape, functions=("linear",),
 )

@@ -4,7 +4,7 @@ the same loss written from primitives)."""
 import numpy as np
 
 from autograd.ops._common import as_tensor, pair
-from autograd.ops.elementwise import sigmoid_from
+from autograd.ops.elementwise import sigmoid_from, stable_sigmoid
 from autograd.ops.reductions import log_softmax_array
 from autograd.tensor import Primitive, Tensor, _result
 
@@ -39,6 +39,13 @@ def _loss_scale(g, reduction, count):
     if reduction == "sum":
         return float(g)
     return g
+
+
+def _scaled(t, g, reduction, count):
+    """The plugged-in text of `· G / N` (mean), `· G` (sum) or `⊙ G` (none), and the factor it stands for."""
+    if reduction == "mean":
+        return f" · {t(g)} / {count}", g / count
+    return (f" · {t(g)}", g) if reduction == "sum" else (f" ⊙ {t(g)}", g)
 
 
 # ---- softmax cross-entropy -----------------------------------------------------------------------
@@ -84,8 +91,15 @@ def _cross_entropy_vjp(g, out, logits, need, labels, probs, reduction):
     return (d * (scale[:, None] if reduction == "none" else scale),)
 
 
+def _cross_entropy_plugged(t, g, out, logits, labels, probs, reduction):
+    onehot = np.eye(logits.shape[1])[labels]
+    text, scale = _scaled(t, g if reduction != "none" else g[:, None], reduction, len(labels))
+    return ((f"({t(probs)} − {t(onehot)}){text}", (probs - onehot) * scale),)
+
+
 CROSS_ENTROPY = Primitive(
     "cross_entropy", cross_entropy, _cross_entropy_vjp, "dZ = (softmax(Z) − onehot(y)) · G / N",
+    plugged=_cross_entropy_plugged,
     slots=("Z",), shape=cross_entropy_shape, functions=("cross_entropy",),
 )
 
@@ -121,8 +135,15 @@ def _bce_vjp(g, out, x, y, need, reduction, e):
     return dx, dy
 
 
+def _bce_plugged(t, g, out, x, y, reduction, e):
+    text, scale = _scaled(t, g, reduction, x.size)
+    s = stable_sigmoid(x)
+    return (f"({t(s)} − {t(y)}){text}", (s - y) * scale), (f"−{t(x)}{text}", -x * scale)
+
+
 BCE_WITH_LOGITS = Primitive(
     "bce_with_logits", binary_cross_entropy_with_logits, _bce_vjp, "dZ = (σ(Z) − Y) · G / N,  dY = −Z · G / N",
+    plugged=_bce_plugged,
     slots=("Z", "Y"), shape=_bce_shape, functions=("binary_cross_entropy_with_logits",),
 )
 
@@ -143,7 +164,12 @@ def _mse_vjp(g, out, pred, target, need, reduction, diff):
     return dpred, (-dpred if need[1] else None)
 
 
+def _mse_plugged(t, g, out, x, y, reduction, diff):
+    text, scale = _scaled(t, g, reduction, x.size)
+    return (f"2·({t(x)} − {t(y)}){text}", 2 * (x - y) * scale), (f"−2·({t(x)} − {t(y)}){text}", -2 * (x - y) * scale)
+
+
 MSE_LOSS = Primitive(
-    "mse_loss", mse_loss, _mse_vjp, "dX = 2(X − Y) · G / N,  dY = −2(X − Y) · G / N",
+    "mse_loss", mse_loss, _mse_vjp, "dX = 2(X − Y) · G / N,  dY = −2(X − Y) · G / N", plugged=_mse_plugged,
     slots=("X", "Y"), shape=_same_shapes, functions=("mse_loss",),
 )

@@ -22,7 +22,11 @@ def _sum_vjp(g, out, a, need, axis, keepdims):
     return (np.full(a.shape, g, dtype=a.dtype),)
 
 
-SUM = Primitive("sum", sum, _sum_vjp, "dA = G broadcast back over the summed axes", slots=("A",),
+def _sum_plugged(t, g, out, a, axis, keepdims):
+    return ((f"{t(g)} broadcast to {a.shape}", np.broadcast_to(expand(g, axis, keepdims, a.ndim), a.shape)),)
+
+
+SUM = Primitive("sum", sum, _sum_vjp, "dA = G broadcast back over the summed axes", plugged=_sum_plugged, slots=("A",),
                 shape=reduced_shape, methods=("sum",))
 
 
@@ -43,7 +47,14 @@ def _mean_vjp(g, out, a, need, axis, keepdims):
     return (np.full(a.shape, g / builtins.max(reduced_count(a.shape, axis), 1), dtype=a.dtype),)
 
 
-MEAN = Primitive("mean", mean, _mean_vjp, "dA = G / n broadcast back over the averaged axes", slots=("A",),
+def _mean_plugged(t, g, out, a, axis, keepdims):
+    n = reduced_count(a.shape, axis)
+    each = expand(g, axis, keepdims, a.ndim) / builtins.max(n, 1)
+    return ((f"{t(g)} / {n} broadcast to {a.shape}", np.broadcast_to(each, a.shape)),)
+
+
+MEAN = Primitive("mean", mean, _mean_vjp, "dA = G / n broadcast back over the averaged axes", plugged=_mean_plugged,
+                 slots=("A",),
                  shape=reduced_shape, methods=("mean",))
 
 
@@ -61,6 +72,12 @@ def _extremum_shape(a, axis=None, keepdims=False, name="max"):
     return shape
 
 
+def _extremum_plugged(t, g, out, a, axis, keepdims):
+    hit = a == expand(out, axis, keepdims, a.ndim)
+    share = hit / hit.sum(axis=axis, keepdims=True)
+    return ((f"{t(expand(g, axis, keepdims, a.ndim))} ⊙ {t(share)}", expand(g, axis, keepdims, a.ndim) * share),)
+
+
 def _extremum_vjp(g, out, a, need, axis, keepdims):
     # NOTE: ties share the gradient evenly (as PyTorch's amax and amin do).
     hit = a == expand(out, axis, keepdims, a.ndim)
@@ -68,7 +85,8 @@ def _extremum_vjp(g, out, a, need, axis, keepdims):
     return (hit * (expand(g, axis, keepdims, a.ndim) / count),)
 
 
-MAX = Primitive("max", max, _extremum_vjp, "dA = G where A is the max (shared among ties), else 0", slots=("A",),
+MAX = Primitive("max", max, _extremum_vjp, "dA = G where A is the max (shared among ties), else 0",
+                plugged=_extremum_plugged, slots=("A",),
                 shape=_extremum_shape, methods=("max",))
 
 
@@ -82,7 +100,8 @@ def _min_shape(a, axis=None, keepdims=False):
     return _extremum_shape(a, axis, keepdims, "min")
 
 
-MIN = Primitive("min", min, _extremum_vjp, "dA = G where A is the min (shared among ties), else 0", slots=("A",),
+MIN = Primitive("min", min, _extremum_vjp, "dA = G where A is the min (shared among ties), else 0",
+                plugged=_extremum_plugged, slots=("A",),
                 shape=_min_shape, methods=("min",))
 
 
@@ -117,7 +136,14 @@ def _var_vjp(g, out, a, need, axis, correction, keepdims):
         return (scale * _deviations(a, axis),)
 
 
-VAR = Primitive("var", var, _var_vjp, "dA = G ⊙ 2(A − mean A) / (n − correction)", slots=("A",),
+def _var_plugged(t, g, out, a, axis, correction, keepdims):
+    g, mean = expand(g, axis, keepdims, a.ndim), a.mean(axis=axis, keepdims=True)
+    n = _divisor(a.shape, axis, correction)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ((f"{t(g)} ⊙ 2·({t(a)} − {t(mean)}) / {t(n)}", g * 2 * (a - mean) / n),)
+
+
+VAR = Primitive("var", var, _var_vjp, "dA = G ⊙ 2(A − mean A) / (n − correction)", plugged=_var_plugged, slots=("A",),
                 shape=_var_shape, methods=("var",))
 
 
@@ -137,7 +163,17 @@ def _std_vjp(g, out, a, need, axis, correction, keepdims):
         return (scale * _deviations(a, axis),)
 
 
+def _std_plugged(t, g, out, a, axis, correction, keepdims):
+    g, std = expand(g, axis, keepdims, a.ndim), expand(out, axis, keepdims, a.ndim)
+    mean, n = a.mean(axis=axis, keepdims=True), _divisor(a.shape, axis, correction)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = np.where(std == 0, 0.0, g * (a - mean) / (n * std))
+    zero = " (0 where std A = 0)" if np.any(std == 0) else ""
+    return ((f"{t(g)} ⊙ ({t(a)} − {t(mean)}) / ({t(n)}·{t(std)}){zero}", value),)
+
+
 STD = Primitive("std", std, _std_vjp, "dA = G ⊙ (A − mean A) / ((n − correction)·std A), 0 where std A = 0",
+                plugged=_std_plugged,
                 slots=("A",), shape=_var_shape, methods=("std",))
 
 
@@ -163,7 +199,13 @@ def _softmax_vjp(g, out, a, need, axis):
     return (out * (g - (g * out).sum(axis=axis, keepdims=True)),)
 
 
-SOFTMAX = Primitive("softmax", softmax, _softmax_vjp, "dA = S ⊙ (G − Σ(G ⊙ S)),  S = softmax(A)", slots=("A",),
+def _softmax_plugged(t, g, out, a, axis):
+    weighted = (g * out).sum(axis=axis, keepdims=True)
+    return ((f"{t(out)} ⊙ ({t(g)} − {t(weighted)})", out * (g - weighted)),)
+
+
+SOFTMAX = Primitive("softmax", softmax, _softmax_vjp, "dA = S ⊙ (G − Σ(G ⊙ S)),  S = softmax(A)",
+                    plugged=_softmax_plugged, slots=("A",),
                     shape=softmax_shape, methods=("softmax",), functions=("softmax",))
 
 
@@ -176,5 +218,11 @@ def _log_softmax_vjp(g, out, a, need, axis):
     return (g - np.exp(out) * g.sum(axis=axis, keepdims=True),)
 
 
-LOG_SOFTMAX = Primitive("log_softmax", log_softmax, _log_softmax_vjp, "dA = G − softmax(A)·ΣG", slots=("A",),
+def _log_softmax_plugged(t, g, out, a, axis):
+    probs, total = np.exp(out), g.sum(axis=axis, keepdims=True)
+    return ((f"{t(g)} − {t(probs)}·{t(total)}", g - probs * total),)
+
+
+LOG_SOFTMAX = Primitive("log_softmax", log_softmax, _log_softmax_vjp, "dA = G − softmax(A)·ΣG",
+                        plugged=_log_softmax_plugged, slots=("A",),
                         shape=softmax_shape, methods=("log_softmax",), functions=("log_softmax",))

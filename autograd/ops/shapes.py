@@ -118,7 +118,13 @@ def _getitem_vjp(g, out, a, need, idx):
     return (grad,)
 
 
-GETITEM = Primitive("getitem", getitem, _getitem_vjp, "dA = zeros_like(A);  dA[idx] += G", slots=("A",),
+def _getitem_plugged(t, g, out, a, idx):
+    # NOTE: the scatter is the VJP's own (repeated indices add up); the text names it.
+    return ((f"zeros{a.shape} with {t(g)} added where A was indexed", _getitem_vjp(g, out, a, (True,), idx)[0]),)
+
+
+GETITEM = Primitive("getitem", getitem, _getitem_vjp, "dA = zeros_like(A);  dA[idx] += G", plugged=_getitem_plugged,
+                    slots=("A",),
                     shape=getitem_shape, operators=("__getitem__",), functions=("embedding",))
 
 
@@ -153,7 +159,12 @@ def _reshape_vjp(g, out, a, need):
     return (g.reshape(a.shape),)
 
 
-RESHAPE = Primitive("reshape", reshape, _reshape_vjp, "dA = reshape(G, A.shape)", slots=("A",),
+def _reshape_plugged(t, g, out, a):
+    return ((f"reshape({t(g)}, {a.shape})", g.reshape(a.shape)),)
+
+
+RESHAPE = Primitive("reshape", reshape, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
+                    slots=("A",),
                     shape=reshape_shape, methods=("reshape",))
 
 
@@ -170,7 +181,8 @@ def unsqueeze_shape(a, axis):
     return a[:axis] + (1,) + a[axis:]
 
 
-UNSQUEEZE = Primitive("unsqueeze", unsqueeze, _reshape_vjp, "dA = reshape(G, A.shape)", slots=("A",),
+UNSQUEEZE = Primitive("unsqueeze", unsqueeze, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
+                      slots=("A",),
                       shape=unsqueeze_shape, methods=("unsqueeze",))
 
 
@@ -191,7 +203,8 @@ def squeeze_shape(a, axis=None):
     return tuple(d for i, d in enumerate(a) if not (i in axes and d == 1))
 
 
-SQUEEZE = Primitive("squeeze", squeeze, _reshape_vjp, "dA = reshape(G, A.shape)", slots=("A",),
+SQUEEZE = Primitive("squeeze", squeeze, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
+                    slots=("A",),
                     shape=squeeze_shape, methods=("squeeze",))
 
 
@@ -218,7 +231,13 @@ def _transpose_vjp(g, out, a, need, axes):
     return (np.transpose(g, None if axes is None else np.argsort(axes)),)
 
 
-TRANSPOSE = Primitive("transpose", transpose, _transpose_vjp, "dA = Gᵀ (the inverse permutation)", slots=("A",),
+def _transpose_plugged(t, g, out, a, axes):
+    back = None if axes is None else tuple(int(ax) for ax in np.argsort(axes))
+    return ((f"{t(g)}ᵀ" if back is None else f"transpose({t(g)}, {back})", np.transpose(g, back)),)
+
+
+TRANSPOSE = Primitive("transpose", transpose, _transpose_vjp, "dA = Gᵀ (the inverse permutation)",
+                      plugged=_transpose_plugged, slots=("A",),
                       shape=transpose_shape, methods=("transpose", "T"))
 
 
@@ -254,7 +273,16 @@ def _concat_vjp(g, out, *inputs, need, axis):
     return tuple(np.split(g, bounds, axis=axis))
 
 
-CONCAT = Primitive("concat", concat, _concat_vjp, "dAᵢ = the slice of G that Aᵢ filled", slots=(),
+def _concat_plugged(t, g, out, *inputs, axis):
+    stops = np.cumsum([x.shape[axis] for x in inputs])
+    return tuple(
+        (f"{t(g)}[{start}:{stop}] along axis {axis}", np.take(g, np.arange(start, stop), axis=axis))
+        for start, stop in zip([0, *stops[:-1].tolist()], stops.tolist())
+    )
+
+
+CONCAT = Primitive("concat", concat, _concat_vjp, "dAᵢ = the slice of G that Aᵢ filled", plugged=_concat_plugged,
+                   slots=(),
                    shape=concat_shape, functions=("concat",))
 
 
@@ -282,5 +310,9 @@ def _stack_vjp(g, out, *inputs, need, axis):
     return tuple(np.take(g, i, axis=axis) for i in range(len(inputs)))
 
 
-STACK = Primitive("stack", stack, _stack_vjp, "dAᵢ = G[i] along the stacked axis", slots=(),
+def _stack_plugged(t, g, out, *inputs, axis):
+    return tuple((f"{t(g)}[{i}] along axis {axis}", np.take(g, i, axis=axis)) for i in range(len(inputs)))
+
+
+STACK = Primitive("stack", stack, _stack_vjp, "dAᵢ = G[i] along the stacked axis", plugged=_stack_plugged, slots=(),
                   shape=stack_shape, functions=("stack",))

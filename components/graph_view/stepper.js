@@ -201,6 +201,10 @@ class Stepper {
     } else {
       parts.push(`<div class="gv-label"><b>Rule</b> (VJP of <code>${escapeHtml(panel.op)}</code>, G is the upstream grad)</div>`);
       parts.push(`<pre class="gv-rule">${escapeHtml(panel.formula || "—")}</pre>`);
+      if (panel.plugged) {
+        parts.push('<div class="gv-label"><b>With this step\'s numbers</b></div>');
+        parts.push(`<pre class="gv-rule gv-plugged">${escapeHtml(panel.plugged)}</pre>`);
+      }
       parts.push(`<div class="gv-label"><b>Upstream grad G</b> of <code>${escapeHtml(panel.node)}</code></div>`);
       parts.push(`<pre>${escapeHtml(panel.upstream)}</pre>`);
       if (!panel.contributions.length) parts.push('<p class="gv-quiet">No parent needs a grad from this node.</p>');

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from explorer import presets
-from explorer.dot import fmt_number
+from explorer.numbers import fmt_number
 from tests.helpers import traced
 
 from .helpers import (
@@ -19,6 +19,7 @@ from .helpers import (
     GRAPH_EDGES,
     app_exception,
     boxes,
+    install_run_tracker,
     node_count,
     open_page,
     record_metric,
@@ -131,12 +132,32 @@ def test_broken_program_shows_line_and_column_and_keeps_graph(page, app_url, art
     alert.first.wait_for()
     assert "syntax" in alert.first.inner_text().lower()
     wait_for_text(page, "2 | b = a +* 2")  # the caret block quotes the bad line
-    wait_for_text(page, "The graph shows the last program that ran.")
+    wait_for_text(page, "From the last program that ran.")
     # The last good graph is still drawn, unchanged, and not laid out again.
     assert node_count(page) == len(graph.nodes)
     assert node_count(page, GRAPH_EDGES) == len(graph.edges)
     assert view_state(page)["layouts"] == layouts
+    # What is left from the last good program is dimmed, its green check included; the error is not.
+    page.wait_for_function(f"() => ({OPACITY})(document.querySelector('{GRAPH}')) < 0.6")
+    success = page.locator('[data-testid="stAlertContentSuccess"]').first
+    assert "match central differences" in success.inner_text()
+    assert success.evaluate(OPACITY) < 0.6
+    assert alert.first.evaluate(OPACITY) == 1
     page.screenshot(path=str(artifacts / "explorer-error.png"))
+    set_text_area(page, OTHER_PROGRAM, label="Program")
+    wait_for_node_count(page, len(traced(OTHER_PROGRAM).nodes))
+    page.wait_for_function(f"() => ({OPACITY})(document.querySelector('{GRAPH}')) == 1")
+    assert page.get_by_text("From the last program that ran.").count() == 0
+
+
+# The opacity an element is drawn with: the product of its own and its ancestors'.
+OPACITY = """(el) => {
+    let o = 1;
+    for (let e = el; e; e = e.parentElement || (e.getRootNode() && e.getRootNode().host)) {
+        o *= parseFloat(getComputedStyle(e).opacity);
+    }
+    return o;
+}"""
 
 
 def test_url_with_program_reproduces_graph_in_fresh_page(page, browser, app_url, artifacts):
@@ -182,6 +203,39 @@ def test_inspect_and_export_tabs_open_on_click(page, app_url, artifacts):
     page.get_by_role("button", name="As Python").wait_for(timeout=30_000)
     assert page.get_by_role("button", name="DOT (Graphviz)").count() == 1
     assert app_exception(page) is None
+
+
+def test_the_inspector_s_heatmap_follows_the_dark_theme(browser, app_url, artifacts):
+    program = "x = [[1.0, -2.0], [0.0, 3.0]]\ny = x * 2.0\n"  # the output, chosen at first: a 2 x 2 with a 0
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    install_run_tracker(context)
+    try:
+        page = context.new_page()
+        open_page(page, f"{app_url}/?program={quote(program)}")
+        wait_for_view(page, timeout=60_000)
+        wait_for_rerun(page, page.get_by_role("tab", name="Inspect a node").click)
+        page.wait_for_selector(f"{PLOT} .heatmaplayer image", state="attached", timeout=30_000)
+        seen = page.evaluate(
+            f"""() => {{
+            const plot = document.querySelector('{PLOT} .js-plotly-plot');
+            const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+            const light = (c) => {{ const [r, g, b] = rgb(c); return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; }};
+            const texts = [...plot.querySelectorAll('.heatmaplayer text')].map((t) => getComputedStyle(t).fill);
+            const page = getComputedStyle(document.querySelector('.stApp')).backgroundColor;
+            return {{
+                paper: plot._fullLayout.paper_bgcolor, page: light(page), mid: plot._fullData[0].colorscale[1][1],
+                texts: texts.map(light),
+            }};
+        }}"""
+        )
+        page.screenshot(path=str(artifacts / "explorer-inspect-dark.png"))
+    finally:
+        context.close()
+    assert seen["page"] < 0.2, "the page is dark"
+    paper = seen["paper"]
+    assert paper.startswith("#") and sum(int(paper[i : i + 2], 16) for i in (1, 3, 5)) / 765 < 0.2, seen
+    assert seen["mid"].replace(" ", "").endswith(",0)"), "0 is transparent: the dark page shows through, not white"
+    assert len(seen["texts"]) == 8 and min(seen["texts"]) > 0.8, f"numbers written light on dark: {seen['texts']}"
 
 
 def test_a_click_on_a_box_selects_it_and_the_inspector_shows_it(page, app_url, artifacts):

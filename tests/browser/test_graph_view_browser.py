@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks.graph_view import MLP6
 from explorer import presets
-from explorer.dot import fmt_number
+from explorer.numbers import fmt_number
 from tests.helpers import traced
 
 from .helpers import (

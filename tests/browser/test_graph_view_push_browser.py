@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from explorer import graph_data
-from explorer.dot import fmt_number
+from explorer.numbers import fmt_number
 from tests.helpers import traced
 
 from .helpers import GRAPH, boxes, view_state, wait_for_idle, wait_for_view

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from explorer import playground_graph, training
-from explorer.dot import value_lines
+from explorer.numbers import value_lines
 from explorer.playground_settings import TrainConfig
 from tests.test_playground_graph import _numpy_step
 from tests.test_training import _independent_health

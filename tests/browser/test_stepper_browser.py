@@ -12,7 +12,7 @@ import pytest
 from autograd.expr import evaluate
 from autograd.graph import backward_steps
 from explorer import dot as dotmod
-from explorer import explain, graph_data, presets
+from explorer import explain, graph_data, numbers, presets
 
 from .helpers import (
     GRAPH,
@@ -105,6 +105,12 @@ def test_keys_walk_the_backward_pass_and_every_box_shows_the_engine_s_grads(page
         check_position(page, graph, steps, k)
         where = settled(lambda: active_on_screen(page), lambda w: w["shown"])
         assert where["shown"], f"step {k}: the active box is off screen: {where}"
+    # step 3's rule with its numbers put in, under the rule (micrograd's scalars)
+    plugged = explain.plugged_of(explain.step_program(PROGRAM)[1], steps[2].node)
+    assert plugged and " = " in plugged
+    rules = page.locator(f"{PANEL} pre.gv-plugged")
+    assert rules.count() == 1 and rules.inner_text() == plugged
+    assert "With this step's numbers" in page.locator(PANEL).inner_text()
     state = view_state(page)
     assert state["layouts"] == layouts, "stepping restyles the drawing, it never lays it out again"
     assert int(state["updates"]) >= 7
@@ -140,7 +146,7 @@ def test_buttons_and_slider_reach_the_end_where_grads_are_backward_s(page, app_u
         assert shown[str(node.id)]["grad"] == [grad] and shown[str(node.id)]["state"] == "done"
     # the panel's last step sends the final grads to the leaves it feeds
     for contribution in steps[-1].contributions:
-        assert dotmod.fmt_number(contribution.accumulated.ravel()[0]) in page.locator(PANEL).inner_text()
+        assert numbers.fmt_number(contribution.accumulated.ravel()[0]) in page.locator(PANEL).inner_text()
     page.screenshot(path=str(artifacts / "stepper-done.png"))
     page.locator(f"{GRAPH} button.gv-reset").click()
     check_position(page, graph, steps, 0)
@@ -264,3 +270,22 @@ def test_a_big_step_s_jacobian_is_asked_for_when_shown(page, app_url):
                            arg=f"{PANEL} [data-testid='jacobian']", timeout=30_000)
     jac = page.locator(f"{PANEL} [data-testid='jacobian']")
     assert jac.get_attribute("data-op") == "softmax" and jac.get_attribute("data-cols") == "64"
+
+
+def test_the_panel_shows_long_summaries_whole_even_at_420_px(browser, app_url):
+    # issue 13 item 8: "shape (8, 16): mean 0.001121, min −0.0961…" was cut off; every line wraps in its box
+    program = "W = randn(8, 16) * 0.1\nx = randn(16, 8)\ny = (W @ x).sum()\n"
+    context = browser.new_context(viewport={"width": 420, "height": 900})
+    try:
+        page = context.new_page()
+        graph, steps = open_stepper(page, app_url, program, step=2)
+        panel = page.locator(PANEL)
+        assert "shape (8, 16): mean" in panel.inner_text() and "shape (16, 8): mean" in panel.inner_text()
+        overflowing = page.evaluate(
+            f"""() => [...document.querySelectorAll('{PANEL} pre')]
+                .filter((pre) => pre.scrollWidth > pre.clientWidth + 1).map((pre) => pre.textContent)"""
+        )
+        assert overflowing == [], f"cut off: {overflowing}"
+        assert len(steps) == 2
+    finally:
+        context.close()

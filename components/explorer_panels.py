@@ -1,0 +1,139 @@
+"""The Expression Explorer's parts as Streamlit: the program editor with its preset box, and the three tabs
+under the graph (the check, the node inspector, the export). The words and numbers come from explorer/."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.jacobian_view import jacobian_view
+from explorer import explain, graph_data, poke, presets
+from explorer.formatting import heatmap_figure, markdown_safe
+
+ss = st.session_state
+TABS = ("Gradients and check", "Inspect a node", "Export")
+
+
+def program_error(program: str, exc: Exception) -> None:
+    """A program that did not run: the message with its line and column, and the line with a caret under it."""
+    message, caret = explain.error_report(program, exc)
+    st.error(markdown_safe(message), icon=":material/error:")
+    if caret:
+        st.code(caret, language=None)
+
+
+def _load_preset() -> None:
+    name = ss.get("explorer_preset")
+    if name:
+        ss["program"] = ss["explorer_editor"] = presets.program(name)
+
+
+def _edited() -> None:
+    ss["program"] = ss["explorer_editor"]
+
+
+def editor(program: str) -> None:
+    """The preset box and the program's text area (Ctrl+Enter runs it; the session's ``program`` follows)."""
+    # NOTE: a fresh editor gets the program as its default value (so the browser shows it at once);
+    # an existing one is updated through session state when the program changed elsewhere.
+    default = {}
+    if "explorer_editor" not in ss:
+        default["value"] = program
+    elif ss["explorer_editor"] != program:
+        ss["explorer_editor"] = program
+    # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up.
+    st.html("<style>.st-key-explorer_editor textarea {font-family: 'Source Code Pro', monospace; "
+            "font-size: 0.85rem}</style>")
+    # NOTE: the box names the preset whose text the editor holds, however it got there (a link, the default,
+    # the Stepper, typing it back); the placeholder only while the program is the user's own.
+    ss["explorer_preset"] = presets.named(program)
+    st.selectbox("Load a preset", presets.names(), index=None, placeholder="Choose an example program…",
+                 key="explorer_preset", on_change=_load_preset,
+                 format_func=lambda name: f"{name} — {presets.description(name)}")
+    st.text_area("Program", key="explorer_editor", on_change=_edited, height=300,
+                 help="One `name = expression` per line; the last line is the output. Ctrl+Enter runs it.", **default)
+
+
+def checks(analysis, knobs, poked) -> None:
+    """The gradient check: its verdicts, its table and how it was made."""
+    for kind, message in explain.check_verdicts(analysis.checks):
+        getattr(st, kind)(markdown_safe(message))
+    if analysis.check_note:
+        st.info(markdown_safe(analysis.check_note), icon=":material/timer:")
+    # NOTE: a static table, not st.dataframe: this tab is open on the first load, and the data grid's
+    # JavaScript competed with Graphviz's, delaying the graph by ~0.8 s (first load 4.1-4.5 s -> 3.4-3.7 s).
+    st.table(explain.check_table(list(analysis.checks)))
+    at = f" Checked at the poked values ({poke.described(poked, knobs)}); Reset returns to the program's."
+    st.caption(explain.CHECK_CAPTION + (at if poked else ""))
+
+
+def _pick_node() -> None:
+    """The select box, for keyboard users: the graph's selection follows it."""
+    ss["explorer_picked"] = ss["explorer_node"]
+    ss["explorer_select_seq"] = ss.get("explorer_select_seq", 0) + 1
+
+
+def inspector(graph, steps, picked, jacobian) -> None:
+    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian (``jacobian(node id)``)."""
+    # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed.
+    ss["explorer_node"] = graph.output if picked is None else picked
+    st.caption("Click a box in the graph, or choose it here.")
+    node_id = st.selectbox("Node", [node.id for node in graph.nodes], key="explorer_node", on_change=_pick_node,
+                           format_func=lambda i: explain.node_choice(graph.nodes[i]))
+    node = graph.nodes[node_id]
+    if node.formula:
+        st.markdown(f"**VJP of `{node.op}`** (G is the upstream grad)")
+        st.code(node.formula, language=None, wrap_lines=True)
+        if explain.plugged_of(steps, node_id):
+            st.markdown("**With its numbers** (G is this node's grad)")
+            st.code(explain.plugged_of(steps, node_id), language=None, wrap_lines=True)
+    else:
+        st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
+    d_col, g_col = st.columns(2)
+    with d_col:
+        st.markdown("**data**")
+        st.dataframe(explain.as_table(node.data), width="stretch")
+    with g_col:
+        st.markdown("**grad**")
+        if node.grad is None:
+            st.caption("— (this tensor does not require grad)")
+        else:
+            st.dataframe(explain.as_table(node.grad), width="stretch")
+    dark = st.context.theme.type == "dark"
+    st.plotly_chart(heatmap_figure(node.data, node.grad, explain.node_label(node), dark=dark), width="stretch")
+    if node.op and node.requires_grad:
+        jacobian_view(jacobian(node_id), key="explorer_jacobian")
+
+
+def export(graph, steps, view, analysis, poked, svg_of) -> None:
+    """The graph as DOT and SVG (``svg_of(dot)``, None without Graphviz) and the program as Python."""
+    st.caption("Take the graph or the program elsewhere (drawn with the parts and direction chosen above).")
+    dot = graph_data.download_dot(graph, steps, view)
+    e1, e2, e3 = st.columns(3)
+    download = ":material/download:"
+    e1.download_button("DOT (Graphviz)", dot, file_name="autograd-graph.dot", mime="text/vnd.graphviz", icon=download)
+    svg = svg_of(dot)
+    if svg is None:
+        e2.caption("SVG export needs Graphviz's `dot` program (apt-get install graphviz).")
+    else:
+        e2.download_button("SVG picture", svg, file_name="autograd-graph.svg", mime="image/svg+xml", icon=download)
+    e3.download_button("As Python", analysis.python, file_name="program.py", mime="text/x-python", icon=download)
+    if poked:
+        st.caption("The script has the program's own values; the poked ones are in this page's link.")
+    with st.expander("The program as Python"):
+        st.code(analysis.python, language="python")
+
+
+def tabs(show_checks, show_node, show_export, stale: bool) -> None:
+    """The three tabs; only the open one runs. ``stale``: what they show is the last program that ran (the
+    editor's has an error), which a note says and which is dimmed with the graph (keys explorer_results_*)."""
+    # NOTE: only the open tab runs (on_change="rerun"): the node inspector's Plotly heatmap, the export's
+    # SVG and the highlighted code are not built, sent or loaded by the browser until someone asks for them.
+    for tab, show in zip(st.tabs(TABS, key="explorer_tab", on_change="rerun"), (show_checks, show_node, show_export)):
+        if tab.open:
+            with tab:
+                if stale:
+                    st.caption(explain.STALE_NOTE)
+                with st.container(key="explorer_results_tab"):
+                    show()
+    if stale:  # NOTE: dimmed by their keys, so nothing is remounted: the graph is not laid out again
+        st.html("<style>[class*='st-key-explorer_results'] {opacity: 0.45}</style>")

@@ -1,0 +1,58 @@
+"""The Training Playground's files: your own points from a CSV, and the model downloaded, loaded back or
+rebuilt as a Python script (explorer.datasets and explorer.model_io make and read them)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import settings_form as form
+from explorer import datasets, model_io, training
+from explorer.formatting import markdown_safe
+
+ss = st.session_state
+
+
+def upload_points(pg) -> None:
+    """An expander with a CSV uploader: its points replace the data set (its errors are said under it)."""
+
+    def uploaded() -> None:
+        file = ss.get("pg_file")
+        ss.pg_upload_error = file and pg.use_upload(file.name, file.getvalue(), ss.pg_upload_task, file.file_id)
+        if file and not ss.pg_upload_error:
+            ss.pg_dataset = datasets.UPLOADED
+
+    with st.expander("Use your own points (CSV)"):
+        st.radio("File columns", ["classification", "regression"], key="pg_upload_task", horizontal=True,
+                 format_func=lambda t: "x1, x2, label" if t == "classification" else "x, y")
+        st.file_uploader("CSV file", type=["csv", "txt"], key="pg_file", on_change=uploaded)
+        if ss.get("pg_upload_error"):
+            st.error(markdown_safe(ss.pg_upload_error))
+
+
+def model_files(pg) -> None:
+    """An expander to download the model (JSON, NPZ, a Python script, the points) or load one back."""
+
+    def loaded() -> None:
+        file = ss.get("pg_model_file")
+        ss.pg_model_error = file and pg.load_model(file.name, file.getvalue())
+        if file and not ss.pg_model_error:
+            form.load(pg.config)
+
+    with st.expander("Weights and data: download, load, rebuild in Python", icon=":material/download:"):
+        # NOTE: the files are made when a button is pressed (a callable `data`), not on every run.
+        stem, columns = model_io.file_stem(pg.state), st.columns(4)
+        columns[0].download_button("Model (.json)", lambda: model_io.to_json(pg.state), f"{stem}.json",
+                                   "application/json", on_click="ignore",
+                                   help="Settings, data and every weight, readable.")
+        columns[1].download_button("Weights (.npz)", lambda: model_io.to_npz(pg.state), f"{stem}.npz",
+                                   on_click="ignore", help="NumPy arrays: weights, biases and the optimiser's state.")
+        columns[2].download_button("Python script", lambda: model_io.to_script(pg.state), f"{stem}.py",
+                                   "text/x-python", on_click="ignore",
+                                   help="Rebuilds the data and the network; trains them with autograd.")
+        columns[3].download_button("Points (.csv)",
+                                   lambda: datasets.to_csv(*training.all_points(pg.state), pg.state.task),
+                                   f"{stem}_points.csv", "text/csv", on_click="ignore")
+        st.file_uploader("Load a downloaded model (.json or .npz) to continue or inspect it", type=["json", "npz"],
+                         key="pg_model_file", on_change=loaded)
+        if ss.get("pg_model_error"):
+            st.error(markdown_safe(ss.pg_model_error))

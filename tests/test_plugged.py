@@ -1,0 +1,40 @@
+"""Each primitive's rule with the numbers plugged in (Primitive.plugged): for every case of every primitive
+(tests/test_ops.py's table), the value its plugged-in arithmetic gives is what the VJP itself returned, for a
+random upstream grad, and its text names the numbers it was given."""
+
+import numpy as np
+import pytest
+
+from autograd.ops import PRIMITIVES
+from tests.test_jacobian import IDS, made
+from tests.test_ops import TABLE
+
+RNG = np.random.default_rng(7)
+
+
+def written(x) -> str:
+    """A formatter that tags what it wrote, so a test can see which numbers went into the text."""
+    return f"<{np.asarray(x).size}>"
+
+
+def test_every_primitive_has_its_rule_with_numbers():
+    assert not [name for name, prim in PRIMITIVES.items() if prim.plugged is None]
+
+
+@pytest.mark.parametrize(("name", "case"), TABLE, ids=IDS)
+def test_the_plugged_in_rule_gives_the_vjp_s_own_result(name, case):
+    out, _ = made(case)
+    prim = out._prim
+    g = RNG.standard_normal(out.shape)
+    inputs = [p.data for p in out.parents]
+    meta = out._meta or {}
+    raw = prim.vjp(g, out.data, *inputs, need=(True,) * len(inputs), **meta)
+    plugged = prim.plugged(written, g, out.data, *inputs, **meta)
+    assert len(plugged) == len(inputs), f"{name}: one plugged-in rule per input"
+    for i, ((text, value), expected) in enumerate(zip(plugged, raw)):
+        assert "<" in text, f"{name}, input {i}: the text shows numbers ({text!r})"
+        value = np.asarray(value)
+        assert value.shape == np.shape(expected), f"{name}, input {i}: shape {value.shape} vs {np.shape(expected)}"
+        np.testing.assert_allclose(
+            value, expected, rtol=1e-12, atol=1e-12, equal_nan=True, err_msg=f"{name}, input {i}: {text}"
+        )
