@@ -467,9 +467,14 @@ def check_verdicts(rows) -> list[tuple[str, str]]:
     """What the check says above its table, as (kind, message): "success" when every checked input matches,
     "warning" for inputs whose numbers are not finite and for those on a kink."""
     checked = [r for r in rows if r.ok is not None]
+    left = [r for r in rows if r.ok is None and "budget" in r.note]  # inputs the time budget left unchecked
     said = []
     if checked and all(r.ok for r in checked):
-        inputs = "The input matches" if len(checked) == 1 else f"All {len(checked)} inputs match"
+        if left:  # never "all" when the budget stopped the check: only what was checked matched
+            inputs = (f"The {counted(len(checked), 'input')} checked "
+                      f"{'matches' if len(checked) == 1 else 'match'} (of {len(checked) + len(left):,})")
+        else:
+            inputs = "The input matches" if len(checked) == 1 else f"All {len(checked)} inputs match"
         said.append(("success", f"{inputs} central differences (float64, eps = 1e-6)."))
     not_finite = ", ".join(r.name for r in checked if not r.ok and not r.finite)
     kinked = ", ".join(r.name for r in checked if not r.ok and r.finite)

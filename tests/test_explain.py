@@ -458,3 +458,19 @@ def test_every_plugged_in_line_ends_in_the_number_the_engine_sent(name):
         assert len(lines) == len(step.contributions), step.plugged
         for line, c in zip(lines, step.contributions):
             assert line.rsplit(" = ", 1)[-1] == numbers.plugged_text(c.raw, operand=False), (step.op, line)
+
+
+def test_a_check_stopped_by_its_budget_never_says_all_inputs_match():
+    def row(name, ok, note=""):
+        return explain.GradCheckRow(name=name, shape=(), grad=np.zeros(()), numeric=None, max_abs_error=0.0,
+                                    checked=int(ok is not None), total=1, ok=ok, note=note)
+
+    out_of_time = "not checked: the check's time budget ran out"
+    rows = [row("a", True), row("b", True), row("c", None, out_of_time), row("W", None, "not an input")]
+    (kind, message), = explain.check_verdicts(rows)
+    assert kind == "success" and message.startswith("The 2 inputs checked match (of 3) central differences")
+    assert "All" not in message
+    (_, one), = explain.check_verdicts(rows[:1] + rows[2:])
+    assert one.startswith("The 1 input checked matches (of 2)")
+    (_, whole), = explain.check_verdicts(rows[:2] + rows[3:])
+    assert whole.startswith("All 2 inputs match")
