@@ -253,11 +253,11 @@ def presentation_lines(quick=False):
     )
     from benchmarks import live_redraw
 
-    r = live_redraw.measure(seconds=0.5 if quick else 2.0)
+    r = live_redraw.measure(live_redraw.TrainConfig(), seconds=0.5 if quick else 2.0, graph=True)
     lines.append(
-        f"live playground, server side (2-16-16-1, 100x100 grid, 200 points): redraw {r['redraw_ms']:.1f} ms "
-        f"({r['redraws_per_second']:.0f}/s, {r['payload_bytes'] / 1024:.1f} KiB), "
-        f"training {r['train_steps_per_second']:.0f} steps/s between redraws"
+        f"live playground, server side (defaults, step graph open): {r['update_ms']:.1f} ms per live update "
+        f"({r['steps_per_update']:.0f} steps), {r['payload_bytes'] / 1024:.1f} KiB per message, "
+        f"{r['frame_bytes'] / 1024:.2f} KiB per frame"
     )
     return lines
 

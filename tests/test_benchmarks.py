@@ -26,3 +26,9 @@ def test_mlp_cases_take_the_same_steps_as_numpy(build):
 
 def test_deep_chain_case_is_correct():
     assert cases.deep_chain_seconds(1000) > 0
+
+
+def test_presentation_lines_run():
+    # the cases the benchmark prints after the engine's: each must still call what it measures
+    lines = cases.presentation_lines(quick=True)
+    assert any(line.startswith("live playground, server side") for line in lines)
