@@ -49,37 +49,13 @@ def view_changed():
     ss["explorer_whole_run"] = True  # the Export tab draws with it
 
 
-left, right = st.columns([1, 2], gap="medium")
-with left:
-    panels.editor(program)
-    # NOTE: the graph comes from the backward pass alone, so it is drawn before the gradient check runs.
-    shown = program
-    try:
-        graph, steps = stepped(program)
-        ss["explorer_last_good"] = program
-    except Exception as exc:  # noqa: BLE001 - ExpressionError or anything else: a message, never a traceback
-        panels.program_error(program, exc)
-        shown = ss.get("explorer_last_good")
-        if shown is None:
-            st.stop()
-        graph, steps = stepped(shown)
-    knobs, poked = synced(shown)
-
-stale = shown != program  # the editor's program has an error: everything drawn below is the last that ran
-picked = ss.get("explorer_picked")  # a node clicked or chosen, if this graph has it
-picked = picked if picked in range(len(graph.nodes)) else None
-with right:
-    note = st.empty()
-    if stale:
-        note.caption(explain.STALE_NOTE)
-
-
 @st.fragment
-def live(shown, graph, steps, knobs, picked):
+def live(shown, knobs, picked, left, right):
     """The sliders and the graph (of ``shown``'s own numbers, laid out once): a slider's move reruns only this,
     and the graph retexts in place."""
     if full_run_wanted() or ss.pop("explorer_whole_run", False):
         st.rerun()  # the values settled, or a click or a toggle: the tabs below follow
+    graph, steps = stepped(shown)  # from the sandbox's cache: the fragment keeps only text between runs
     now = ss.get("poked", ())
     poked_graph, _ = stepped(shown, now) if now else (graph, steps)
     with left:
@@ -91,23 +67,54 @@ def live(shown, graph, steps, knobs, picked):
                    on_select=clicked, on_view=view_changed)
 
 
-live(shown, graph, steps, knobs, picked)
-with right:  # under the graph; the same for any poked numbers, so not rerun with them
-    st.caption(explain.graph_caption(graph, graph_data.MAX_DRAWN))
-view = ss.get("graph_view", {})
-graph, steps = stepped(shown, poked) if poked else (graph, steps)  # the numbers the tabs below show
+def page() -> None:
+    """The page below the title. NOTE: a function, so that the program's graph, steps and check are its
+    locals: a page's namespace outlives its run (its callbacks and fragment refer to it), and a closed tab's
+    session holding them kept +336 MB per 8M-number program until Streamlit let the session go."""
+    left, right = st.columns([1, 2], gap="medium")
+    with left:
+        panels.editor(program)
+        # NOTE: the graph comes from the backward pass alone, so it is drawn before the gradient check runs.
+        shown = program
+        try:
+            graph, steps = stepped(program)
+            ss["explorer_last_good"] = program
+        except Exception as exc:  # noqa: BLE001 - ExpressionError or anything else: a message, never a traceback
+            panels.program_error(program, exc)
+            shown = ss.get("explorer_last_good")
+            if shown is None:
+                st.stop()
+            graph, steps = stepped(shown)
+        knobs, poked = synced(shown)
 
-try:
-    analysis = analyse(shown, poked)
-except Exception as exc:  # noqa: BLE001 - the graph is drawn; the check's failure is a message, never a traceback
-    note.error(markdown_safe(explain.error_report(shown, exc)[0]), icon=":material/error:")
-    st.stop()
-if analysis.note and not stale:
-    note.info(analysis.note, icon=":material/info:")
+    stale = shown != program  # the editor's program has an error: everything drawn below is the last that ran
+    picked = ss.get("explorer_picked")  # a node clicked or chosen, if this graph has it
+    picked = picked if picked in range(len(graph.nodes)) else None
+    with right:
+        note = st.empty()
+        if stale:
+            note.caption(explain.STALE_NOTE)
 
-panels.tabs(
-    lambda: panels.checks(analysis, knobs, poked),
-    lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node)),
-    lambda: panels.export(graph, steps, view, analysis, poked, svg_of),
-    stale=stale,
-)
+    live(shown, knobs, picked, left, right)
+    with right:  # under the graph; the same for any poked numbers, so not rerun with them
+        st.caption(explain.graph_caption(graph, graph_data.MAX_DRAWN))
+    view = ss.get("graph_view", {})
+    graph, steps = stepped(shown, poked) if poked else (graph, steps)  # the numbers the tabs below show
+
+    try:
+        analysis = analyse(shown, poked)
+    except Exception as exc:  # noqa: BLE001 - the graph is drawn; the check's failure is a message, never a traceback
+        note.error(markdown_safe(explain.error_report(shown, exc)[0]), icon=":material/error:")
+        st.stop()
+    if analysis.note and not stale:
+        note.info(analysis.note, icon=":material/info:")
+
+    panels.tabs(
+        lambda: panels.checks(analysis, knobs, poked),
+        lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node)),
+        lambda: panels.export(graph, steps, view, analysis, poked, svg_of),
+        stale=stale,
+    )
+
+
+page()

@@ -33,7 +33,7 @@ if explain.link_note(program):  # too long for an address the server accepts: sa
     st.warning(explain.link_note(program), icon=":material/link_off:")
 
 try:
-    graph, steps, _ = stepped(program, ())
+    n = len(stepped(program, ())[1])  # the steps themselves stay in the sandbox's cache (see live)
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     program_error(program, exc)
     st.page_link(
@@ -42,8 +42,6 @@ except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a t
         icon=":material/functions:",
     )
     st.stop()
-
-n = len(steps)
 
 
 def step_in_url() -> int:
@@ -87,11 +85,14 @@ if n == 0:
 
 
 @st.fragment
-def live(program, graph, steps, knobs):
+def live(program, knobs):
     """The graph with its steps and the sliders: a slider's move or a step reruns only this; the same drawing
     takes the new numbers in place, at the same step."""
     if full_run_wanted():
         st.rerun()  # the values settled: the URL follows
+    # NOTE: from the sandbox's cache, not arguments: a fragment keeps its arguments while its session lives, and
+    # a closed tab's session outlives it (+336 MB per 8M-number program)
+    graph, steps, _ = stepped(program, ())
     n = len(steps)
     # NOTE: the browser moves on its own; a run caused by its report must not send it a position (the
     # data would change and be sent again, and the view ignores it anyway). Any other run (arriving from
@@ -126,7 +127,7 @@ def live(program, graph, steps, knobs):
         poke_panel(program, knobs, poked_graph, key="stepper_poke")
 
 
-live(program, graph, steps, knobs)
+live(program, knobs)
 
 with st.expander("What backward() does"):
     for words, formula in explain.BACKWARD_EXPLAINED:

@@ -607,3 +607,29 @@ def test_the_stepper_sends_a_jacobian_past_its_budget_when_the_browser_asks():
     no_exception(at)
     jacobians = view_data(at)["steps"]["jacobians"]
     assert jacobians[later[0]]["op"] in ("softmax", "mul") and "inputs" in jacobians[later[0]]
+
+
+@pytest.mark.parametrize("path", ["pages/explorer.py", "pages/stepper.py"])
+def test_a_session_keeps_no_graph_of_its_program_between_runs(path):
+    # Issue 8: a closed tab's session lives on for a while (Streamlit's reconnect time), and the pages'
+    # callbacks and fragments keep the page's namespace and a fragment's arguments with it. So a page's
+    # graph, steps and check must not outlive its run there: only the sandbox's byte-bounded cache keeps
+    # them (cleared here). Before: the Explorer's namespace and both fragments' arguments held the Graph.
+    import gc
+
+    import streamlit as st
+
+    from autograd.graph import Graph
+    from components.session import sandbox
+
+    program = "x = randn(37, 41)\ny = (x * x).sum()"
+    at = app()
+    at.query_params["program"] = program
+    at.switch_page(path).run()
+    assert not at.exception
+    sandbox().cache.clear()
+    st.cache_data.clear()
+    gc.collect()
+    held = [g for g in gc.get_objects() if isinstance(g, Graph) and any(n.shape == (37, 41) for n in g.nodes)]
+    assert not held, f"{len(held)} graph(s) of the program outlive the run"
+    assert at.session_state["program"] == program  # the session itself is alive
