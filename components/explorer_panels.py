@@ -13,6 +13,16 @@ ss = st.session_state
 TABS = ("Gradients and check", "Inspect a node", "Export")
 
 
+def shared_program() -> str:
+    """The program both program pages show: the session's, or a link's (explain.sync_program), with a
+    warning when it is too long for an address the server accepts (said before the server refuses it)."""
+    program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
+    note = explain.link_note(program)
+    if note:
+        st.warning(note, icon=":material/link_off:")
+    return program
+
+
 def program_error(program: str, exc: Exception) -> None:
     """A program that did not run: the message with its line and column, and the line with a caret under it."""
     message, caret = explain.error_report(program, exc)

@@ -9,7 +9,7 @@ from components import session
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import explain, graph_data, presets
+from explorer import explain, graph_data
 from explorer.dot import to_svg
 from explorer.formatting import markdown_safe
 from explorer.jacobian_view import node_jacobian
@@ -31,9 +31,7 @@ st.caption(
     "inspect a node for the Jacobian its VJP never builds. The URL keeps the program and the poked values."
 )
 
-program = explain.sync_program(ss, st.query_params, presets.program(presets.DEFAULT))
-if explain.link_note(program):  # too long for an address the server accepts: say so before it refuses
-    st.warning(explain.link_note(program), icon=":material/link_off:")
+program = panels.shared_program()
 st.query_params.pop("step", None)  # the Backward Stepper's position means nothing here
 
 

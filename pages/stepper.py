@@ -6,10 +6,10 @@ import streamlit as st
 
 from components import session
 from components.entry import through_app
-from components.explorer_panels import program_error
+from components.explorer_panels import program_error, shared_program
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import explain, graph_data, presets
+from explorer import explain, graph_data
 from explorer.jacobian_view import step_jacobians, stepper_run
 
 through_app()
@@ -28,9 +28,7 @@ st.caption(
     "The → and ← keys (or a presenter's clicker) step; a click on a box jumps to its step."
 )
 
-program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
-if explain.link_note(program):  # too long for an address the server accepts: say so before it refuses
-    st.warning(explain.link_note(program), icon=":material/link_off:")
+program = shared_program()
 
 try:
     n = len(stepped(program, ())[1])  # the steps themselves stay in the sandbox's cache (see live)
