@@ -326,16 +326,20 @@ function paintPoints(ctx, s, X, Y) {
   }
   ctx.lineWidth = 2;
   for (let i = 0; i < test.x.length; i++) {
-    const x = X(test.x[i]), y = Y(test.y[i]), r = 4.2;
-    ctx.beginPath();
-    ctx.moveTo(x, y - r);
-    ctx.lineTo(x + r, y);
-    ctx.lineTo(x, y + r);
-    ctx.lineTo(x - r, y);
-    ctx.closePath();
+    diamond(ctx, X(test.x[i]), Y(test.y[i]), 4.2);
     ctx.strokeStyle = rgb(theme.classes[test.c[i] % theme.classes.length]);
     ctx.stroke();
   }
+}
+
+// A test point's mark: a diamond of half-width r around (x, y), as a path for the caller to stroke.
+function diamond(ctx, x, y, r) {
+  ctx.beginPath();
+  ctx.moveTo(x, y - r);
+  ctx.lineTo(x + r, y);
+  ctx.lineTo(x, y + r);
+  ctx.lineTo(x - r, y);
+  ctx.closePath();
 }
 
 function paintRegression(ctx, s, pass, X, Y) {
@@ -350,13 +354,7 @@ function paintRegression(ctx, s, pass, X, Y) {
   ctx.strokeStyle = rgb(theme.classes[0]);
   ctx.lineWidth = 2;
   for (let i = 0; i < model.test.x.length; i++) {
-    const x = X(model.test.x[i]), y = Y(model.test.y[i]), r = 4;
-    ctx.beginPath();
-    ctx.moveTo(x, y - r);
-    ctx.lineTo(x + r, y);
-    ctx.lineTo(x, y + r);
-    ctx.lineTo(x - r, y);
-    ctx.closePath();
+    diamond(ctx, X(model.test.x[i]), Y(model.test.y[i]), 4);
     ctx.stroke();
   }
   ctx.restore();
