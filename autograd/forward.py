@@ -36,23 +36,26 @@ def fit_tangent(tangent, out, op):
 def push_tangents(order, seeds, observer=None):
     """Forward-mode sweep over `order` (nodes, parents first: toposort's list): {node: tangent}.
 
-    `seeds` maps leaves (or any nodes) to their tangents, in their shapes. Every op node with at least
-    one parent carrying a tangent gets J·(its parents' tangents) from its primitive's JVP, with None for
-    a parent without one; nodes no tangent reaches are left out. `observer(node, tangents, tangent)`,
-    if given, is called after each node is computed (the forward stepper uses it): `tangents` are what
-    its parents carried (argument order), `tangent` its own, already fitted to its shape.
+    `seeds` maps leaves to their tangents, in their shapes. Every op node with at least one parent carrying
+    a tangent gets J·(its parents' tangents) from its primitive's JVP, with None for a parent without one;
+    nodes no tangent reaches are left out. `observer(node, tangents, tangent)`, if given, is called after
+    each node is computed (the forward stepper uses it): `tangents` are what its parents carried (argument
+    order), `tangent` its own, already fitted to its shape.
     """
     tangents = dict(seeds)
     get = tangents.get
-    # NOTE: bound once, as locals (as run_backward does): the walk is the JVP's whole cost after the forward.
+    # NOTE: bound once, as locals, and one- and two-input ops without metadata (most of them) called
+    # without building lists or keyword dicts, as run_backward does: after the forward, this walk is the
+    # JVP's whole cost.
     ndarray = np.ndarray
     for node in order:
         prim = node._prim
-        if prim is None or node in seeds:
+        if prim is None:
             continue
         parents = node._parents
         meta = node._meta
-        if len(parents) == 1:
+        count = len(parents)
+        if count == 1:
             parent = parents[0]
             t = get(parent)
             if t is None:
@@ -62,15 +65,21 @@ def push_tangents(order, seeds, observer=None):
                 result = prim.jvp(given, node.data, parent.data)
             else:
                 result = prim.jvp(given, node.data, parent.data, **meta)
+        elif count == 2:
+            a, b = parents
+            ta, tb = get(a), get(b)
+            if ta is None and tb is None:
+                continue
+            given = (ta, tb)
+            if meta is None:
+                result = prim.jvp(given, node.data, a.data, b.data)
+            else:
+                result = prim.jvp(given, node.data, a.data, b.data, **meta)
         else:
             given = tuple([get(p) for p in parents])
             if all(t is None for t in given):
                 continue
-            inputs = [p.data for p in parents]
-            if meta is None:
-                result = prim.jvp(given, node.data, *inputs)
-            else:
-                result = prim.jvp(given, node.data, *inputs, **meta)
+            result = prim.jvp(given, node.data, *[p.data for p in parents], **(meta or {}))
         data = node.data
         if type(result) is not ndarray or result.shape != data.shape or result.dtype is not data.dtype:
             result = fit_tangent(result, data, prim.name)
