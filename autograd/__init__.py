@@ -1,4 +1,4 @@
-"""Autograd: reverse-mode automatic differentiation over NumPy arrays.
+"""Autograd: automatic differentiation over NumPy arrays, reverse mode (backward()) and forward mode (autograd.func).
 
 Importing it changes nothing outside the package. `tune_malloc()` is the one process-wide setting it
 offers, as an explicit call (the app and the benchmarks make it).

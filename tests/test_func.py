@@ -3,6 +3,11 @@ autograd/jacobian.py builds from the op's own VJP, and J·v, uᵀJ follow from i
 central differences in float64; each Jacobian function says how many passes it took (n JVPs, m VJPs); shapes
 and argnums follow torch.func; bad arguments get messages that name what is wrong."""
 
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -237,3 +242,16 @@ def test_other_misuse_is_named():
         jacfwd(lambda a: a)(Tensor(np.arange(3), dtype=np.int64))
     # numbers and arrays are taken as Tensor() takes them (whole numbers become float64)
     np.testing.assert_array_equal(jacfwd(lambda a: a * 2.0)(np.arange(2)).data, 2 * np.eye(2))
+
+
+def test_the_readme_example_runs_as_written(tmp_path):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("## Forward and reverse mode", 1)[1]
+    snippet = re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    script = tmp_path / "forward_reverse.py"
+    script.write_text(snippet)
+    root = str(Path(__file__).resolve().parent.parent)
+    done = subprocess.run([sys.executable, str(script)], cwd=root, capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["(2, 3) 3 (2, 3) 2", "True True"]
