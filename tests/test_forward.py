@@ -6,7 +6,11 @@ through whole programs."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
+import autograd.functional as F
 from autograd import Tensor
 from autograd.forward import fit_tangent, push_tangents, run_forward
 from autograd.jacobian import jacobian_rows
@@ -14,7 +18,7 @@ from autograd.ops import PRIMITIVES
 from autograd.tensor import toposort
 from tests.helpers import leaves
 from tests.test_jacobian import IDS, made
-from tests.test_ops import TABLE
+from tests.test_ops import BINARY, TABLE, shape_and_axis
 from tests.test_plugged import written
 
 RNG = np.random.default_rng(11)
@@ -55,11 +59,11 @@ def test_jvp_is_j_times_v(name, case):
     scale = 1.0 + max(np.abs(v).max(initial=0.0) for v in vs if v is not None)
     # Each input alone (the others None), then all of them together.
     singles = [[v if k == i else None for k, v in enumerate(vs)] for i, v in enumerate(vs) if v is not None]
-    for given in (*singles, vs) if len(singles) > 1 else singles:
-        raw, tangent = jvp_of(out, given)
-        expected = j_times(out, given)
+    for chosen in (*singles, vs) if len(singles) > 1 else singles:
+        raw, tangent = jvp_of(out, chosen)
+        expected = j_times(out, chosen)
         assert tangent.shape == out.shape and tangent.dtype == out.dtype
-        which = [i for i, v in enumerate(given) if v is not None]
+        which = [i for i, v in enumerate(chosen) if v is not None]
         np.testing.assert_allclose(tangent, expected, rtol=1e-12, atol=1e-12 * scale,
                                    err_msg=f"{name} [{case.label}], tangents of inputs {which}")
 
@@ -70,12 +74,12 @@ def test_the_plugged_in_jvp_gives_the_jvp_s_own_result(name, case):
     vs = tangents_for(out, RNG)
     singles = [[v if k == i else None for k, v in enumerate(vs)] for i, v in enumerate(vs) if v is not None]
     meta = out._meta or {}
-    for given in (*singles, vs):
-        raw, _ = jvp_of(out, given)
-        text, value = out._prim.jvp_plugged(written, tuple(given), out.data, *[p.data for p in out.parents], **meta)
+    for chosen in (*singles, vs):
+        raw, _ = jvp_of(out, chosen)
+        text, value = out._prim.jvp_plugged(written, tuple(chosen), out.data, *[p.data for p in out.parents], **meta)
         assert "<" in text, f"{name}: the text shows numbers ({text!r})"
         # every tangent given is written into the text, none that was not
-        assert text.count("<") >= sum(v is not None for v in given), (name, text)
+        assert text.count("<") >= sum(v is not None for v in chosen), (name, text)
         np.testing.assert_allclose(np.broadcast_to(value, out.shape), np.broadcast_to(raw, out.shape),
                                    rtol=1e-12, atol=1e-12, err_msg=f"{name} [{case.label}]: {text}")
 
@@ -93,6 +97,51 @@ def test_a_term_without_a_tangent_is_left_out_of_the_text():
     text, _ = PRIMITIVES["sub"].jvp_plugged(lambda x: f"{np.asarray(x).item():g}", (np.array([1.0]), np.array([4.0])),
                                             out.data, a.data, b.data)
     assert text == "1 − 4"
+
+
+# ---- random shapes, axes and directions -------------------------------------------------------------
+BROADCASTING = {**{name: fn for name, (fn, _) in BINARY.items()}, "maximum": F.maximum, "minimum": F.minimum}
+
+
+def check_random_jvp(label, out):
+    """JVP = J·v for a random v on every input of `out` at once."""
+    vs = tangents_for(out, RNG)
+    _, tangent = jvp_of(out, vs)
+    np.testing.assert_allclose(tangent, j_times(out, vs), rtol=1e-12, atol=1e-12, err_msg=label)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    name=st.sampled_from(sorted(BROADCASTING)),
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_broadcasting_jvps_on_random_shapes(name, shapes, seed):
+    rng = np.random.default_rng(seed)
+    (sa, sb) = shapes.input_shapes
+    a, b = rng.standard_normal(sa), rng.uniform(0.5, 2.0, sb) * rng.choice([-1.0, 1.0], sb)
+    check_random_jvp(f"{name} {sa} with {sb}", BROADCASTING[name](*leaves(a, b)))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    name=st.sampled_from(["sum", "mean", "max", "min", "var", "std", "softmax", "log_softmax"]),
+    shape_axis=shape_and_axis(),
+    keepdims=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_reduction_jvps_on_random_axes(name, shape_axis, keepdims, seed):
+    shape, axis = shape_axis
+    a = np.random.default_rng(seed).standard_normal(shape)  # continuous values: no ties for max
+    if name in ("softmax", "log_softmax"):
+        if isinstance(axis, tuple) or axis is None:
+            axis = -1
+        out = getattr(leaves(a)[0], name)(axis=axis)
+    elif name in ("var", "std"):
+        out = getattr(leaves(a)[0], name)(axis=axis, keepdims=keepdims, correction=0)
+    else:
+        out = getattr(leaves(a)[0], name)(axis=axis, keepdims=keepdims)
+    check_random_jvp(f"{name} axis={axis} keepdims={keepdims} of {shape}", out)
 
 
 # ---- the engine's forward sweep ---------------------------------------------------------------------
