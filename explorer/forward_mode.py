@@ -234,9 +234,9 @@ def describe_forward_seed(run: ForwardRun) -> tuple[str, str]:
     """(title, text) of position 0 of the forward stepper: the inputs get their tangents from v."""
     inputs = {n.name: n for n in run.graph.nodes if n.kind == "input" and n.name}
     first = f" Press **Next** to run `{node_label(run.graph.nodes[run.steps[0].node])}`'s JVP." if run.steps else ""
-    text = (f"Forward mode starts at the inputs: each gets its part of the direction v as its tangent "
-            f"(d{{input}}), and every op then computes its own tangent from its parents', in topological order, "
-            f"alongside its value.{first}")
+    text = ("Forward mode starts at the inputs: each gets its part of the direction v as its tangent, and every "
+            "op then computes its own tangent from its parents', in topological order, as it computes its value."
+            + first)
     return f"Seed: {run.direction.describe(inputs)}", text
 
 
