@@ -32,7 +32,9 @@ def _sum_jvp(tangents, out, a, axis, keepdims):
 
 def _over(axis) -> str:
     """`` over axis 1``, `` over axes (0, 2)``, or '' for every axis (a reduction's plugged-in JVP says which)."""
-    return "" if axis is None else f" over axis {axis}" if isinstance(axis, int) else f" over axes {tuple(axis)}"
+    if axis is None:
+        return ""
+    return f" over axis {int(axis)}" if isinstance(axis, (int, np.integer)) else f" over axes {tuple(axis)}"
 
 
 def _sum_jvp_plugged(t, tangents, out, a, axis, keepdims):
