@@ -1,4 +1,4 @@
-"""What the pictures need: a traced graph as plain data, and the backward pass one step at a time."""
+"""What the pictures need: a traced graph as plain data, and the backward (and forward-mode) pass one step at a time."""
 
 from dataclasses import dataclass
 
@@ -153,6 +153,47 @@ def backward_steps(output, seed=None, plugged=None):
     )
     return _build(order, ids, output), steps
 
+
+
+@dataclass(frozen=True)
+class ForwardStep:
+    """One node of a forward-mode pass: its JVP turned the tangents its parents carried into its own."""
+
+    index: int
+    node: int  # id of the node computed
+    op: str
+    formula: str  # the op's JVP as a formula (Primitive.jvp_formula)
+    received: tuple  # per argument slot: (parent id, the parent's tangent or None when it carries none)
+    tangent: np.ndarray  # the node's tangent, J·v, in its shape
+    plugged: object = None  # what forward_steps' `plugged` hook made of this step's numbers, if given one
+
+
+def forward_steps(output, seeds, plugged=None):
+    """The forward-mode pass from `seeds` ({leaf Tensor: tangent}) to `output`, recorded node by node in
+    topological order: (graph, steps, tangents by node id, the seeds included).
+
+    The steps are the engine's own sweep observed (autograd.forward.push_tangents), so the tangents they end in
+    are exactly those autograd.func.jvp gives. `plugged(prim, tangents, out, inputs, meta)`, if given, is called
+    at each step with what its JVP was called with; what it returns is kept as the step's `plugged`.
+    """
+    from autograd.forward import push_tangents
+
+    order, ids = _order(output)
+    records = []
+
+    def observe(node, given, tangent):
+        note = None
+        if plugged is not None:
+            note = plugged(node._prim, given, node.data, tuple(p.data for p in node._parents), node._meta or {})
+        received = tuple((ids[p], t) for p, t in zip(node._parents, given))
+        records.append((ids[node], node.op, node._prim.jvp_formula, received, tangent, note))
+
+    tangents = push_tangents(toposort(output), seeds, observer=observe)
+    steps = tuple(
+        ForwardStep(index=k, node=node_id, op=op, formula=formula, received=received, tangent=tangent, plugged=note)
+        for k, (node_id, op, formula, received, tangent, note) in enumerate(records)
+    )
+    return _build(order, ids, output), steps, {ids[t]: v for t, v in tangents.items() if t in ids}
 
 def grads_at(graph, steps, k):
     """The gradient known for each node once steps[0..k-1] have run (k = 0: just the output's seed)."""

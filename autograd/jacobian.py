@@ -212,6 +212,22 @@ def counted_vjp(node: Tensor, g: np.ndarray) -> tuple[list, int]:
     return grads, counter.operations
 
 
+
+def counted_jvp(node: Tensor, tangents) -> tuple[np.ndarray, int]:
+    """(the node's JVP for ``tangents``, one per input or None, fitted to the output's shape; the arithmetic
+    operations it took), counted as counted_vjp counts (forward mode's cost of one pass through this node)."""
+    from autograd.forward import fit_tangent
+
+    _check(node)
+    counter = _Counter()
+    meta = {k: _counted(v, counter) if isinstance(v, np.ndarray) else v for k, v in (node._meta or {}).items()}
+    given = tuple(None if t is None else _counted(np.asarray(t, dtype=p.data.dtype), counter)
+                  for t, p in zip(tangents, node._parents))
+    raw = node._prim.jvp(given, _counted(node.data, counter), *[_counted(p.data, counter) for p in node._parents],
+                         **meta)
+    raw = raw.view(np.ndarray) if isinstance(raw, np.ndarray) else np.asarray(raw)
+    return fit_tangent(raw, node.data, node.op), counter.operations
+
 # ---- the op's own forward, called again -----------------------------------------------------------
 def _squeezed_axes(before: tuple, after: tuple) -> tuple:
     """The size-1 axes of ``before`` that squeeze dropped to give ``after`` (kept axes matched from the left;

@@ -69,16 +69,28 @@ class Primitive:
       operators    the Tensor operators that make it ("__add__", "__radd__")
       functions    the autograd.functional functions that make it ("relu")
     The expression language offers every method and function under the same name.
+
+    The JVP contract (forward mode, declared beside the VJP):
+        jvp(tangents, out, *inputs, **meta) -> the output's tangent
+    `tangents[i]` is input i's tangent (input i's shape), or None for an input without one (at least one
+    is given); the result is J·(tangents), which may have any shape that broadcasts to `out`'s (the
+    engine broadcasts it). No `need`: forward mode computes one thing per node.
+      jvp_formula  the JVP as the Stepper shows it, dA, dB being the inputs' tangents (mul:
+                   "dOut = dA ⊙ B + A ⊙ dB")
+      jvp_plugged  jvp_plugged(t, tangents, out, *inputs, **meta) -> (text, value): the formula with this
+                   call's numbers put in, the terms of inputs without a tangent left out, and what that
+                   arithmetic gives (it equals the JVP's result: tests/test_forward.py)
     """
 
     __slots__ = (
         "name", "forward", "vjp", "formula", "plugged", "slots", "commutative", "shape",
-        "methods", "operators", "functions",
+        "methods", "operators", "functions", "jvp", "jvp_formula", "jvp_plugged",
     )
 
     def __init__(
         self, name, forward, vjp, formula, *, plugged=None,
         slots=(), shape=None, commutative=False, methods=(), operators=(), functions=(),
+        jvp=None, jvp_formula=None, jvp_plugged=None,
     ):
         self.name = name
         self.forward = forward
@@ -91,6 +103,9 @@ class Primitive:
         self.methods = tuple(methods)
         self.operators = tuple(operators)
         self.functions = tuple(functions)
+        self.jvp = jvp
+        self.jvp_formula = jvp_formula
+        self.jvp_plugged = jvp_plugged
 
     def __repr__(self):
         return f"Primitive({self.name!r})"

@@ -63,6 +63,72 @@ def chain_impls():
     return impls
 
 
+
+def chain_modes_impls():
+    """The same 1,000-op chain differentiated both ways, each as the engine and by hand in NumPy: the JVP
+    (forward mode, autograd.func.jvp: the chain's forward, then its tangent v pushed through in op order) and
+    the VJP (reverse mode: the forward, then backward()). Each gives one number: d(sum h)/dx · v."""
+    from autograd import func
+
+    rng = np.random.default_rng(0)
+    x0, w, v = rng.standard_normal(4), rng.standard_normal(4), rng.standard_normal(4)
+    wt = Tensor(w)
+
+    def chain(x):
+        h = x
+        for _ in range(CHAIN_BLOCKS):
+            h = (h * wt + wt).relu()
+        return h.sum()
+
+    def engine_jvp():
+        return func.jvp(chain, (Tensor(x0),), (v,))[1].item()
+
+    def engine_vjp():
+        x = Tensor(x0, requires_grad=True)
+        chain(x).backward()
+        return float(x.grad @ v)
+
+    def numpy_jvp():
+        h, t = x0, v
+        for _ in range(CHAIN_BLOCKS):
+            z = h * w + w
+            t = t * w * (z > 0)
+            h = np.maximum(z, 0)
+        return float(t.sum())
+
+    def numpy_vjp():
+        saved = []
+        h = x0
+        for _ in range(CHAIN_BLOCKS):
+            z = h * w + w
+            saved.append(z)
+            h = np.maximum(z, 0)
+        g = np.ones_like(h)
+        for z in reversed(saved):
+            g = g * (z > 0) * w
+        return float(g @ v)
+
+    impls = {"engine JVP": engine_jvp, "engine VJP": engine_vjp, "numpy JVP": numpy_jvp, "numpy VJP": numpy_vjp}
+    values = [fn() for fn in impls.values()]
+    np.testing.assert_allclose(values, values[0], rtol=1e-12)  # the meeting point: J·v = (1ᵀJ)·v
+    if torch is not None:
+        from torch.func import jvp as torch_jvp
+        from torch.func import vjp as torch_vjp
+
+        xt0, wt0, vt = torch.tensor(x0), torch.tensor(w), torch.tensor(v)
+
+        def torch_chain(x):
+            h = x
+            for _ in range(CHAIN_BLOCKS):
+                h = torch.relu(h * wt0 + wt0)
+            return h.sum()
+
+        impls["torch JVP"] = lambda: torch_jvp(torch_chain, (xt0,), (vt,))[1].item()
+        one = torch.tensor(1.0, dtype=torch.float64)
+        impls["torch VJP"] = lambda: float(torch_vjp(torch_chain, xt0)[1](one)[0] @ vt)
+        np.testing.assert_allclose(impls["torch JVP"](), values[0], rtol=1e-12)
+    return impls
+
 # ---- MLP training steps ------------------------------------------------------------------------
 def _moons(n, rng):
     t = rng.uniform(0, np.pi, n)

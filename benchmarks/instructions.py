@@ -28,6 +28,8 @@ spec.loader.exec_module(cases)
 case, impl, n = {case!r}, {impl!r}, {n}
 if case == "chain":
     f = cases.chain_impls()[impl]
+elif case == "modes":
+    f = cases.chain_modes_impls()[impl]
 else:
     f = cases.playground_impls(case)[impl]
 for _ in range(n):
@@ -63,6 +65,14 @@ def main():
                            ("adam", "playground step, Adam", 200)):
         engine, numpy = per_run(args.root, case, "engine", n), per_run(args.root, case, "numpy", n)
         print(f"{label:28s} engine {engine:12,.0f} | numpy {numpy:12,.0f} | ratio {engine / numpy:.2f}")
+    if (args.root / "autograd" / "func.py").exists():  # forward mode against reverse mode on the same chain
+        counts = {impl: per_run(args.root, "modes", impl, 20)
+                  for impl in ("engine JVP", "engine VJP", "numpy JVP", "numpy VJP")}
+        for mode in ("JVP", "VJP"):
+            engine, numpy = counts[f"engine {mode}"], counts[f"numpy {mode}"]
+            print(f"{'1,000-op chain, ' + mode:28s} engine {engine:12,.0f} | numpy {numpy:12,.0f} | "
+                  f"ratio {engine / numpy:.2f}")
+        print(f"{'engine JVP / VJP':28s} {counts['engine JVP'] / counts['engine VJP']:.2f}")
 
 
 if __name__ == "__main__":

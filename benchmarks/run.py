@@ -54,6 +54,25 @@ def report(title, medians, target=None, note=""):
     return ratio
 
 
+def modes(medians):
+    """Forward mode against reverse mode on the chain, each against its hand-written NumPy (DESIGN: a JVP costs
+    at most what its VJP costs)."""
+    cells = []
+    for mode in ("JVP", "VJP"):
+        engine, numpy = medians[f"engine {mode}"], medians[f"numpy {mode}"]
+        cell = f"{mode}: engine {engine * 1e3:6.3f} ms, numpy {numpy * 1e3:6.3f} ms ({engine / numpy:4.2f}x)"
+        if f"torch {mode}" in medians:
+            cell += f", torch {medians[f'torch {mode}'] * 1e3:6.3f} ms"
+        cells.append(cell)
+    ratio = medians["engine JVP"] / medians["engine VJP"]
+    print(
+        "forward vs reverse mode: the same chain, d(sum h)/dx · v as a JVP (func.jvp) and as a VJP (backward())\n    "
+        + " | ".join(cells)
+        + f"\n    engine JVP / VJP: {ratio:4.2f}  target <= 1.0: {'ok' if ratio <= 1.0 else 'MISSED'}"
+    )
+    return ratio
+
+
 def deep_chain():
     sizes = (25_000, 50_000, 100_000)
     for label, collect in (("with the garbage collector", True), ("without it", False)):
@@ -105,6 +124,7 @@ def main():
             interleaved(cases.chain_impls(), rounds * 2),
             target=2.5,
         )
+        modes(interleaved(cases.chain_modes_impls(), rounds * 2))
         report(
             "playground step, SGD: MLP 2-16-16-1 (ReLU), 200 points, full batch, MSE, fwd + bwd + SGD lr 0.1",
             interleaved(cases.playground_impls("sgd"), rounds * 4, inner=20),

@@ -11,6 +11,13 @@ def test_chain_case_matches_numpy():
     np.testing.assert_allclose(impls["engine"](), impls["numpy"]())
 
 
+def test_chain_modes_compute_the_same_directional_derivative():
+    impls = cases.chain_modes_impls()  # asserts J·v = (1ᵀJ)·v across the four when it builds the case
+    values = [fn() for fn in impls.values()]
+    np.testing.assert_allclose(values, values[0], rtol=1e-12)
+    assert {"engine JVP", "engine VJP", "numpy JVP", "numpy VJP"} <= set(impls)
+
+
 @pytest.mark.parametrize("build", [
     lambda: cases.playground_impls("sgd"),
     lambda: cases.playground_impls("adam"),

@@ -40,6 +40,13 @@ def test_every_primitive_declares_everything(name):
     if len(prim.slots) > 1:
         positions = [prim.formula.find(f"d{slot} ") for slot in prim.slots]
         assert -1 not in positions and positions == sorted(positions), (name, prim.formula)
+    # Forward mode: the JVP beside the VJP, its formula (dOut = ...) naming the slots' tangents in order, and
+    # its rule with numbers plugged in (tests/test_forward.py checks each against J·v).
+    assert callable(prim.jvp) and callable(prim.jvp_plugged), f"{name} declares no JVP"
+    assert isinstance(prim.jvp_formula, str) and prim.jvp_formula.startswith("dOut = "), (name, prim.jvp_formula)
+    if len(prim.slots) > 1:
+        positions = [prim.jvp_formula.find(f"d{slot}") for slot in prim.slots]
+        assert -1 not in positions and positions == sorted(positions), (name, prim.jvp_formula)
 
 
 def test_slots_name_every_input_of_every_case():

@@ -12,6 +12,9 @@ Every VJP follows the contract stated on `Primitive` (autograd/tensor.py):
     vjp(g, out, *inputs, need, **meta) -> one gradient (or None) per input.
 Gradients may keep `out`'s broadcast shape; the engine sums them back to each input's shape.
 The `formula` of each primitive is what the Backward Stepper shows (G is the upstream gradient).
+Beside its VJP each primitive declares its JVP (forward mode, autograd/forward.py):
+    jvp(tangents, out, *inputs, **meta) -> the output's tangent, None standing for an input without one,
+with its `jvp_formula` (dOut = ...) and `jvp_plugged` (tests/test_forward.py checks each against J·v).
 The Tensor operators and methods, `autograd.functional`, the expression language and the graph
 drawings all come from, or are checked against, PRIMITIVES (tests/test_registry.py).
 """

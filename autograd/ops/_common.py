@@ -110,3 +110,30 @@ def reduced_shape(a, axis=None, keepdims=False):
 def softmax_shape(a, axis=-1):
     axes_of(axis, len(a))
     return tuple(a)
+
+
+# ---- forward mode: a JVP's terms, one per input that has a tangent ------------------------------------
+def tangent_sum(*terms):
+    """The sum of a JVP's terms, leaving out None (the term of an input without a tangent)."""
+    total = None
+    for term in terms:
+        if term is not None:
+            total = term if total is None else total + term
+    return total
+
+
+def plugged_terms(*terms):
+    """A JVP's rule with its numbers put in, from its terms: each (tangent, rule), where rule(tangent) gives
+    the term's (text, value); a term whose tangent is None is left out. Texts are joined by ' + ' (' − ' for a
+    text that starts with −); the value is the terms' sum."""
+    text, value = "", None
+    for tangent, rule in terms:
+        if tangent is None:
+            continue
+        part_text, part = rule(tangent)
+        if value is None:
+            text, value = part_text, part
+        else:
+            text += f" − {part_text[1:]}" if part_text.startswith("−") else f" + {part_text}"
+            value = value + part
+    return text, value

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from autograd.ops._common import broadcast_shape, pair, same_shape
+from autograd.ops._common import broadcast_shape, pair, plugged_terms, same_shape, tangent_sum
 from autograd.tensor import Primitive, Tensor, _no_grad_depth, _result, is_grad_enabled
 
 _new = object.__new__
@@ -43,9 +43,19 @@ def _add_vjp(g, out, a, b, need):
     return g, g
 
 
+def _add_jvp(tangents, out, a, b):
+    ta, tb = tangents
+    return tb if ta is None else ta if tb is None else ta + tb
+
+
+def _add_jvp_plugged(t, tangents, out, a, b):
+    return plugged_terms(*((x, lambda x: (t(x), x)) for x in tangents))
+
+
 ADD = Primitive(
     "add", add, _add_vjp, "dA = G,  dB = G", plugged=lambda t, g, out, a, b: ((t(g), g), (t(g), g)),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("add"), operators=("__add__", "__radd__"),
+    jvp=_add_jvp, jvp_formula="dOut = dA + dB", jvp_plugged=_add_jvp_plugged,
 )
 
 
@@ -58,9 +68,20 @@ def _sub_vjp(g, out, a, b, need):
     return g, (-g if need[1] else None)
 
 
+def _sub_jvp(tangents, out, a, b):
+    ta, tb = tangents
+    return -tb if ta is None else ta if tb is None else ta - tb
+
+
+def _sub_jvp_plugged(t, tangents, out, a, b):
+    ta, tb = tangents
+    return plugged_terms((ta, lambda x: (t(x), x)), (tb, lambda x: (f"−{t(x)}", -x)))
+
+
 SUB = Primitive(
     "sub", sub, _sub_vjp, "dA = G,  dB = −G", plugged=lambda t, g, out, a, b: ((t(g), g), (f"−{t(g)}", -g)),
     slots=("A", "B"), shape=broadcast_shape("sub"), operators=("__sub__", "__rsub__"),
+    jvp=_sub_jvp, jvp_formula="dOut = dA − dB", jvp_plugged=_sub_jvp_plugged,
 )
 
 
@@ -73,10 +94,25 @@ def _mul_vjp(g, out, a, b, need):
     return (g * b if need[0] else None), (g * a if need[1] else None)
 
 
+def _mul_jvp(tangents, out, a, b):
+    ta, tb = tangents
+    if tb is None:
+        return ta * b
+    if ta is None:
+        return a * tb
+    return ta * b + a * tb
+
+
+def _mul_jvp_plugged(t, tangents, out, a, b):
+    ta, tb = tangents
+    return plugged_terms((ta, lambda x: (f"{t(x)} ⊙ {t(b)}", x * b)), (tb, lambda x: (f"{t(a)} ⊙ {t(x)}", a * x)))
+
+
 MUL = Primitive(
     "mul", mul, _mul_vjp, "dA = G ⊙ B,  dB = G ⊙ A",
     plugged=lambda t, g, out, a, b: ((f"{t(g)} ⊙ {t(b)}", g * b), (f"{t(g)} ⊙ {t(a)}", g * a)),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("mul"), operators=("__mul__", "__rmul__"),
+    jvp=_mul_jvp, jvp_formula="dOut = dA ⊙ B + A ⊙ dB", jvp_plugged=_mul_jvp_plugged,
 )
 
 
@@ -89,10 +125,22 @@ def _div_vjp(g, out, a, b, need):
     return (g / b if need[0] else None), (-g * out / b if need[1] else None)
 
 
+def _div_jvp(tangents, out, a, b):
+    ta, tb = tangents
+    return tangent_sum(None if ta is None else ta / b, None if tb is None else -tb * out / b)
+
+
+def _div_jvp_plugged(t, tangents, out, a, b):
+    ta, tb = tangents
+    return plugged_terms((ta, lambda x: (f"{t(x)} / {t(b)}", x / b)),
+                         (tb, lambda x: (f"−{t(a)} ⊙ {t(x)} / {t(b)}²", -a * x / b**2)))
+
+
 DIV = Primitive(
     "div", div, _div_vjp, "dA = G / B,  dB = −G ⊙ A / B²",
     plugged=lambda t, g, out, a, b: ((f"{t(g)} / {t(b)}", g / b), (f"−{t(g)} ⊙ {t(a)} / {t(b)}²", -g * a / b**2)),
     slots=("A", "B"), shape=broadcast_shape("div"), operators=("__truediv__", "__rtruediv__"),
+    jvp=_div_jvp, jvp_formula="dOut = dA / B − A ⊙ dB / B²", jvp_plugged=_div_jvp_plugged,
 )
 
 
@@ -125,9 +173,35 @@ def _pow_plugged(t, g, out, a, b):
     )
 
 
+def _pow_jvp(tangents, out, a, b):
+    ta, tb = tangents
+    da = db = None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # NOTE: the VJP's conventions at 0: d(a^0)/da = 0 even at a = 0, d(0^b)/db = 0 for b >= 0.
+        if ta is not None:
+            da = np.where(b == 0, 0.0, ta * b * a ** (b - 1))
+        if tb is not None:
+            db = np.where((a == 0) & (b >= 0), 0.0, tb * out * np.log(a))
+    return tangent_sum(da, db)
+
+
+def _pow_jvp_plugged(t, tangents, out, a, b):
+    ta, tb = tangents
+    zero_a = " (0 where B = 0)" if np.any(b == 0) else ""
+    zero_b = " (0 where A = 0, B ≥ 0)" if np.any((a == 0) & (b >= 0)) else ""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return plugged_terms(
+            (ta, lambda x: (f"{t(b)}·{t(a)}^({t(b)} − 1) ⊙ {t(x)}{zero_a}",
+                            np.where(b == 0, 0.0, b * a ** (b - 1) * x))),
+            (tb, lambda x: (f"{t(a)}^{t(b)}·log {t(a)} ⊙ {t(x)}{zero_b}",
+                            np.where((a == 0) & (b >= 0), 0.0, a**b * np.log(a) * x))),
+        )
+
+
 POW = Primitive(
     "pow", pow, _pow_vjp, "dA = G ⊙ B·A^(B−1),  dB = G ⊙ A^B·log A", plugged=_pow_plugged,
     slots=("A", "B"), shape=broadcast_shape("pow"), operators=("__pow__", "__rpow__"), methods=("pow",),
+    jvp=_pow_jvp, jvp_formula="dOut = B·A^(B−1) ⊙ dA + A^B·log A ⊙ dB", jvp_plugged=_pow_jvp_plugged,
 )
 
 
@@ -140,8 +214,16 @@ def _neg_vjp(g, out, a, need):
     return (-g,)
 
 
+def _neg_jvp(tangents, out, a):
+    return -tangents[0]
+
+
 NEG = Primitive("neg", neg, _neg_vjp, "dA = −G", plugged=lambda t, g, out, a: ((f"−{t(g)}", -g),),
-                slots=("A",), shape=same_shape, operators=("__neg__",))
+                slots=("A",), shape=same_shape, operators=("__neg__",),
+    jvp=_neg_jvp,
+    jvp_formula="dOut = −dA",
+    jvp_plugged=lambda t, tangents, out, a: (f"−{t(tangents[0])}", -tangents[0]),
+)
 
 
 # ---- maximum, minimum ------------------------------------------------------------------------
@@ -171,10 +253,27 @@ def _weights(t, g, a, b, loses):
     return (f"{t(g)} ⊙ {t(share_a)}", g * share_a), (f"{t(g)} ⊙ {t(share_b)}", g * share_b)
 
 
+def _extremum_jvp(tangents, a, b, loses):
+    share_a, share_b = _shares(a, b, loses)
+    ta, tb = tangents
+    return tangent_sum(None if ta is None else share_a * ta, None if tb is None else share_b * tb)
+
+
+def _extremum_jvp_plugged(t, tangents, a, b, loses):
+    """The plugged-in JVP of maximum and minimum: each input's share (1 won, ½ tied, 0 lost) times its tangent."""
+    share_a, share_b = _shares(a, b, loses)
+    ta, tb = tangents
+    return plugged_terms((ta, lambda x: (f"{t(share_a)} ⊙ {t(x)}", share_a * x)),
+                         (tb, lambda x: (f"{t(share_b)} ⊙ {t(x)}", share_b * x)))
+
+
 MAXIMUM = Primitive(
     "maximum", maximum, _maximum_vjp, "dA = G where A > B, G/2 where A = B, else 0;  dB likewise",
     plugged=lambda t, g, out, a, b: _weights(t, g, a, b, np.less),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("maximum"), functions=("maximum",),
+    jvp=lambda tangents, out, a, b: _extremum_jvp(tangents, a, b, np.less),
+    jvp_formula="dOut = dA where A > B, dB where A < B, (dA + dB)/2 where A = B",
+    jvp_plugged=lambda t, tangents, out, a, b: _extremum_jvp_plugged(t, tangents, a, b, np.less),
 )
 
 
@@ -190,4 +289,7 @@ MINIMUM = Primitive(
     "minimum", minimum, _minimum_vjp, "dA = G where A < B, G/2 where A = B, else 0;  dB likewise",
     plugged=lambda t, g, out, a, b: _weights(t, g, a, b, np.greater),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("minimum"), functions=("minimum",),
+    jvp=lambda tangents, out, a, b: _extremum_jvp(tangents, a, b, np.greater),
+    jvp_formula="dOut = dA where A < B, dB where A > B, (dA + dB)/2 where A = B",
+    jvp_plugged=lambda t, tangents, out, a, b: _extremum_jvp_plugged(t, tangents, a, b, np.greater),
 )

@@ -3,7 +3,7 @@ masked_fill, where)."""
 
 import numpy as np
 
-from autograd.ops._common import mask_array, pair, same_shape, scalar
+from autograd.ops._common import mask_array, pair, plugged_terms, same_shape, scalar
 from autograd.special import erfc
 from autograd.tensor import Primitive, _result
 
@@ -17,10 +17,17 @@ def _exp_vjp(g, out, a, need):
     return (g * out,)
 
 
+def _exp_jvp(tangents, out, a):
+    return tangents[0] * out
+
+
 EXP = Primitive("exp", exp, _exp_vjp, "dA = G ⊙ exp(A)",
                 plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ exp({t(a)})", g * np.exp(a)),),
                 slots=("A",), shape=same_shape, methods=("exp",),
-                functions=("exp",))
+                functions=("exp",),
+                jvp=_exp_jvp,
+                jvp_formula="dOut = exp(A) ⊙ dA",
+                jvp_plugged=lambda t, tangents, out, a: (f"exp({t(a)}) ⊙ {t(tangents[0])}", np.exp(a) * tangents[0]))
 
 
 def log(a):
@@ -34,9 +41,17 @@ def _log_vjp(g, out, a, need):
         return (g / a,)
 
 
+def _log_jvp(tangents, out, a):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return tangents[0] / a
+
+
 LOG = Primitive("log", log, _log_vjp, "dA = G / A", plugged=lambda t, g, out, a: ((f"{t(g)} / {t(a)}", g / a),),
                 slots=("A",), shape=same_shape, methods=("log",),
-                functions=("log",))
+                functions=("log",),
+                jvp=_log_jvp,
+                jvp_formula="dOut = dA / A",
+                jvp_plugged=lambda t, tangents, out, a: (f"{t(tangents[0])} / {t(a)}", tangents[0] / a))
 
 
 def sqrt(a):
@@ -50,10 +65,19 @@ def _sqrt_vjp(g, out, a, need):
         return (g * 0.5 / out,)
 
 
+def _sqrt_jvp(tangents, out, a):
+    with np.errstate(divide="ignore"):
+        return tangents[0] * 0.5 / out
+
+
 SQRT = Primitive("sqrt", sqrt, _sqrt_vjp, "dA = G / (2·√A)",
                  plugged=lambda t, g, out, a: ((f"{t(g)} / (2·√{t(a)})", g / (2 * np.sqrt(a))),),
                  slots=("A",), shape=same_shape, methods=("sqrt",),
-                 functions=("sqrt",))
+                 functions=("sqrt",),
+                 jvp=_sqrt_jvp,
+                 jvp_formula="dOut = dA / (2·√A)",
+                 jvp_plugged=lambda t, tangents, out, a: (f"{t(tangents[0])} / (2·√{t(a)})",
+                                                          tangents[0] / (2 * np.sqrt(a))))
 
 
 def abs(a):
@@ -64,10 +88,17 @@ def _abs_vjp(g, out, a, need):
     return (g * np.sign(a),)  # NOTE: sign(0) = 0, as in PyTorch
 
 
+def _abs_jvp(tangents, out, a):
+    return np.sign(a) * tangents[0]
+
+
 ABS = Primitive("abs", abs, _abs_vjp, "dA = G ⊙ sign(A)",
                 plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ sign({t(a)})", g * np.sign(a)),),
                 slots=("A",), shape=same_shape, methods=("abs",),
-                functions=("abs",))
+                functions=("abs",),
+                jvp=_abs_jvp,
+                jvp_formula="dOut = sign(A) ⊙ dA",
+                jvp_plugged=lambda t, tangents, out, a: (f"sign({t(a)}) ⊙ {t(tangents[0])}", np.sign(a) * tangents[0]))
 
 
 # ---- activations --------------------------------------------------------------------------------
@@ -81,10 +112,17 @@ def _relu_vjp(g, out, a, need):
     return (g * np.sign(out),)
 
 
+def _relu_jvp(tangents, out, a):
+    return tangents[0] * np.sign(out)  # NOTE: [A > 0] as a float mask, as the VJP takes it
+
+
 RELU = Primitive("relu", relu, _relu_vjp, "dA = G ⊙ [A > 0]",
                  plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ [{t(a)} > 0]", g * (a > 0)),),
                  slots=("A",), shape=same_shape, methods=("relu",),
-                 functions=("relu",))
+                 functions=("relu",),
+                 jvp=_relu_jvp,
+                 jvp_formula="dOut = [A > 0] ⊙ dA",
+                 jvp_plugged=lambda t, tangents, out, a: (f"[{t(a)} > 0] ⊙ {t(tangents[0])}", (a > 0) * tangents[0]))
 
 
 def tanh(a):
@@ -95,10 +133,20 @@ def _tanh_vjp(g, out, a, need):
     return (g * (1 - out * out),)
 
 
+def _tanh_jvp(tangents, out, a):
+    return (1 - out * out) * tangents[0]
+
+
+def _tanh_jvp_plugged(t, tangents, out, a):
+    y = np.tanh(a)
+    return f"(1 − {t(y)}²) ⊙ {t(tangents[0])}", (1 - y**2) * tangents[0]
+
+
 TANH = Primitive("tanh", tanh, _tanh_vjp, "dA = G ⊙ (1 − tanh²A)",
                  plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ (1 − {t(np.tanh(a))}²)", g * (1 - np.tanh(a) ** 2)),),
                  slots=("A",), shape=same_shape,
-                 methods=("tanh",), functions=("tanh",))
+                 methods=("tanh",), functions=("tanh",),
+                 jvp=_tanh_jvp, jvp_formula="dOut = (1 − tanh²A) ⊙ dA", jvp_plugged=_tanh_jvp_plugged)
 
 
 def stable_sigmoid(x):
@@ -125,9 +173,19 @@ def _sigmoid_plugged(t, g, out, a):
     return ((f"{t(g)} ⊙ {t(s)}·(1 − {t(s)})", g * s * (1 - s)),)
 
 
+def _sigmoid_jvp(tangents, out, a):
+    return out * (1 - out) * tangents[0]
+
+
+def _sigmoid_jvp_plugged(t, tangents, out, a):
+    s = stable_sigmoid(a)
+    return f"{t(s)}·(1 − {t(s)}) ⊙ {t(tangents[0])}", s * (1 - s) * tangents[0]
+
+
 SIGMOID = Primitive("sigmoid", sigmoid, _sigmoid_vjp, "dA = G ⊙ σ(A)(1 − σ(A))", plugged=_sigmoid_plugged,
                     slots=("A",), shape=same_shape,
-                    methods=("sigmoid",), functions=("sigmoid",))
+                    methods=("sigmoid",), functions=("sigmoid",),
+                    jvp=_sigmoid_jvp, jvp_formula="dOut = σ(A)(1 − σ(A)) ⊙ dA", jvp_plugged=_sigmoid_jvp_plugged)
 
 
 _SQRT_HALF = 0.7071067811865476
@@ -150,9 +208,19 @@ def _gelu_plugged(t, g, out, a, cdf):
     return ((f"{t(g)} ⊙ ({t(cdf)} + {t(a)}·{t(pdf)})", g * (cdf + a * pdf)),)
 
 
+def _gelu_jvp(tangents, out, a, cdf):
+    return (cdf + a * _INV_SQRT_2PI * np.exp(-0.5 * a * a)) * tangents[0]
+
+
+def _gelu_jvp_plugged(t, tangents, out, a, cdf):
+    pdf = np.exp(-a * a / 2) / np.sqrt(2 * np.pi)
+    return f"({t(cdf)} + {t(a)}·{t(pdf)}) ⊙ {t(tangents[0])}", (cdf + a * pdf) * tangents[0]
+
+
 GELU = Primitive("gelu", gelu, _gelu_vjp, "dA = G ⊙ (Φ(A) + A·φ(A))", plugged=_gelu_plugged,
                  slots=("A",), shape=same_shape,
-                 methods=("gelu",), functions=("gelu",))
+                 methods=("gelu",), functions=("gelu",),
+                 jvp=_gelu_jvp, jvp_formula="dOut = (Φ(A) + A·φ(A)) ⊙ dA", jvp_plugged=_gelu_jvp_plugged)
 
 
 def silu(a):
@@ -168,9 +236,18 @@ def _silu_plugged(t, g, out, a, s):
     return ((f"{t(g)} ⊙ {t(s)}·(1 + {t(a)}·(1 − {t(s)}))", g * s * (1 + a * (1 - s))),)
 
 
+def _silu_jvp(tangents, out, a, s):
+    return s * (1 + a * (1 - s)) * tangents[0]
+
+
+def _silu_jvp_plugged(t, tangents, out, a, s):
+    return f"{t(s)}·(1 + {t(a)}·(1 − {t(s)})) ⊙ {t(tangents[0])}", s * (1 + a * (1 - s)) * tangents[0]
+
+
 SILU = Primitive("silu", silu, _silu_vjp, "dA = G ⊙ σ(A)(1 + A(1 − σ(A)))", plugged=_silu_plugged,
                  slots=("A",), shape=same_shape,
-                 methods=("silu",), functions=("silu",))
+                 methods=("silu",), functions=("silu",),
+                 jvp=_silu_jvp, jvp_formula="dOut = σ(A)(1 + A(1 − σ(A))) ⊙ dA", jvp_plugged=_silu_jvp_plugged)
 
 
 # ---- clip, masked_fill, where -----------------------------------------------------------------
@@ -201,9 +278,20 @@ def _clip_plugged(t, g, out, a, lo, hi):
     return ((f"{t(g)} ⊙ [{lo_text} ≤ {t(a)} ≤ {hi_text}]", g * inside),)
 
 
+def _clip_jvp(tangents, out, a, lo, hi):
+    return _clip_vjp(tangents[0], out, a, None, lo, hi)[0]  # the same mask: J is diagonal
+
+
+def _clip_jvp_plugged(t, tangents, out, a, lo, hi):
+    lo_text, hi_text = ("−∞" if lo is None else t(lo)), ("∞" if hi is None else t(hi))
+    inside = (a >= (-np.inf if lo is None else lo)) & (a <= (np.inf if hi is None else hi))
+    return f"[{lo_text} ≤ {t(a)} ≤ {hi_text}] ⊙ {t(tangents[0])}", inside * tangents[0]
+
+
 CLIP = Primitive("clip", clip, _clip_vjp, "dA = G where lo ≤ A ≤ hi, else 0", plugged=_clip_plugged,
                  slots=("A",), shape=_clip_shape,
-                 methods=("clip",))
+                 methods=("clip",),
+                 jvp=_clip_jvp, jvp_formula="dOut = dA where lo ≤ A ≤ hi, else 0", jvp_plugged=_clip_jvp_plugged)
 
 
 def masked_fill(a, mask, value):
@@ -229,9 +317,17 @@ def _masked_fill_vjp(g, out, a, need, mask):
     return (np.where(mask, 0, g),)
 
 
+def _masked_fill_jvp(tangents, out, a, mask):
+    return np.where(mask, 0, tangents[0])
+
+
 MASKED_FILL = Primitive("masked_fill", masked_fill, _masked_fill_vjp, "dA = G where not mask, else 0",
                         plugged=lambda t, g, out, a, mask: ((f"{t(g)} ⊙ {t(~mask * 1.0)}", g * ~mask),),
-                        slots=("A",), shape=_masked_fill_shape, methods=("masked_fill",))
+                        slots=("A",), shape=_masked_fill_shape, methods=("masked_fill",),
+                        jvp=_masked_fill_jvp,
+                        jvp_formula="dOut = dA where not mask, else 0",
+                        jvp_plugged=lambda t, tangents, out, a, mask: (f"{t(~mask * 1.0)} ⊙ {t(tangents[0])}",
+                                                                       ~mask * tangents[0]))
 
 
 def where(cond, a, b):
@@ -262,6 +358,17 @@ def _where_plugged(t, g, out, a, b, cond):
     return (f"{t(g)} ⊙ {t(cond * 1.0)}", g * cond), (f"{t(g)} ⊙ {t(~cond * 1.0)}", g * ~cond)
 
 
+def _where_jvp(tangents, out, a, b, cond):
+    ta, tb = tangents
+    return np.where(cond, 0.0 if ta is None else ta, 0.0 if tb is None else tb)
+
+
+def _where_jvp_plugged(t, tangents, out, a, b, cond):
+    return plugged_terms((tangents[0], lambda x: (f"{t(cond * 1.0)} ⊙ {t(x)}", cond * x)),
+                         (tangents[1], lambda x: (f"{t(~cond * 1.0)} ⊙ {t(x)}", ~cond * x)))
+
+
 WHERE = Primitive("where", where, _where_vjp, "dA = G where cond, dB = G where not cond", plugged=_where_plugged,
                   slots=("A", "B"),
-                  shape=_where_shape, functions=("where",))
+                  shape=_where_shape, functions=("where",),
+                  jvp=_where_jvp, jvp_formula="dOut = dA where cond, dB where not cond", jvp_plugged=_where_jvp_plugged)

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from autograd.ops._common import as_tensor, pair
+from autograd.ops._common import as_tensor, pair, plugged_terms, tangent_sum
 from autograd.tensor import Primitive, _result
 
 
@@ -79,9 +79,20 @@ def _matmul_plugged(t, g, out, a, b):
     return (f"{t(g)}·{t(b)}ᵀ", da), (f"{t(a)}ᵀ·{t(g)}", db)
 
 
+def _matmul_jvp(tangents, out, a, b):
+    ta, tb = tangents
+    return tangent_sum(None if ta is None else np.matmul(ta, b), None if tb is None else np.matmul(a, tb))
+
+
+def _matmul_jvp_plugged(t, tangents, out, a, b):
+    return plugged_terms((tangents[0], lambda x: (f"{t(x)}·{t(b)}", np.matmul(x, b))),
+                         (tangents[1], lambda x: (f"{t(a)}·{t(x)}", np.matmul(a, x))))
+
+
 MATMUL = Primitive(
     "matmul", matmul, _matmul_vjp, "dX = G·Wᵀ,  dW = Xᵀ·G", plugged=_matmul_plugged,
     slots=("X", "W"), shape=matmul_shape, operators=("__matmul__", "__rmatmul__"),
+    jvp=_matmul_jvp, jvp_formula="dOut = dX·W + X·dW", jvp_plugged=_matmul_jvp_plugged,
 )
 
 
@@ -136,7 +147,21 @@ def _linear_plugged(t, g, out, x, w, b=None):
     return tuple(zip(texts, grads))
 
 
+def _linear_jvp(tangents, out, x, w, b=None):
+    tx, tw = tangents[0], tangents[1]
+    tb = tangents[2] if len(tangents) > 2 else None
+    return tangent_sum(None if tx is None else tx @ w.T, None if tw is None else x @ tw.T, tb)
+
+
+def _linear_jvp_plugged(t, tangents, out, x, w, b=None):
+    tb = tangents[2] if len(tangents) > 2 else None
+    return plugged_terms((tangents[0], lambda d: (f"{t(d)}·{t(w)}ᵀ", d @ w.T)),
+                         (tangents[1], lambda d: (f"{t(x)}·{t(d)}ᵀ", x @ d.T)),
+                         (tb, lambda d: (t(d), d)))
+
+
 LINEAR = Primitive(
     "linear", linear, _linear_vjp, "dX = G·W,  dW = Gᵀ·X,  db = Σ_rows G", plugged=_linear_plugged,
     slots=("X", "W", "b"), shape=linear_shape, functions=("linear",),
+    jvp=_linear_jvp, jvp_formula="dOut = dX·Wᵀ + X·dWᵀ + db", jvp_plugged=_linear_jvp_plugged,
 )

@@ -3,7 +3,7 @@ the same loss written from primitives)."""
 
 import numpy as np
 
-from autograd.ops._common import as_tensor, pair
+from autograd.ops._common import as_tensor, pair, plugged_terms, tangent_sum
 from autograd.ops.elementwise import sigmoid_from, stable_sigmoid
 from autograd.ops.reductions import log_softmax_array
 from autograd.tensor import Primitive, Tensor, _result
@@ -97,10 +97,36 @@ def _cross_entropy_plugged(t, g, out, logits, labels, probs, reduction):
     return ((f"({t(probs)} − {t(onehot)}){text}", (probs - onehot) * scale),)
 
 
+def _cross_entropy_jvp(tangents, out, logits, labels, probs, reduction):
+    tz = tangents[0]
+    per_item = np.add.reduce(probs * tz, axis=1) - tz[np.arange(len(labels)), labels]
+    return _reduce_loss(per_item, reduction)
+
+
+def _cross_entropy_jvp_plugged(t, tangents, out, logits, labels, probs, reduction):
+    tz, onehot = tangents[0], np.eye(logits.shape[1])[labels]
+    per_item = ((probs - onehot) * tz).sum(axis=1)
+    text = f"Σ_row ({t(probs)} − {t(onehot)}) ⊙ {t(tz)}"
+    return _reduced_text(t, text, per_item, reduction)
+
+
+def _reduced_text(t, text, per_item, reduction):
+    """A loss's plugged-in JVP from its per-item tangents: summed over items (then / N for the mean) or not."""
+    if reduction == "none":
+        return text, per_item
+    total = per_item.sum()
+    if reduction == "sum":
+        return f"Σ {text}", total
+    return f"Σ {text} / {per_item.size}", total / per_item.size
+
+
 CROSS_ENTROPY = Primitive(
     "cross_entropy", cross_entropy, _cross_entropy_vjp, "dZ = (softmax(Z) − onehot(y)) · G / N",
     plugged=_cross_entropy_plugged,
     slots=("Z",), shape=cross_entropy_shape, functions=("cross_entropy",),
+    jvp=_cross_entropy_jvp,
+    jvp_formula="dOut = Σ (softmax(Z) − onehot(y)) ⊙ dZ / N",
+    jvp_plugged=_cross_entropy_jvp_plugged,
 )
 
 
@@ -141,10 +167,24 @@ def _bce_plugged(t, g, out, x, y, reduction, e):
     return (f"({t(s)} − {t(y)}){text}", (s - y) * scale), (f"−{t(x)}{text}", -x * scale)
 
 
+def _bce_jvp(tangents, out, x, y, reduction, e):
+    tx, ty = tangents
+    per_item = tangent_sum(None if tx is None else (sigmoid_from(x, e) - y) * tx, None if ty is None else -x * ty)
+    return _reduce_loss(per_item, reduction)
+
+
+def _bce_jvp_plugged(t, tangents, out, x, y, reduction, e):
+    s = stable_sigmoid(x)
+    text, per_item = plugged_terms((tangents[0], lambda d: (f"({t(s)} − {t(y)}) ⊙ {t(d)}", (s - y) * d)),
+                                   (tangents[1], lambda d: (f"−{t(x)} ⊙ {t(d)}", -x * d)))
+    return _reduced_text(t, f"({text})", per_item, reduction)
+
+
 BCE_WITH_LOGITS = Primitive(
     "bce_with_logits", binary_cross_entropy_with_logits, _bce_vjp, "dZ = (σ(Z) − Y) · G / N,  dY = −Z · G / N",
     plugged=_bce_plugged,
     slots=("Z", "Y"), shape=_bce_shape, functions=("binary_cross_entropy_with_logits",),
+    jvp=_bce_jvp, jvp_formula="dOut = Σ ((σ(Z) − Y) ⊙ dZ − Z ⊙ dY) / N", jvp_plugged=_bce_jvp_plugged,
 )
 
 
@@ -169,7 +209,19 @@ def _mse_plugged(t, g, out, x, y, reduction, diff):
     return (f"2·({t(x)} − {t(y)}){text}", 2 * (x - y) * scale), (f"−2·({t(x)} − {t(y)}){text}", -2 * (x - y) * scale)
 
 
+def _mse_jvp(tangents, out, pred, target, reduction, diff):
+    tx, ty = tangents
+    return _reduce_loss(2.0 * diff * (tx if ty is None else -ty if tx is None else tx - ty), reduction)
+
+
+def _mse_jvp_plugged(t, tangents, out, x, y, reduction, diff):
+    text, per_item = plugged_terms((tangents[0], lambda d: (f"2·({t(x)} − {t(y)}) ⊙ {t(d)}", 2 * (x - y) * d)),
+                                   (tangents[1], lambda d: (f"−2·({t(x)} − {t(y)}) ⊙ {t(d)}", -2 * (x - y) * d)))
+    return _reduced_text(t, f"({text})", per_item, reduction)
+
+
 MSE_LOSS = Primitive(
     "mse_loss", mse_loss, _mse_vjp, "dX = 2(X − Y) · G / N,  dY = −2(X − Y) · G / N", plugged=_mse_plugged,
     slots=("X", "Y"), shape=_same_shapes, functions=("mse_loss",),
+    jvp=_mse_jvp, jvp_formula="dOut = Σ 2(X − Y) ⊙ (dX − dY) / N", jvp_plugged=_mse_jvp_plugged,
 )

@@ -26,8 +26,24 @@ def _sum_plugged(t, g, out, a, axis, keepdims):
     return ((f"{t(g)} broadcast to {a.shape}", np.broadcast_to(expand(g, axis, keepdims, a.ndim), a.shape)),)
 
 
+def _sum_jvp(tangents, out, a, axis, keepdims):
+    return np.add.reduce(tangents[0], axis=axis, keepdims=keepdims)
+
+
+def _over(axis) -> str:
+    """`` over axis 1``, `` over axes (0, 2)``, or '' for every axis (a reduction's plugged-in JVP says which)."""
+    if axis is None:
+        return ""
+    return f" over axis {int(axis)}" if isinstance(axis, (int, np.integer)) else f" over axes {tuple(axis)}"
+
+
+def _sum_jvp_plugged(t, tangents, out, a, axis, keepdims):
+    return f"Σ {t(tangents[0])}{_over(axis)}", np.add.reduce(tangents[0], axis=axis, keepdims=keepdims)
+
+
 SUM = Primitive("sum", sum, _sum_vjp, "dA = G broadcast back over the summed axes", plugged=_sum_plugged, slots=("A",),
-                shape=reduced_shape, methods=("sum",))
+                shape=reduced_shape, methods=("sum",),
+                jvp=_sum_jvp, jvp_formula="dOut = Σ dA over the summed axes", jvp_plugged=_sum_jvp_plugged)
 
 
 def mean(a, axis=None, keepdims=False):
@@ -53,9 +69,20 @@ def _mean_plugged(t, g, out, a, axis, keepdims):
     return ((f"{t(g)} / {n} broadcast to {a.shape}", np.broadcast_to(each, a.shape)),)
 
 
+def _mean_jvp(tangents, out, a, axis, keepdims):
+    return np.add.reduce(tangents[0], axis=axis, keepdims=keepdims) / builtins.max(reduced_count(a.shape, axis), 1)
+
+
+def _mean_jvp_plugged(t, tangents, out, a, axis, keepdims):
+    n = reduced_count(a.shape, axis)
+    total = np.add.reduce(tangents[0], axis=axis, keepdims=keepdims)
+    return f"Σ {t(tangents[0])}{_over(axis)} / {n}", total / builtins.max(n, 1)
+
+
 MEAN = Primitive("mean", mean, _mean_vjp, "dA = G / n broadcast back over the averaged axes", plugged=_mean_plugged,
                  slots=("A",),
-                 shape=reduced_shape, methods=("mean",))
+                 shape=reduced_shape, methods=("mean",),
+                 jvp=_mean_jvp, jvp_formula="dOut = Σ dA / n over the averaged axes", jvp_plugged=_mean_jvp_plugged)
 
 
 # ---- max, min -------------------------------------------------------------------------------
@@ -85,9 +112,25 @@ def _extremum_vjp(g, out, a, need, axis, keepdims):
     return (hit * (expand(g, axis, keepdims, a.ndim) / count),)
 
 
+def _extremum_jvp(tangents, out, a, axis, keepdims):
+    # NOTE: ties share evenly, as in the VJP: the tangent is the mean of dA over the elements at the extremum.
+    hit = a == expand(out, axis, keepdims, a.ndim)
+    return np.add.reduce(hit * tangents[0], axis=axis, keepdims=keepdims) / hit.sum(axis=axis, keepdims=keepdims)
+
+
+def _extremum_jvp_plugged(t, tangents, out, a, axis, keepdims):
+    hit = a == expand(out, axis, keepdims, a.ndim)
+    share = hit / hit.sum(axis=axis, keepdims=True)
+    value = np.add.reduce(share * tangents[0], axis=axis, keepdims=keepdims)
+    return f"Σ {t(share)} ⊙ {t(tangents[0])}{_over(axis)}", value
+
+
 MAX = Primitive("max", max, _extremum_vjp, "dA = G where A is the max (shared among ties), else 0",
                 plugged=_extremum_plugged, slots=("A",),
-                shape=_extremum_shape, methods=("max",))
+                shape=_extremum_shape, methods=("max",),
+                jvp=_extremum_jvp,
+                jvp_formula="dOut = dA at the max (averaged over ties)",
+                jvp_plugged=_extremum_jvp_plugged)
 
 
 def min(a, axis=None, keepdims=False):
@@ -102,7 +145,10 @@ def _min_shape(a, axis=None, keepdims=False):
 
 MIN = Primitive("min", min, _extremum_vjp, "dA = G where A is the min (shared among ties), else 0",
                 plugged=_extremum_plugged, slots=("A",),
-                shape=_min_shape, methods=("min",))
+                shape=_min_shape, methods=("min",),
+                jvp=_extremum_jvp,
+                jvp_formula="dOut = dA at the min (averaged over ties)",
+                jvp_plugged=_extremum_jvp_plugged)
 
 
 # ---- var, std (PyTorch's `correction`: divide by n − correction) -------------------------------
@@ -143,8 +189,24 @@ def _var_plugged(t, g, out, a, axis, correction, keepdims):
         return ((f"{t(g)} ⊙ 2·({t(a)} − {t(mean)}) / {t(n)}", g * 2 * (a - mean) / n),)
 
 
+def _var_jvp(tangents, out, a, axis, correction, keepdims):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = np.add.reduce(_deviations(a, axis) * tangents[0], axis=axis, keepdims=keepdims)
+        return total * (2.0 / _divisor(a.shape, axis, correction))
+
+
+def _var_jvp_plugged(t, tangents, out, a, axis, correction, keepdims):
+    mean, n = a.mean(axis=axis, keepdims=True), _divisor(a.shape, axis, correction)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = np.add.reduce(2 * (a - mean) * tangents[0], axis=axis, keepdims=keepdims) / n
+    return f"Σ 2·({t(a)} − {t(mean)}) ⊙ {t(tangents[0])}{_over(axis)} / {t(n)}", value
+
+
 VAR = Primitive("var", var, _var_vjp, "dA = G ⊙ 2(A − mean A) / (n − correction)", plugged=_var_plugged, slots=("A",),
-                shape=_var_shape, methods=("var",))
+                shape=_var_shape, methods=("var",),
+                jvp=_var_jvp,
+                jvp_formula="dOut = Σ 2(A − mean A) ⊙ dA / (n − correction)",
+                jvp_plugged=_var_jvp_plugged)
 
 
 def std(a, axis=None, correction=1, keepdims=False):
@@ -172,9 +234,28 @@ def _std_plugged(t, g, out, a, axis, correction, keepdims):
     return ((f"{t(g)} ⊙ ({t(a)} − {t(mean)}) / ({t(n)}·{t(std)}){zero}", value),)
 
 
+def _std_jvp(tangents, out, a, axis, correction, keepdims):
+    # NOTE: 0 where the std is 0, as the VJP takes it (PyTorch's convention), not 0/0.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = np.add.reduce(_deviations(a, axis) * tangents[0], axis=axis, keepdims=keepdims)
+        return np.where(out == 0, 0.0, total / (_divisor(a.shape, axis, correction) * out))
+
+
+def _std_jvp_plugged(t, tangents, out, a, axis, correction, keepdims):
+    mean, n = a.mean(axis=axis, keepdims=True), _divisor(a.shape, axis, correction)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = np.add.reduce((a - mean) * tangents[0], axis=axis, keepdims=keepdims)
+        value = np.where(out == 0, 0.0, total / (n * out))
+    zero = " (0 where std A = 0)" if np.any(out == 0) else ""
+    return f"Σ ({t(a)} − {t(mean)}) ⊙ {t(tangents[0])}{_over(axis)} / ({t(n)}·{t(out)}){zero}", value
+
+
 STD = Primitive("std", std, _std_vjp, "dA = G ⊙ (A − mean A) / ((n − correction)·std A), 0 where std A = 0",
                 plugged=_std_plugged,
-                slots=("A",), shape=_var_shape, methods=("std",))
+                slots=("A",), shape=_var_shape, methods=("std",),
+                jvp=_std_jvp,
+                jvp_formula="dOut = Σ (A − mean A) ⊙ dA / ((n − correction)·std A), 0 where std A = 0",
+                jvp_plugged=_std_jvp_plugged)
 
 
 # ---- softmax, log_softmax ------------------------------------------------------------------
@@ -204,9 +285,23 @@ def _softmax_plugged(t, g, out, a, axis):
     return ((f"{t(out)} ⊙ ({t(g)} − {t(weighted)})", out * (g - weighted)),)
 
 
+def _softmax_jvp(tangents, out, a, axis):
+    ta = tangents[0]
+    return out * (ta - (out * ta).sum(axis=axis, keepdims=True))
+
+
+def _softmax_jvp_plugged(t, tangents, out, a, axis):
+    ta = tangents[0]
+    weighted = (ta * out).sum(axis=axis, keepdims=True)
+    return f"{t(out)} ⊙ ({t(ta)} − {t(weighted)})", out * (ta - weighted)
+
+
 SOFTMAX = Primitive("softmax", softmax, _softmax_vjp, "dA = S ⊙ (G − Σ(G ⊙ S)),  S = softmax(A)",
                     plugged=_softmax_plugged, slots=("A",),
-                    shape=softmax_shape, methods=("softmax",), functions=("softmax",))
+                    shape=softmax_shape, methods=("softmax",), functions=("softmax",),
+                    jvp=_softmax_jvp,
+                    jvp_formula="dOut = S ⊙ (dA − Σ(S ⊙ dA)),  S = softmax(A)",
+                    jvp_plugged=_softmax_jvp_plugged)
 
 
 def log_softmax(a, axis=-1):
@@ -223,6 +318,19 @@ def _log_softmax_plugged(t, g, out, a, axis):
     return ((f"{t(g)} − {t(probs)}·{t(total)}", g - probs * total),)
 
 
+def _log_softmax_jvp(tangents, out, a, axis):
+    ta = tangents[0]
+    return ta - (np.exp(out) * ta).sum(axis=axis, keepdims=True)
+
+
+def _log_softmax_jvp_plugged(t, tangents, out, a, axis):
+    ta, probs = tangents[0], np.exp(out)
+    return f"{t(ta)} − Σ({t(probs)} ⊙ {t(ta)})", ta - (probs * ta).sum(axis=axis, keepdims=True)
+
+
 LOG_SOFTMAX = Primitive("log_softmax", log_softmax, _log_softmax_vjp, "dA = G − softmax(A)·ΣG",
                         plugged=_log_softmax_plugged, slots=("A",),
-                        shape=softmax_shape, methods=("log_softmax",), functions=("log_softmax",))
+                        shape=softmax_shape, methods=("log_softmax",), functions=("log_softmax",),
+                        jvp=_log_softmax_jvp,
+                        jvp_formula="dOut = dA − Σ(softmax(A) ⊙ dA)",
+                        jvp_plugged=_log_softmax_jvp_plugged)

@@ -123,9 +123,18 @@ def _getitem_plugged(t, g, out, a, idx):
     return ((f"zeros{a.shape} with {t(g)} added where A was indexed", _getitem_vjp(g, out, a, (True,), idx)[0]),)
 
 
+def _getitem_jvp(tangents, out, a, idx):
+    return tangents[0][idx]
+
+
+def _getitem_jvp_plugged(t, tangents, out, a, idx):
+    return f"{t(tangents[0])} indexed as A was", tangents[0][idx]
+
+
 GETITEM = Primitive("getitem", getitem, _getitem_vjp, "dA = zeros_like(A);  dA[idx] += G", plugged=_getitem_plugged,
                     slots=("A",),
-                    shape=getitem_shape, operators=("__getitem__",), functions=("embedding",))
+                    shape=getitem_shape, operators=("__getitem__",), functions=("embedding",),
+                    jvp=_getitem_jvp, jvp_formula="dOut = dA[idx]", jvp_plugged=_getitem_jvp_plugged)
 
 
 # ---- reshape, unsqueeze, squeeze (one VJP: put G back into A's shape) -------------------------------
@@ -163,9 +172,18 @@ def _reshape_plugged(t, g, out, a):
     return ((f"reshape({t(g)}, {a.shape})", g.reshape(a.shape)),)
 
 
+def _reshape_jvp(tangents, out, a):
+    return tangents[0].reshape(out.shape)
+
+
+def _reshape_jvp_plugged(t, tangents, out, a):
+    return f"reshape({t(tangents[0])}, {out.shape})", tangents[0].reshape(out.shape)
+
+
 RESHAPE = Primitive("reshape", reshape, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
                     slots=("A",),
-                    shape=reshape_shape, methods=("reshape",))
+                    shape=reshape_shape, methods=("reshape",),
+                    jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged)
 
 
 def unsqueeze(a, axis):
@@ -183,7 +201,8 @@ def unsqueeze_shape(a, axis):
 
 UNSQUEEZE = Primitive("unsqueeze", unsqueeze, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
                       slots=("A",),
-                      shape=unsqueeze_shape, methods=("unsqueeze",))
+                      shape=unsqueeze_shape, methods=("unsqueeze",),
+                      jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged)
 
 
 def squeeze(a, axis=None):
@@ -205,7 +224,8 @@ def squeeze_shape(a, axis=None):
 
 SQUEEZE = Primitive("squeeze", squeeze, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
                     slots=("A",),
-                    shape=squeeze_shape, methods=("squeeze",))
+                    shape=squeeze_shape, methods=("squeeze",),
+                    jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged)
 
 
 # ---- transpose -----------------------------------------------------------------------------
@@ -236,9 +256,21 @@ def _transpose_plugged(t, g, out, a, axes):
     return ((f"{t(g)}ᵀ" if back is None else f"transpose({t(g)}, {back})", np.transpose(g, back)),)
 
 
+def _transpose_jvp(tangents, out, a, axes):
+    return np.transpose(tangents[0], axes)
+
+
+def _transpose_jvp_plugged(t, tangents, out, a, axes):
+    text = f"{t(tangents[0])}ᵀ" if axes is None else f"transpose({t(tangents[0])}, {tuple(int(ax) for ax in axes)})"
+    return text, np.transpose(tangents[0], axes)
+
+
 TRANSPOSE = Primitive("transpose", transpose, _transpose_vjp, "dA = Gᵀ (the inverse permutation)",
                       plugged=_transpose_plugged, slots=("A",),
-                      shape=transpose_shape, methods=("transpose", "T"))
+                      shape=transpose_shape, methods=("transpose", "T"),
+                      jvp=_transpose_jvp,
+                      jvp_formula="dOut = dAᵀ (the same permutation)",
+                      jvp_plugged=_transpose_jvp_plugged)
 
 
 # ---- concat, stack -------------------------------------------------------------------------
@@ -281,9 +313,27 @@ def _concat_plugged(t, g, out, *inputs, axis):
     )
 
 
+def _filled(tangents, inputs, dtype):
+    """The tangents of a concat or stack, zeros for an input without one."""
+    return [np.zeros(x.shape, dtype) if d is None else d for d, x in zip(tangents, inputs)]
+
+
+def _concat_jvp(tangents, out, *inputs, axis):
+    return np.concatenate(_filled(tangents, inputs, out.dtype), axis=axis)
+
+
+def _concat_jvp_plugged(t, tangents, out, *inputs, axis):
+    parts = _filled(tangents, inputs, out.dtype)
+    texts = ", ".join("0" if d is None else t(d) for d in tangents)
+    return f"concat({texts}) along axis {axis}", np.concatenate(parts, axis=axis)
+
+
 CONCAT = Primitive("concat", concat, _concat_vjp, "dAᵢ = the slice of G that Aᵢ filled", plugged=_concat_plugged,
                    slots=(),
-                   shape=concat_shape, functions=("concat",))
+                   shape=concat_shape, functions=("concat",),
+                   jvp=_concat_jvp,
+                   jvp_formula="dOut = concat(dAᵢ), 0 for an Aᵢ without a tangent",
+                   jvp_plugged=_concat_jvp_plugged)
 
 
 def stack(tensors, axis=0):
@@ -314,5 +364,17 @@ def _stack_plugged(t, g, out, *inputs, axis):
     return tuple((f"{t(g)}[{i}] along axis {axis}", np.take(g, i, axis=axis)) for i in range(len(inputs)))
 
 
+def _stack_jvp(tangents, out, *inputs, axis):
+    return np.stack(_filled(tangents, inputs, out.dtype), axis=axis)
+
+
+def _stack_jvp_plugged(t, tangents, out, *inputs, axis):
+    texts = ", ".join("0" if d is None else t(d) for d in tangents)
+    return f"stack({texts}) along axis {axis}", np.stack(_filled(tangents, inputs, out.dtype), axis=axis)
+
+
 STACK = Primitive("stack", stack, _stack_vjp, "dAᵢ = G[i] along the stacked axis", plugged=_stack_plugged, slots=(),
-                  shape=stack_shape, functions=("stack",))
+                  shape=stack_shape, functions=("stack",),
+                  jvp=_stack_jvp,
+                  jvp_formula="dOut = stack(dAᵢ), 0 for an Aᵢ without a tangent",
+                  jvp_plugged=_stack_jvp_plugged)

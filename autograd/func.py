@@ -1,0 +1,238 @@
+"""Function transforms shaped like torch.func: jvp and jacfwd (forward mode), vjp and jacrev (reverse mode).
+
+    out, tangent = jvp(f, (x,), (v,))       # f(x) and J·v: one forward-mode pass
+    out, vjp_fn = vjp(f, x); (gx,) = vjp_fn(u)   # uᵀJ: one backward pass per call of vjp_fn
+    jac = jacfwd(f)(x)                      # J, of shape out.shape + x.shape: n JVPs (n = x.size)
+    jac = jacrev(f)(x)                      # the same J from m VJPs (m = out.size)
+
+`f` takes Tensors and returns one Tensor (with ``has_aux=True``: a pair (Tensor, anything)). The primals are
+not changed; `f` runs once, on fresh leaves that share their data, and its graph is recorded (also inside
+no_grad()). Every result is a Tensor without a graph. A Jacobian function says what its last call cost:
+``jacfwd(f)`` took ``.passes`` JVPs (one per input number, ``.n``) and ``jacrev(f)`` as many VJPs as the
+output has numbers (``.m``): forward mode wins when n < m, reverse mode when m < n.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from autograd.forward import push_tangents, run_forward
+from autograd.ops import as_tensor
+from autograd.tensor import Tensor, _no_grad_depth, run_backward, toposort
+
+__all__ = ["jvp", "vjp", "jacfwd", "jacrev", "JacobianFunction"]
+
+
+# ---- arguments ----------------------------------------------------------------------------------------
+def _as_tuple(what, value, name):
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{name}: {what} must be a tuple of Tensors, got {type(value).__name__}")
+    return tuple(value)
+
+
+def _primal(value, position, name):
+    """A primal as a float Tensor (arrays and numbers are taken as PyTorch's torch.tensor would)."""
+    x = value if isinstance(value, Tensor) else as_tensor(value)
+    if x.data.dtype.kind != "f":
+        raise TypeError(f"{name}: primal {position} has dtype {x.data.dtype}; only floating-point tensors "
+                        "can be differentiated")
+    return x
+
+
+def _argnums(argnums, count, name):
+    """`argnums` (int or tuple of ints, negative counting from the end) as a tuple of positions."""
+    nums = argnums if isinstance(argnums, tuple) else (argnums,)
+    if not nums:
+        raise ValueError(f"{name}: argnums must name at least one argument")
+    positions = []
+    for k in nums:
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+            raise TypeError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}")
+        if not -count <= k < count:
+            raise ValueError(f"{name}: argnums {k} is out of range for a function called with {count} arguments")
+        positions.append(int(k) % count)
+    if len(set(positions)) != len(positions):
+        raise ValueError(f"{name}: argnums {argnums!r} names the same argument twice")
+    return tuple(positions)
+
+
+@contextmanager
+def _recording():
+    """The graph is recorded inside, even within no_grad() (as torch.func's transforms do)."""
+    thread = threading.get_ident()
+    depth = _no_grad_depth.pop(thread, None)
+    try:
+        yield
+    finally:
+        if depth is not None:
+            _no_grad_depth[thread] = depth
+
+
+def _leaf(x):
+    """A fresh leaf sharing x's data, to record f's graph from (x itself is not changed)."""
+    leaf = Tensor._constant(x.data)
+    leaf.requires_grad = True
+    return leaf
+
+
+def _run(f, args, positions, has_aux, name):
+    """f called on `args` with fresh leaves at `positions`: (leaves, out, aux)."""
+    args = list(args)
+    leaves = []
+    for k in positions:
+        leaves.append(_leaf(_primal(args[k], k, name)))
+        args[k] = leaves[-1]
+    with _recording():
+        result = f(*args)
+    aux = None
+    if has_aux:
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise TypeError(f"{name}(has_aux=True): f must return a pair (output Tensor, aux)")
+        result, aux = result
+        aux = _detached(aux)
+    if not isinstance(result, Tensor):
+        raise TypeError(f"{name}: f must return a Tensor, it returned {type(result).__name__}")
+    return leaves, result, aux
+
+
+def _detached(value):
+    if isinstance(value, Tensor):
+        return Tensor._constant(value.data)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_detached(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _detached(v) for k, v in value.items()}
+    return value
+
+
+def _plain(array):
+    return Tensor._constant(np.array(array))
+
+
+# ---- jvp, vjp ------------------------------------------------------------------------------------------
+def jvp(f, primals, tangents, *, has_aux=False):
+    """(f(*primals), J·tangents): forward mode, one pass. `primals` and `tangents` are tuples of the same
+    length and shapes (ValueError naming the first mismatch). With has_aux, (out, tangent, aux)."""
+    primals = _as_tuple("primals", primals, "jvp")
+    tangents = _as_tuple("tangents", tangents, "jvp")
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents (one tangent per primal)")
+    xs = [_primal(x, k, "jvp") for k, x in enumerate(primals)]
+    vs = []
+    for k, (x, v) in enumerate(zip(xs, tangents)):
+        v = np.asarray(v.data if isinstance(v, Tensor) else v)
+        if v.shape != x.data.shape:
+            raise ValueError(f"jvp: tangent {k} has shape {v.shape} but primal {k} has shape {x.data.shape}")
+        vs.append(v.astype(x.data.dtype, copy=False))
+    leaves, out, aux = _run(f, xs, range(len(xs)), has_aux, "jvp")
+    tangent = _plain(run_forward(out, dict(zip(leaves, vs))))
+    return (_plain(out.data), tangent, aux) if has_aux else (_plain(out.data), tangent)
+
+
+def _pull(out, leaves, cotangent, order):
+    """uᵀJ for each leaf (zeros for a leaf the output does not depend on), by the engine's backward pass;
+    every grad it wrote is cleared again, so the next call starts afresh."""
+    if not out.requires_grad:
+        return [np.zeros(x.data.shape, x.data.dtype) for x in leaves]
+    try:
+        run_backward(out, cotangent)
+        return [np.zeros(x.data.shape, x.data.dtype) if x.grad is None else np.array(x.grad) for x in leaves]
+    finally:
+        for node in order:
+            node.grad = None
+
+
+def vjp(f, *primals, has_aux=False):
+    """(f(*primals), vjp_fn): reverse mode. vjp_fn(u) returns uᵀJ for each primal, as a tuple (one backward
+    pass per call; u has the output's shape). With has_aux, (out, vjp_fn, aux)."""
+    xs = [_primal(x, k, "vjp") for k, x in enumerate(primals)]
+    leaves, out, aux = _run(f, xs, range(len(xs)), has_aux, "vjp")
+    order = toposort(out) if out.requires_grad else ()
+
+    def vjp_fn(cotangent):
+        u = np.asarray(cotangent.data if isinstance(cotangent, Tensor) else cotangent)
+        if u.shape != out.data.shape:
+            raise ValueError(f"vjp: the cotangent has shape {u.shape} but the output has shape {out.data.shape}")
+        return tuple(_plain(g) for g in _pull(out, leaves, u.astype(out.data.dtype, copy=False), order))
+
+    return (_plain(out.data), vjp_fn, aux) if has_aux else (_plain(out.data), vjp_fn)
+
+
+# ---- Jacobians -----------------------------------------------------------------------------------------
+class JacobianFunction:
+    """What jacfwd(f) and jacrev(f) return: called like f, it gives the Jacobian of f's output with respect
+    to the arguments at `argnums` (shape out.shape + primal.shape; a tuple of them for a tuple argnums).
+
+    After a call, ``passes`` says how many passes that call took (``mode`` 'forward': one JVP per input
+    number, n; 'reverse': one VJP per output number, m), with ``n`` and ``m``; None before the first call.
+    """
+
+    def __init__(self, f, argnums, has_aux, mode):
+        self.f, self.argnums, self.has_aux, self.mode = f, argnums, has_aux, mode
+        self.passes = self.n = self.m = None
+
+    def __repr__(self):
+        name = "jacfwd" if self.mode == "forward" else "jacrev"
+        return f"{name}({getattr(self.f, '__name__', 'f')}, argnums={self.argnums!r})"
+
+    def __call__(self, *args):
+        name = "jacfwd" if self.mode == "forward" else "jacrev"
+        positions = _argnums(self.argnums, len(args), name)
+        leaves, out, aux = _run(self.f, args, positions, self.has_aux, name)
+        n, m = sum(x.data.size for x in leaves), out.data.size
+        blocks, self.passes = forward_blocks(out, leaves) if self.mode == "forward" else reverse_blocks(out, leaves)
+        self.n, self.m = n, m
+        jacs = tuple(_plain(b.reshape(out.data.shape + x.data.shape)) for b, x in zip(blocks, leaves))
+        result = jacs if isinstance(self.argnums, tuple) else jacs[0]
+        return (result, aux) if self.has_aux else result
+
+
+def forward_blocks(out, leaves):
+    """(J = ∂out/∂leaf for each leaf as an (m, leaf.size) matrix, the passes taken): one column per forward-mode
+    pass, n in all; column j is the output's tangent when the one-hot eⱼ is the only tangent."""
+    m, dtype = out.data.size, out.data.dtype
+    order = toposort(out)
+    blocks = []
+    for leaf in leaves:
+        block = np.zeros((m, leaf.data.size), dtype)
+        seed = np.zeros(leaf.data.shape, leaf.data.dtype)
+        flat = seed.reshape(-1)
+        for j in range(leaf.data.size):
+            flat[j] = 1
+            tangent = push_tangents(order, {leaf: seed}).get(out)
+            if tangent is not None:
+                block[:, j] = tangent.reshape(-1)
+            flat[j] = 0
+        blocks.append(block)
+    return blocks, sum(x.data.size for x in leaves)
+
+
+def reverse_blocks(out, leaves):
+    """(J = ∂out/∂leaf for each leaf as an (m, leaf.size) matrix, the passes taken): one row per reverse-mode
+    pass, m in all (none when no leaf reaches the output: J is zeros); row i is what the backward pass sends
+    each leaf for the one-hot cotangent eᵢ."""
+    m, dtype = out.data.size, out.data.dtype
+    blocks = [np.zeros((m, x.data.size), dtype) for x in leaves]
+    order = toposort(out) if out.requires_grad else ()
+    seed = np.zeros(out.data.shape, dtype)
+    flat = seed.reshape(-1)
+    passes = m if out.requires_grad else 0
+    for i in range(passes):
+        flat[i] = 1
+        for block, g in zip(blocks, _pull(out, leaves, seed, order)):
+            block[i] = g.reshape(-1)
+        flat[i] = 0
+    return blocks, passes
+
+
+def jacfwd(f, argnums=0, *, has_aux=False):
+    """The Jacobian of f by forward mode: one JVP per number of the inputs at `argnums` (see JacobianFunction)."""
+    return JacobianFunction(f, argnums, has_aux, "forward")
+
+
+def jacrev(f, argnums=0, *, has_aux=False):
+    """The Jacobian of f by reverse mode: one VJP per number of f's output (see JacobianFunction)."""
+    return JacobianFunction(f, argnums, has_aux, "reverse")

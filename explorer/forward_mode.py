@@ -1,0 +1,410 @@
+"""Forward mode for the explorer and the stepper as plain data: the direction v, each node's JVP step and tangent,
+the line where forward and reverse meet, and what building the full Jacobian costs each way."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.dot import slot_names
+from explorer.explain import PLUG_LIMIT, node_heading, node_label
+from explorer.numbers import array_text, fmt_number, plugged_text
+
+# ----------------------------------------------------------------------------- the direction v
+
+
+@dataclass(frozen=True)
+class Direction:
+    """The tangent v the forward pass pushes: all ones, ones in one input, or one element of one input.
+
+    Written in a URL as ``ones``, ``input:x`` or ``element:x:3`` (``index`` counts x's elements in
+    row-major order, as x.reshape(-1) does)."""
+
+    kind: str  # 'ones' | 'input' | 'element'
+    name: str = ""
+    index: int = 0
+
+    @property
+    def text(self) -> str:
+        if self.kind == "ones":
+            return "ones"
+        return f"input:{self.name}" if self.kind == "input" else f"element:{self.name}:{self.index}"
+
+    def describe(self, inputs: Mapping | None = None) -> str:
+        """``v = all ones``, ``v = ones in x, zeros elsewhere``, ``v = 1 at x[1, 2], zeros elsewhere``."""
+        if self.kind == "ones":
+            return "v = ones in every input"
+        if self.kind == "input":
+            return f"v = ones in {self.name}, zeros elsewhere"
+        where = f"{self.name}[{self.index}]"
+        if inputs is not None and self.name in inputs and len(inputs[self.name].shape) > 1:
+            place = np.unravel_index(self.index, inputs[self.name].shape)
+            where = f"{self.name}[{', '.join(str(int(i)) for i in place)}]"
+        return f"v = 1 at {where}, zeros elsewhere"
+
+
+ONES = Direction("ones")
+
+
+def parse_direction(text: str | None) -> Direction:
+    """A direction from its URL form (see Direction); None or '' is all ones. ValueError says what is wrong."""
+    if not text or text == "ones":
+        return ONES
+    kind, _, rest = str(text).partition(":")
+    if kind == "input" and rest:
+        return Direction("input", rest)
+    if kind == "element":
+        name, _, index = rest.rpartition(":")
+        if name and index.isdigit():
+            return Direction("element", name, int(index))
+    raise ValueError(f"a direction is 'ones', 'input:NAME' or 'element:NAME:INDEX', got {text!r}")
+
+
+def direction_seeds(direction: Direction, inputs: Mapping) -> dict:
+    """{input Tensor: its tangent} for ``direction`` over a program's inputs (name -> leaf Tensor): every input
+    gets a tangent (zeros where v has none), so each input's tangent is shown. ValueError names an unknown input
+    or an element out of range."""
+    if direction.kind != "ones" and direction.name not in inputs:
+        known = ", ".join(inputs) or "none"
+        raise ValueError(f"the direction names {direction.name!r}, which is not an input of the program "
+                         f"(inputs: {known})")
+    seeds = {}
+    for name, t in inputs.items():
+        v = np.zeros(t.data.shape, t.data.dtype)
+        if direction.kind == "ones" or direction.kind == "input" and name == direction.name:
+            v[...] = 1
+        elif direction.kind == "element" and name == direction.name:
+            if not 0 <= direction.index < v.size:
+                raise ValueError(f"{name} has {v.size} elements (0 to {v.size - 1}); element {direction.index} "
+                                 "is not one of them")
+            v.reshape(-1)[direction.index] = 1
+        seeds[t] = v
+    return seeds
+
+
+# ----------------------------------------------------------------------------- the forward steps
+
+
+def plugged_jvp_rule(prim, tangents, out, inputs, meta) -> str:
+    """A step's JVP rule with its numbers put in (``dOut = 1 ⊙ 2 + -4 ⊙ 0 = 2``), from the rule's own
+    plugged-in form (Primitive.jvp_plugged); a sentence instead when an operand has more than PLUG_LIMIT elements.
+    The line ends in what the rule's arithmetic gives, which is the node's tangent (before broadcasting)."""
+    largest = max(int(np.size(x)) for x in (out, *inputs, *(t for t in tangents if t is not None)))
+    if largest > PLUG_LIMIT:
+        return (f"Written with numbers for operands of up to {PLUG_LIMIT} elements; "
+                f"this step's largest has {largest}: see the tangents below.")
+    with np.errstate(all="ignore"):  # a pole or an overflow is shown as inf or nan, as the tangents are
+        text, value = prim.jvp_plugged(plugged_text, tuple(tangents), out, *inputs, **meta)
+    result = plugged_text(value, operand=False)
+    return f"dOut = {result}" if text in (result, plugged_text(value)) else f"dOut = {text} = {result}"
+
+
+@dataclass(frozen=True)
+class MeetingLine:
+    """Where the two modes meet on the output: forward mode's ∂f/∂v (the output's tangent, summed when the
+    output has several numbers, as backward()'s ones seed sums it) and reverse mode's ∇f · v."""
+
+    forward: float
+    reverse: float
+    agree: bool  # equal up to the rounding of the two orders of arithmetic (then printed with the same digits)
+    text: str
+
+
+def meeting_line(output, out_tangent: np.ndarray, seeds: Mapping) -> MeetingLine:
+    """The meeting line for ``output`` (a Tensor whose inputs are the keys of ``seeds``): runs backward() on it,
+    seeded with ones, and takes ∇f · v = Σ over the inputs of grad ⊙ v.
+
+    The two sums are the same algebra in two orders, so they may differ in the last bits; within 10⁴ machine
+    epsilons of the terms' size they are equal, and the line prints them from one number (0.54375 and
+    0.5437500000000001 would otherwise print as 0.5437 and 0.5438)."""
+    forward = float(np.sum(out_tangent, dtype=np.float64))
+    reverse, scale = 0.0, 0.0
+    if output.requires_grad:
+        for t in seeds:
+            t.grad = None
+        output.backward()
+        for t, v in seeds.items():
+            if t.grad is not None:
+                terms = np.asarray(t.grad * v, dtype=np.float64)
+                reverse += float(np.sum(terms))
+                scale += float(np.sum(np.abs(terms)))
+    eps = float(np.finfo(output.data.dtype).eps) if output.data.dtype.kind == "f" else float(np.finfo(float).eps)
+    agree = abs(forward - reverse) <= 1e4 * eps * max(scale, abs(forward), abs(reverse))
+    name = output.name or "f"
+    f = name if output.data.size == 1 else f"(Σ {name})"
+    shown = fmt_number(forward)
+    text = (f"forward: ∂{f}/∂v = {shown}  ·  reverse: ∇{f} · v = {shown if agree else fmt_number(reverse)}")
+    return MeetingLine(forward=forward, reverse=reverse, agree=agree, text=text)
+
+
+@dataclass(frozen=True)
+class ForwardRun:
+    """A program's forward-mode pass along one direction: what the Explorer and the Stepper show in forward mode."""
+
+    graph: object  # autograd.graph.Graph of the program's output
+    steps: tuple  # of autograd.graph.ForwardStep, topological order, plugged-in rules filled in
+    tangents: dict  # node id -> the node's tangent (inputs: their share of v)
+    direction: Direction
+    meeting: MeetingLine
+
+
+def forward_program(text: str, poked: tuple = (), direction: Direction | str = ONES) -> ForwardRun:
+    """Evaluates a program (with its inputs' ``poked`` values, explorer.poke) and pushes the tangent v of
+    ``direction`` through it node by node. Raises ExpressionError for a bad program (or one whose steps would be
+    too big to record) and ValueError for a direction the program has no input for."""
+    from autograd.graph import forward_steps
+    from explorer.poke import resolve
+    from language import compile_program
+
+    if isinstance(direction, str):
+        direction = parse_direction(direction)
+    program = compile_program(text)
+    program.check_stepper()
+    result = program.run(inputs=resolve(program, poked))
+    output = result.output
+    seeds = direction_seeds(direction, result.inputs)
+    graph, steps, tangents = forward_steps(output, seeds, plugged=plugged_jvp_rule)
+    out_tangent = tangents.get(graph.output)
+    if out_tangent is None:
+        out_tangent = np.zeros(output.data.shape)
+    return ForwardRun(graph=graph, steps=steps, tangents=tangents, direction=direction,
+                      meeting=meeting_line(output, out_tangent, seeds))
+
+
+def tangents_at(run: ForwardRun, k: int) -> dict:
+    """The tangent known for each node once steps[0..k-1] have run (k = 0: the inputs' own, v)."""
+    if not 0 <= k <= len(run.steps):
+        raise IndexError(f"step {k} is outside 0..{len(run.steps)}")
+    computed = {step.node for step in run.steps[k:]}
+    return {node: t for node, t in run.tangents.items() if node not in computed}
+
+
+@dataclass(frozen=True)
+class ReceivedView:
+    parent: str  # the parent's label
+    slot: str  # the argument slot ('A', 'W', ...), '' for a one-input op
+    tangent: str  # the tangent it carried, or a note that it carries none
+
+
+@dataclass(frozen=True)
+class ForwardStepView:
+    title: str
+    node: str
+    op: str
+    formula: str  # the op's JVP rule
+    plugged: str  # the rule with this step's numbers put in, '' if not recorded
+    received: tuple[ReceivedView, ...]  # in argument order
+    tangent: str  # the node's tangent, J·v
+
+
+def describe_forward_step(graph, step, total: int) -> ForwardStepView:
+    """What one forward-mode step did, in words and numbers: the mirror of explain.describe_step."""
+    node = graph.nodes[step.node]
+    names = Counter(n.name for n in graph.nodes if n.name)
+
+    def label_of(n) -> str:
+        return node_heading(n) if names[n.name] > 1 else node_label(n)
+
+    slots = slot_names(node)
+    received = tuple(
+        ReceivedView(
+            parent=label_of(graph.nodes[parent]),
+            slot=slots[position] if len(node.parents) > 1 else "",
+            tangent="none (a constant: its tangent is 0)" if t is None else array_text(t),
+        )
+        for position, (parent, t) in enumerate(step.received)
+    )
+    return ForwardStepView(
+        title=f"Step {step.index + 1} of {total}: {node_heading(node)}",
+        node=label_of(node),
+        op=step.op,
+        formula=step.formula,
+        plugged=step.plugged or "",
+        received=received,
+        tangent=array_text(step.tangent),
+    )
+
+
+def describe_forward_seed(run: ForwardRun) -> tuple[str, str]:
+    """(title, text) of position 0 of the forward stepper: the inputs get their tangents from v."""
+    inputs = {n.name: n for n in run.graph.nodes if n.kind == "input" and n.name}
+    first = f" Press **Next** to run `{node_label(run.graph.nodes[run.steps[0].node])}`'s JVP." if run.steps else ""
+    text = ("Forward mode starts at the inputs: each gets its part of the direction v as its tangent, and every "
+            "op then computes its own tangent from its parents', in topological order, as it computes its value."
+            + first)
+    return f"Seed: {run.direction.describe(inputs)}", text
+
+
+FORWARD_EXPLAINED = (
+    ("Choose a direction v: one tangent per input, of its shape. Here: all ones, one input, or one element.",
+     r"\dot{x} = v"),
+    ("Walk the nodes in topological order (parents first), the same order the forward pass computes values in.",
+     r"v_1, v_2, \dots, v_n = y"),
+    ("At each node, its op's Jacobian-vector product (JVP) turns the parents' tangents into its own: for "
+     "Y = X·W, dY = dX·W + X·dW. An input without a tangent adds nothing.",
+     r"\dot{v} = \sum_i \frac{\partial v}{\partial x_i}\,\dot{x}_i"),
+    ("The output's tangent is the directional derivative ∂f/∂v, one column-combination J·v of the Jacobian; "
+     "reverse mode's ∇f · v gives the same number from the other end.",
+     r"\dot{y} = J v \qquad \mathbf{1}^{\top} J v = \nabla(\textstyle\sum y) \cdot v"),
+)
+
+
+# ----------------------------------------------------------------------------- what each mode costs
+
+#: The full Jacobian is built (and timed) both ways up to this many entries...
+BUILD_ENTRIES = 250_000
+#: ...as long as each way costs at most this many counted operations...
+BUILD_OPERATIONS = 20_000_000
+#: ...and this many passes (each pass walks the graph in Python: ~10 µs a node at the least).
+BUILD_PASSES = 4_096
+
+
+@dataclass(frozen=True)
+class ModeCost:
+    mode: str  # 'forward' or 'reverse'
+    passes: int  # JVPs (one per input number) or VJPs (one per output number)
+    operations: int  # arithmetic operations counted over all passes (a matmul: its multiply-adds)
+    seconds: float | None  # measured building J this way; None when J was too big to build
+
+
+@dataclass(frozen=True)
+class JacobianCost:
+    """What building f's full Jacobian (m × n) costs each way, for f: ℝⁿ → ℝᵐ on the program's own numbers."""
+
+    n: int  # numbers in the inputs
+    m: int  # numbers in the output
+    forward: ModeCost
+    reverse: ModeCost
+    built: bool  # False: too big, the counts only
+    max_difference: float | None  # max |J by forward − J by reverse| when built
+    note: str  # why J was not built ('' when it was)
+
+    @property
+    def winner(self) -> str:
+        """'forward', 'reverse' or 'tie', by the operations counted (the same every run, unlike a time)."""
+        f, r = self.forward.operations, self.reverse.operations
+        return "tie" if f == r else "forward" if f < r else "reverse"
+
+    @property
+    def verdict(self) -> str:
+        n, m = self.n, self.m
+        shape = f"f maps {n:,} input number{'s' * (n != 1)} to {m:,} output number{'s' * (m != 1)}"
+        if self.winner == "tie":
+            return f"A tie: {shape}, and both ways do {self.forward.operations:,} operations."
+        win, lose = (self.forward, self.reverse) if self.winner == "forward" else (self.reverse, self.forward)
+        reason = (f"{shape}: forward mode needs a pass per input number ({n:,}), reverse mode one per output "
+                  f"number ({m:,})")
+        return (f"{win.mode.capitalize()} mode wins: {reason}, so {win.passes:,} {_passes(win)} do the work "
+                f"({win.operations:,} operations against {lose.operations:,}).")
+
+
+def _passes(cost: ModeCost) -> str:
+    return ("JVP" if cost.mode == "forward" else "VJP") + ("s" if cost.passes != 1 else "")
+
+
+def pass_operations(output, inputs) -> tuple[list[int], int]:
+    """(operations of one forward-mode pass seeded in each input alone, operations of one reverse-mode pass),
+    counted on the nodes' own JVPs and VJPs (autograd.jacobian's counter; the numbers do not change them)."""
+    from autograd.jacobian import counted_jvp, counted_vjp
+    from autograd.tensor import toposort
+
+    order = toposort(output) if output.requires_grad else [output]
+    forward = []
+    for leaf in inputs:
+        reached, total = {leaf}, 0
+        for node in order:
+            if node._prim is None or not any(p in reached for p in node._parents):
+                continue
+            given = [np.ones(p.data.shape) if p in reached else None for p in node._parents]
+            total += counted_jvp(node, given)[1]
+            reached.add(node)
+        forward.append(total)
+    reverse = sum(counted_vjp(node, np.ones(node.data.shape))[1] for node in order if node._prim is not None)
+    return forward, reverse
+
+
+def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter, max_entries: int = BUILD_ENTRIES,
+                  max_operations: int = BUILD_OPERATIONS, max_passes: int = BUILD_PASSES) -> JacobianCost:
+    """The cost of output's full Jacobian with respect to ``inputs`` (leaf Tensors that require grad) both ways:
+    passes, counted operations, and, when it is small enough, the time ``clock`` measures building it (the
+    faster of two builds each way; building runs backward() m times: the graph's grads are cleared afterwards)."""
+    from autograd.func import forward_blocks, reverse_blocks
+
+    inputs = list(inputs)
+    n, m = sum(t.data.size for t in inputs), int(output.data.size)
+    per_input, per_reverse = pass_operations(output, inputs)
+    forward_ops = sum(t.data.size * ops for t, ops in zip(inputs, per_input))
+    reverse_ops = m * per_reverse if output.requires_grad else 0
+    note = ""
+    if n * m > max_entries:
+        note = f"J has {n * m:,} entries (m × n = {m:,} × {n:,}), more than the {max_entries:,} built here"
+    elif max(forward_ops, reverse_ops) > max_operations:
+        note = (f"building J would take {max(forward_ops, reverse_ops):,} operations, more than the "
+                f"{max_operations:,} allowed here")
+    elif max(n, m) > max_passes:
+        note = f"building J would take {max(n, m):,} passes one way, more than the {max_passes:,} allowed here"
+    seconds = {"forward": None, "reverse": None}
+    difference = None
+    if not note:
+        built = {}
+        for mode, build in (("forward", forward_blocks), ("reverse", reverse_blocks)):
+            for _ in range(2):  # NOTE: the first build of a graph also warms caches; the faster one is kept
+                start = clock()
+                built[mode], _ = build(output, inputs)
+                took = clock() - start
+                seconds[mode] = took if seconds[mode] is None else min(seconds[mode], took)
+        difference = max((float(np.max(np.abs(f - r), initial=0.0)) for f, r in zip(built["forward"],
+                                                                                     built["reverse"])), default=0.0)
+    reverse_passes = m if output.requires_grad else 0
+    return JacobianCost(
+        n=n, m=m,
+        forward=ModeCost("forward", n, int(forward_ops), seconds["forward"]),
+        reverse=ModeCost("reverse", reverse_passes, int(reverse_ops), seconds["reverse"]),
+        built=not note, max_difference=difference, note=f"Not built: {note}; the counts only." if note else "",
+    )
+
+
+def program_cost(text: str, poked: tuple = (), clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
+    """jacobian_cost for a program's output with respect to its inputs (on a run of its own)."""
+    from explorer.poke import resolve
+    from language import compile_program
+
+    program = compile_program(text)
+    result = program.run(inputs=resolve(program, poked))
+    return jacobian_cost(result.output, list(result.inputs.values()), clock=clock)
+
+
+LAB_PROGRAM = "y = tanh(W @ x)   (W: m × n, fixed; x: the input, n numbers)"
+
+
+def lab_cost(n: int, m: int, seed: int = 0, clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
+    """jacobian_cost for the lab's y = tanh(W @ x) with W of m × n (a constant) and x of n numbers: forward mode
+    takes n passes, reverse mode m, each pass one matrix-vector product of m·n multiply-adds."""
+    if not (n >= 1 and m >= 1 and n * m <= 10**7):
+        raise ValueError(f"the lab takes n, m ≥ 1 with m × n at most 10,000,000, got n = {n}, m = {m}")
+    from autograd import Tensor
+
+    rng = np.random.default_rng(seed)
+    w = Tensor(rng.standard_normal((m, n)) / math.sqrt(n))
+    x = Tensor(rng.standard_normal(n), requires_grad=True, name="x")
+    y = (w @ x).tanh()
+    return jacobian_cost(y, [x], clock=clock)
+
+
+def cost_rows(cost: JacobianCost) -> list[dict[str, object]]:
+    """The cost table: one row per mode (passes, operations, time or 'not built')."""
+    rows = []
+    for c in (cost.forward, cost.reverse):
+        rows.append({
+            "mode": "forward (JVP)" if c.mode == "forward" else "reverse (VJP)",
+            "passes": f"{c.passes:,} ({'n' if c.mode == 'forward' else 'm'})",
+            "operations": f"{c.operations:,}",
+            "time": "not built" if c.seconds is None else f"{c.seconds * 1e3:.3g} ms",
+        })
+    return rows
+
