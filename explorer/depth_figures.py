@@ -8,17 +8,18 @@ tests' hooks: data-testid="depth-lab", one row per layer with data-layer, data-a
 from __future__ import annotations
 
 import html
+import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from explorer.depth_lab import LabResult, LayerStats
-from explorer.numbers import fmt_number, power_of_ten
+from explorer.depth_lab import LabResult, LayerStats, scaled
+from explorer.numbers import fmt_number, plain_number, power_of_ten
 
 ACT_COLOUR = "rgb(31, 119, 220)"
 GRAD_COLOUR = "rgb(220, 96, 38)"
 #: share of a layer's activations in a bin: 0 transparent (the page's background), up to a strong blue
+PAD = 1.5  # a log axis reaches this factor below the smallest value and above the largest
 SHARES = [[0.0, "rgba(31, 119, 220, 0)"], [0.15, "rgba(31, 119, 220, 0.45)"], [1.0, "rgba(31, 119, 220, 1)"]]
 
 
@@ -27,26 +28,58 @@ def _positive(values: list[float]) -> list[float | None]:
     return [v if np.isfinite(v) and v > 0 else None for v in values]
 
 
-def depth_figure(result: LabResult) -> go.Figure:
-    """Two panels over the layers: the activations' spread (std) and the weights' gradient norm, log scales."""
-    layers = [s.layer for s in result.layers]
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
-                        subplot_titles=("Activation spread (std), log scale", "Gradient norm ‖∂L/∂W‖, log scale"))
-    for col, (name, values, colour) in enumerate([
-        ("activation std", [s.act_std for s in result.layers], ACT_COLOUR),
-        ("gradient norm", [s.grad_norm for s in result.layers], GRAD_COLOUR),
-    ], start=1):
-        shown = _positive(values)
-        fig.add_trace(go.Bar(x=layers, y=shown, name=name, marker_color=colour, showlegend=False,
-                             hovertemplate=f"layer %{{x}}: {name} %{{y:.3g}}<extra></extra>"), row=1, col=col)
-        fig.update_yaxes(type="log", exponentformat="power", row=1, col=col)
-        fig.update_xaxes(title_text="layer", row=1, col=col)
-        if all(v is None for v in shown):
-            axis = "" if col == 1 else str(col)
-            fig.add_annotation(text="0 in every layer: nothing to draw on a log scale", showarrow=False,
-                               xref=f"x{axis} domain", yref=f"y{axis} domain", x=0.5, y=0.5)
-    fig.update_layout(height=300, margin=dict(l=50, r=20, t=40, b=40), bargap=0.15)
+def log_range(values: list[float | None]) -> tuple[float, float] | None:
+    """The log axis's range (in decades) around these values, with room for the smallest bar to show."""
+    shown = [v for v in values if v is not None]
+    return (math.log10(min(shown) / PAD), math.log10(max(shown) * PAD)) if shown else None
+
+
+def log_ticks(values: list[float | None]) -> tuple[list[float], list[str]]:
+    """Tick values and texts for a log axis over these values (see log_range): powers of ten (at most 7),
+    or, within two decades, the first of 1-2-5, 1-2-3-5 and 1 to 9 steps that gives three ticks."""
+    span = log_range(values)
+    if span is None:
+        return [], []
+    lo, hi = math.floor(span[0]), math.ceil(span[1])
+    if span[1] - span[0] >= 2 + 2 * math.log10(PAD):
+        first, last = math.ceil(span[0]), math.floor(span[1])
+        ticks = [10.0**k for k in range(first, last + 1, max(1, math.ceil((last - first) / 6)))]
+        return ticks, [power_of_ten(t) for t in ticks]
+    for mantissas in ((1, 2, 5), (1, 2, 3, 5), range(1, 10)):
+        ticks = [m * 10.0**k for k in range(lo, hi + 1) for m in mantissas]
+        ticks = [t for t in ticks if span[0] <= math.log10(t) <= span[1]]
+        if len(ticks) >= 3:
+            break
+    return ticks, [plain_number(t) for t in ticks]
+
+
+def _title(text: str) -> dict:
+    return dict(text=text, font=dict(size=14))
+
+
+def layer_bars(result: LabResult, what: str) -> go.Figure:
+    """One bar per layer on a log scale: `what` is "spread" (the activations' std) or "gradient" (‖∂L/∂W‖)."""
+    if what == "spread":
+        name, values, colour = "activation std", [s.act_std for s in result.layers], ACT_COLOUR
+        title = "Activation spread (std) per layer, log scale"
+    else:
+        name, values, colour = "gradient norm", [s.grad_norm for s in result.layers], GRAD_COLOUR
+        title = "Gradient norm ‖∂L/∂W‖ per layer, log scale"
+    shown = _positive(values)
+    fig = go.Figure(go.Bar(x=[s.layer for s in result.layers], y=shown, name=name, marker_color=colour,
+                           hovertemplate=f"layer %{{x}}: {name} %{{y:.3g}}<extra></extra>"))
+    ticks, texts = log_ticks(shown)
+    fig.update_yaxes(type="log", tickvals=ticks, ticktext=texts, range=log_range(shown))
+    fig.update_xaxes(title_text="layer")
+    if not ticks:
+        fig.add_annotation(text="0 in every layer: nothing to draw on a log scale", showarrow=False,
+                           xref="x domain", yref="y domain", x=0.5, y=0.5)
+    fig.update_layout(height=280, margin=dict(l=60, r=20, t=40, b=40), bargap=0.15, title=_title(title))
     return fig
+
+
+def _axis(result: LabResult) -> str:
+    return "activation ÷ its layer's std" if scaled(result.config.activation) else "activation"
 
 
 def histogram_figure(result: LabResult) -> go.Figure:
@@ -55,15 +88,17 @@ def histogram_figure(result: LabResult) -> go.Figure:
     edges = result.edges
     centres = (edges[:-1] + edges[1:]) / 2
     share = result.hist.T * 100  # (bins, layers), in %
+    # NOTE: a spike (ReLU's zeros, tanh's ±1) would take the whole scale and leave the rest pale: the
+    # colours top out at the 95th percentile of the non-empty bins.
+    filled = share[share > 0]
+    top = float(np.percentile(filled, 95)) if filled.size else 1.0
     fig = go.Figure(go.Heatmap(
-        x=[s.layer for s in result.layers], y=centres, z=share, colorscale=SHARES, zmin=0.0,
-        zmax=max(float(share.max()), 1e-9),
+        x=[s.layer for s in result.layers], y=centres, z=share, colorscale=SHARES, zmin=0.0, zmax=max(top, 1e-9),
         colorbar=dict(title=dict(text="% of layer", side="right"), thickness=10),
-        hovertemplate="layer %{x}, activation ≈ %{y:.3g}: %{z:.1f} % of the layer's values<extra></extra>",
+        hovertemplate="layer %{x}, " + _axis(result) + " ≈ %{y:.3g}: %{z:.1f} % of the layer's values<extra></extra>",
     ))
-    fig.update_layout(height=300, margin=dict(l=50, r=20, t=40, b=40),
-                      title=dict(text="Where each layer's activations lie", font=dict(size=14)),
-                      xaxis_title="layer", yaxis_title="activation")
+    fig.update_layout(height=300, margin=dict(l=60, r=20, t=40, b=40), xaxis_title="layer", yaxis_title=_axis(result),
+                      title=_title("Where each layer's activations lie"))
     return fig
 
 
@@ -75,10 +110,9 @@ def layer_histogram(result: LabResult, layer: int) -> go.Figure:
         x=(edges[:-1] + edges[1:]) / 2, y=result.hist[layer - 1] * 100, width=np.diff(edges), marker_color=ACT_COLOUR,
         hovertemplate="activation ≈ %{x:.3g}: %{y:.1f} %<extra></extra>",
     ))
-    fig.update_layout(height=300, margin=dict(l=50, r=20, t=40, b=40), bargap=0.05,
-                      title=dict(text=f"Layer {layer}: mean {fmt_number(stats.act_mean)}, std "
-                                      f"{fmt_number(stats.act_std)}", font=dict(size=14)),
-                      xaxis_title="activation", yaxis_title="% of the layer's values")
+    title = f"Layer {layer}: mean {fmt_number(stats.act_mean)}, std {fmt_number(stats.act_std)}"
+    fig.update_layout(height=300, margin=dict(l=60, r=20, t=40, b=40), bargap=0.05, title=_title(title),
+                      xaxis_title=_axis(result), yaxis_title="% of the layer's values")
     fig.update_xaxes(range=[edges[0], edges[-1]])
     return fig
 

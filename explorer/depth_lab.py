@@ -30,9 +30,11 @@ MAX_BATCH = 1000
 MAX_NUMBERS = 4_000_000
 NOISE = 0.2  # the data set's noise (the Playground's default)
 BINS = 41  # histogram bins per layer (odd: 0 is a bin's centre)
+STDS = 5.0  # unbounded activations' histograms reach this many of their layer's stds
 MOSTLY = 0.5  # a share above this is "most"
 VANISHED = 1e-2  # layer 1's gradient below this share of the last layer's: vanishing
 EXPLODED = 1e2  # ... above this many times: exploding
+SPREAD_CHANGE = 10  # the last layer's activation std this many times smaller or larger than layer 1's
 HUGE = 1e6  # every layer's gradient norm above this: no usual learning rate survives a step
 TINY = 1e-6  # ... below this: nothing moves
 
@@ -140,7 +142,7 @@ class LayerStats:
 class LabResult:
     config: LabConfig
     layers: tuple[LayerStats, ...]
-    edges: np.ndarray  # BINS + 1 histogram edges, the same for every layer
+    edges: np.ndarray  # BINS + 1 histogram edges, the same for every layer (in stds: see `scaled`)
     hist: np.ndarray  # (depth, BINS): each layer's share of activations per bin (values outside go to the end bins)
     loss: float
     overflow: int | None  # the first layer whose activations or gradients are not finite (None: all finite)
@@ -180,8 +182,8 @@ def analyse(config: LabConfig) -> LabResult:
         loss.backward()
         stats = [_stats(i + 1, a, layer.weight.grad, config.activation) for i, (a, layer) in
                  enumerate(zip(acts, layers[:-1]))]
-        edges = _edges(acts, config.activation)
-        hist = np.array([_histogram(a, edges) for a in acts])
+        edges = _edges(config.activation)
+        hist = np.array([_histogram(a, edges, config.activation) for a in acts])
     bad = [s.layer for s in stats if not (math.isfinite(s.act_std) and math.isfinite(s.grad_norm))]
     return LabResult(config, tuple(stats), edges, hist, float(loss.data), bad[0] if bad else None)
 
@@ -207,22 +209,27 @@ def _stats(layer: int, a: np.ndarray, grad: np.ndarray | None, activation: str) 
     )
 
 
-def _edges(acts: list[np.ndarray], activation: str) -> np.ndarray:
-    """Bins shared by all layers, so their histograms compare: tanh's and sigmoid's own ranges, else
-    up to the largest layer's 99th percentile of |a| (ReLU from 0)."""
+def _edges(activation: str) -> np.ndarray:
+    """Bins shared by all layers, so their histograms compare: tanh's and sigmoid's own ranges; for the
+    unbounded activations, the value in units of its layer's std (a layer's shape, whatever its scale)."""
     if activation == "tanh":
         return np.linspace(-1.0, 1.0, BINS + 1)
     if activation == "sigmoid":
         return np.linspace(0.0, 1.0, BINS + 1)
-    reach = max((float(np.percentile(np.abs(a[np.isfinite(a)]), 99)) for a in acts if np.isfinite(a).any()),
-                default=0.0)
-    reach = reach if 0 < reach < 1e300 else 1.0
-    return np.linspace(0.0 if activation == "relu" else -reach, reach, BINS + 1)
+    return np.linspace(0.0 if activation == "relu" else -STDS, STDS, BINS + 1)
 
 
-def _histogram(a: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    values = np.clip(a[np.isfinite(a)], edges[0], edges[-1])
-    counts, _ = np.histogram(values, bins=edges)
+def scaled(activation: str) -> bool:
+    """Whether the histograms count activations in units of their layer's std (the unbounded ones)."""
+    return activation not in ("tanh", "sigmoid")
+
+
+def _histogram(a: np.ndarray, edges: np.ndarray, activation: str) -> np.ndarray:
+    values = a[np.isfinite(a)]
+    if scaled(activation):
+        spread = values.std() if values.size else 0.0
+        values = values / spread if spread > 0 else values - values
+    counts, _ = np.histogram(np.clip(values, edges[0], edges[-1]), bins=edges)
     return counts / max(a.size, 1)
 
 
@@ -305,10 +312,12 @@ def _spread_words(layers: tuple[LayerStats, ...]) -> str:
     if len(stds) == 1:
         return f"The activations' spread (std) is {plain_number(first)}."
     span = f"from {plain_number(first)} in layer 1 to {plain_number(last)} in layer {layers[-1].layer}"
-    if last < first * VANISHED:
-        return f"The activations shrink with depth: their spread (std) falls {span}. The signal fades away."
-    if last > first * EXPLODED:
-        return f"The activations grow with depth: their spread (std) rises {span}. The signal explodes."
+    if last * SPREAD_CHANGE < first:
+        fades = " The signal fades away." if last < first * VANISHED else ""
+        return f"The activations shrink with depth: their spread (std) falls {span}.{fades}"
+    if last > first * SPREAD_CHANGE:
+        explodes = " The signal explodes." if last > first * EXPLODED else ""
+        return f"The activations grow with depth: their spread (std) rises {span}.{explodes}"
     low, high = min(stds), max(stds)
     return (f"The activations keep their spread (std) through the depth: between {plain_number(low)} and "
             f"{plain_number(high)} in all {len(stds)} layers.")

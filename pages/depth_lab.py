@@ -64,7 +64,9 @@ with st.container(border=True):
     st.markdown(f"**{markdown_safe(config.init)}** · {markdown_safe(nets.INITS[config.init].note)}")
     st.markdown("\n".join(f"- {markdown_safe(sentence)}" for sentence in depth_lab.findings(result)))
 
-st.plotly_chart(figures.depth_figure(result), width="stretch", key="lab_depth_chart")
+spread, gradient = st.columns(2)
+spread.plotly_chart(figures.layer_bars(result, "spread"), width="stretch", key="lab_spread_chart")
+gradient.plotly_chart(figures.layer_bars(result, "gradient"), width="stretch", key="lab_gradient_chart")
 
 every, one = st.columns(2)
 with every:

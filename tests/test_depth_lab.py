@@ -119,10 +119,14 @@ def test_same_seed_same_result_and_another_seed_another():
 
 
 def test_histograms_share_bins_and_hold_every_value():
-    result = analyse(LabConfig(init="He uniform", activation="relu", width=32, depth=12, batch=100))
+    result = analyse(LabConfig(init="PyTorch default", activation="relu", width=32, depth=12, batch=100))
     assert result.hist.shape == (12, depth_lab.BINS) and len(result.edges) == depth_lab.BINS + 1
     assert result.edges[0] == 0  # ReLU: nothing below 0
     np.testing.assert_allclose(result.hist.sum(axis=1), 1.0)  # outliers go to the end bins
+    # in units of each layer's std: the first bin holds ReLU's zeros (and values under 0.12 std), whatever the
+    # layer's scale (layer 1's std is 10x layer 12's)
+    zeros = np.array([s.zero for s in result.layers])
+    assert np.all(result.hist[:, 0] >= zeros) and np.all(result.hist[:, 0] < zeros + 0.1)
     tanh = analyse(LabConfig(activation="tanh", width=8, depth=3))
     assert (tanh.edges[0], tanh.edges[-1]) == (-1, 1)
 
@@ -198,14 +202,28 @@ def test_the_table_has_one_hooked_row_per_layer(tanh_normal):
 
 
 def test_the_figures_put_each_layer_on_a_log_scale(relu_he):
-    fig = depth_figures.depth_figure(relu_he)
-    assert [t.type for t in fig.data] == ["bar", "bar"]
-    assert list(fig.data[0].y) == pytest.approx([s.act_std for s in relu_he.layers])
-    assert list(fig.data[1].y) == pytest.approx([s.grad_norm for s in relu_he.layers])
-    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
-    zeros = depth_figures.depth_figure(analyse(LabConfig(init="zeros", width=4, depth=3)))
+    spread = depth_figures.layer_bars(relu_he, "spread")
+    gradient = depth_figures.layer_bars(relu_he, "gradient")
+    assert list(spread.data[0].y) == pytest.approx([s.act_std for s in relu_he.layers])
+    assert list(gradient.data[0].y) == pytest.approx([s.grad_norm for s in relu_he.layers])
+    assert spread.layout.yaxis.type == "log" and gradient.layout.yaxis.type == "log"
+    zeros = depth_figures.layer_bars(analyse(LabConfig(init="zeros", width=4, depth=3)), "gradient")
     assert "nothing to draw on a log scale" in zeros.layout.annotations[-1].text
     heat = depth_figures.histogram_figure(relu_he)
     assert np.asarray(heat.data[0].z).shape == (depth_lab.BINS, 50)
+    assert heat.layout.yaxis.title.text == "activation ÷ its layer's std"
     one = depth_figures.layer_histogram(relu_he, 7)
     assert re.match(r"Layer 7: mean .*, std", one.layout.title.text)
+
+
+def test_log_ticks_are_decades_or_one_two_five_within_the_range():
+    ticks, texts = depth_figures.log_ticks([1e-20, 1e-4])
+    assert texts == ["10⁻²⁰", "10⁻¹⁷", "10⁻¹⁴", "10⁻¹¹", "10⁻⁸", "10⁻⁵"]
+    lo, hi = depth_figures.log_range([1e-20, 1e-4])
+    assert lo < -20 and hi > -4
+    assert depth_figures.log_ticks([0.03, None, 0.44]) == ([0.02, 0.05, 0.1, 0.2, 0.5], ["0.02", "0.05", "0.1", "0.2",
+                                                                                          "0.5"])
+    ticks, texts = depth_figures.log_ticks([0.69, 0.95])  # within a factor 1.4: 1-2-5 gives only two ticks
+    assert texts == ["0.5", "0.6", "0.7", "0.8", "0.9", "1"]
+    assert depth_figures.log_ticks([0.37, 0.86])[1] == ["0.3", "0.5", "1"]
+    assert depth_figures.log_ticks([None]) == ([], []) and depth_figures.log_range([None]) is None

@@ -41,9 +41,9 @@ def test_the_page_opens_at_its_defaults_and_writes_them_into_the_url():
     assert len(rows(at)) == default.depth
     assert "flat tails" in texts(at)  # tanh with N(0, 1), the default: saturated
     charts = at.get("plotly_chart")
-    assert len(charts) == 3
-    depth_chart = json.loads(charts[0].proto.spec)
-    assert [len(t["y"]) for t in depth_chart["data"]] == [default.depth, default.depth]
+    assert len(charts) == 4  # spread, gradient, every layer's histogram, one layer's
+    for chart in charts[:2]:
+        assert len(json.loads(chart.proto.spec)["data"][0]["y"]) == default.depth
 
 
 def test_changing_a_setting_changes_the_numbers_and_the_url():
@@ -88,7 +88,7 @@ def test_the_layer_slider_picks_the_histogram_shown():
     at = lab({"depth": "8"})
     assert at.slider(key="lab_layer").value == 8
     at.slider(key="lab_layer").set_value(3).run()
-    spec = json.loads(at.get("plotly_chart")[2].proto.spec)
+    spec = json.loads(at.get("plotly_chart")[3].proto.spec)
     assert spec["layout"]["title"]["text"].startswith("Layer 3:")
     at.slider(key="lab_depth").set_value(2).run()  # a shallower network: the slider follows
     assert not at.exception and at.slider(key="lab_layer").value == 2
