@@ -251,14 +251,14 @@ def findings(result: LabResult) -> list[str]:
                     "so each gets the same gradient and they stay identical: the layer might as well have one neuron.")
     said.append(_gradient_words(first, last))
     said.append(_size_words([s.grad_norm for s in layers]))
-    said.append(_spread_words(layers))
     if result.config.activation in ("tanh", "sigmoid"):
         tails = [s.layer for s in layers if s.saturated is not None and s.saturated > MOSTLY]
         if tails:
             flat = "|a| > 0.99" if config.activation == "tanh" else "a < 0.01 or a > 0.99"
             said.append(f"In {_count(tails, len(layers))} most activations sit on {config.activation}'s flat tails "
                         f"({flat}: {last.saturated:.0%} in the last layer), where its slope is under 0.02: "
-                        "little gradient gets through them.")
+                        "those neurons hardly respond to their input and pass almost no gradient back.")
+    said.append(_spread_words(layers))
     if config.activation == "relu" and last.dead is not None and last.dead > MOSTLY and not last.identical:
         said.append(f"{last.dead:.0%} of the last layer's ReLU neurons output 0 for every point of the batch "
                     "(dead): no gradient reaches their weights from it.")
@@ -319,8 +319,8 @@ def _spread_words(layers: tuple[LayerStats, ...]) -> str:
         explodes = " The signal explodes." if last > first * EXPLODED else ""
         return f"The activations grow with depth: their spread (std) rises {span}.{explodes}"
     low, high = min(stds), max(stds)
-    return (f"The activations keep their spread (std) through the depth: between {plain_number(low)} and "
-            f"{plain_number(high)} in all {len(stds)} layers.")
+    return (f"The activations' spread (std) stays between {plain_number(low)} and {plain_number(high)} "
+            f"in all {len(stds)} layers.")
 
 
 def _count(layer_numbers: list[int], total: int) -> str:

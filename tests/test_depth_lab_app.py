@@ -59,7 +59,7 @@ def test_changing_a_setting_changes_the_numbers_and_the_url():
     assert [r[1] for r in got] == [s.act_std for s in expected.layers]
     assert [r[2] for r in got] == [s.grad_norm for s in expected.layers]
     assert at.query_params["init"] in ("He normal", ["He normal"])
-    assert "keep their spread" in texts(at)
+    assert "spread (std) stays between" in texts(at)
 
 
 def test_a_link_sets_the_lab_and_bad_values_get_a_message():

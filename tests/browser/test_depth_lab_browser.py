@@ -44,7 +44,7 @@ def test_depth_50_tanh_with_unit_normal_saturates_and_relu_with_he_keeps_the_spr
     grads = [r["grad"] for r in relu]
     assert max(stds) / min(stds) < 4, stds
     assert max(grads) / min(grads) < 100, grads
-    wait_for_text(page, "keep their spread")
+    wait_for_text(page, "spread (std) stays between")
     page.screenshot(path=str(artifacts / "depth-lab-relu-he.png"))
     assert page.console_errors == [], "\n".join(page.console_errors)
     assert page.external_requests == []
