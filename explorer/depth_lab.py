@@ -244,8 +244,11 @@ def findings(result: LabResult) -> list[str]:
     config = result.config
     said = []
     if result.overflow is not None:
-        said.append(f"The numbers overflow (become inf or nan) from layer {result.overflow}: the signal explodes "
-                    "faster than floating point can follow.")
+        forward = [s.layer for s in layers if not math.isfinite(s.act_std)]
+        said.append(f"The activations overflow (become inf or nan) from layer {forward[0]}: the signal grows faster "
+                    "than floating point can follow." if forward else
+                    "The gradients overflow (become inf or nan) on the way back: they grow faster than floating point "
+                    "can follow.")
     if all(s.identical for s in layers) and config.width > 1:
         said.append("Every neuron of a layer computes the same value for every point (their weights start equal), "
                     "so each gets the same gradient and they stay identical: the layer might as well have one neuron.")

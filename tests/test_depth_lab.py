@@ -2,6 +2,7 @@
 
 import math
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 
 import numpy as np
@@ -71,6 +72,19 @@ def test_unit_normal_relu_explodes_and_says_so():
     assert result.layers[-1].act_std > 1e25 and result.overflow is None
     words = " ".join(findings(result))
     assert "The signal explodes" in words and "gradient is huge" in words
+
+
+def test_overflow_is_said_where_it_starts():
+    """Within the limits nothing overflows (16× a layer at most: 10⁶⁰ at depth 50); past them, the words say where."""
+    result = analyse(LabConfig(init="N(0, 1)", activation="linear", width=256, depth=50, batch=310))
+    assert result.overflow is None and result.layers[-1].act_std > 1e40
+    inf = float("inf")
+    layers = tuple(replace(s, act_std=inf if s.layer >= 30 else s.act_std, grad_norm=float("nan"))
+                   for s in result.layers)
+    said = findings(replace(result, layers=layers, overflow=1))
+    assert said[0].startswith("The activations overflow (become inf or nan) from layer 30")
+    said = findings(replace(result, layers=tuple(replace(s, grad_norm=inf) for s in result.layers), overflow=1))
+    assert said[0].startswith("The gradients overflow (become inf or nan) on the way back")
 
 
 def test_zeros_shows_identical_neurons():
