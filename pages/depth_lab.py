@@ -39,6 +39,10 @@ if ss.get("lab_query") != query:
     for problem in problems:
         st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")
 
+if "lab_cut" in ss:  # the batch the last run cut to fit the limit, shown by its widget from now on
+    ss[key("batch")], cut = ss.pop("lab_cut")
+    st.info(markdown_safe(cut[:1].upper() + cut[1:] + "."), icon=":material/compress:")
+
 with st.sidebar:
     for section in ("Network", "Data"):
         st.header(section)
@@ -48,7 +52,8 @@ with st.sidebar:
 
 config, cut = depth_lab.fitted({s.name: ss[key(s.name)] for s in LAB_SETTINGS})
 if cut:
-    st.info(markdown_safe(cut[:1].upper() + cut[1:] + "."), icon=":material/compress:")
+    ss.lab_cut = config.batch, cut
+    st.rerun()
 ss.lab_config = config
 ss.lab_query = config.to_query()
 if query != ss.lab_query:

@@ -81,7 +81,9 @@ def test_too_much_work_is_cut_to_the_limit_with_a_message():
     at.slider(key="lab_batch").set_value(1000).run()  # from the widgets
     assert not at.exception
     assert "using a batch of 310" in " ".join(i.value for i in at.info)
-    assert at.query_params["batch"] in ("310", ["310"])
+    assert at.query_params["batch"] in ("310", ["310"]) and at.slider(key="lab_batch").value == 310
+    at.slider(key="lab_width").set_value(128).run()  # the message goes; the batch stays as the widget says
+    assert not at.info and at.slider(key="lab_batch").value == 310 and len(rows(at)) == 50
 
 
 def test_the_layer_slider_picks_the_histogram_shown():
