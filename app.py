@@ -33,6 +33,7 @@ pages = [
         icon=":material/model_training:",
         url_path="playground",
     ),
+    st.Page("pages/depth_lab.py", title="Initialisation & depth", icon=":material/layers:", url_path="depth_lab"),
 ]
 page = st.navigation(pages, position="hidden")
 # NOTE: the sidebar's links are drawn here rather than by Streamlit's own navigation menu, which

@@ -71,6 +71,9 @@ def _scaled():
 def _exp_minus_square(x):
     # NOTE: exp(-x²) with x² split as hi² + (x − hi)(x + hi), hi = x rounded to 1/16: hi² is exact,
     # so the rounding error of x² (1e-13 relative in the result at x = 26) never enters.
+    # Beyond x = 40 exp(-x²) is 0 in float64 (exp(-1600) underflows), and there the split's second factor
+    # could overflow (x = 1e8 + 0.04: exp(-hi²) = 0 times exp(4.5e6) = inf gave nan): x is capped at 40.
+    x = np.minimum(x, 40.0)
     hi = np.round(x * 16.0) / 16.0
     return np.exp(-hi * hi) * np.exp(-(x - hi) * (x + hi))
 

@@ -74,19 +74,24 @@ def draw(section: str, task: str, *, upload_label: str = "", disabled: tuple[str
             ss[f"_pg_task_{s.name}"] = task
         if options and s.kind in ("select", "select_slider") and ss.get(k) not in options:
             ss[k] = options[0]
-        common = {"key": k, "help": s.help or None, "disabled": s.name in disabled}
-        if s.kind == "select":
-            st.selectbox(s.label, options, format_func=_format(s, upload_label), **common)
-        elif s.kind == "select_slider":
-            st.select_slider(s.label, options, format_func=_format(s, upload_label), **common)
-        elif s.kind == "multiselect":
-            st.multiselect(s.label, options, **common)
-        elif s.kind == "slider":
-            st.slider(s.label, s.lo, s.hi, step=s.step, format=s.fmt, **common)
-        elif s.kind == "number":
-            st.number_input(s.label, s.lo, s.hi, step=s.step, **common)
-        else:
-            st.text_input(s.label, **common)
+        widget(s, options, _format(s, upload_label), key=k, disabled=s.name in disabled)
+
+
+def widget(s: Setting, options: tuple, format_func=str, **common) -> None:
+    """The one widget of a setting (its kind, label, range or choices, help), under `common`'s key."""
+    common["help"] = s.help or None
+    if s.kind == "select":
+        st.selectbox(s.label, options, format_func=format_func, **common)
+    elif s.kind == "select_slider":
+        st.select_slider(s.label, options, format_func=format_func, **common)
+    elif s.kind == "multiselect":
+        st.multiselect(s.label, options, **common)
+    elif s.kind == "slider":
+        st.slider(s.label, s.lo, s.hi, step=s.step, format=s.fmt, **common)
+    elif s.kind == "number":
+        st.number_input(s.label, s.lo, s.hi, step=s.step, **common)
+    else:
+        st.text_input(s.label, **common)
 
 
 def read(task: str) -> TrainConfig:

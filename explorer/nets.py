@@ -1,4 +1,4 @@
-"""What a playground network is made of: registries of activations, optimisers, losses and extra inputs.
+"""What a playground network is made of: registries of activations, initialisations, optimisers, losses, inputs.
 
 Each registry maps the name a user picks to one function; the settings table reads the names,
 the training runner the functions. Adding an optimiser is one function and one dict line.
@@ -13,8 +13,77 @@ import numpy as np
 
 from autograd import Tensor, nn, optim
 from autograd import functional as F
+from autograd.nn import init
 
 ACTIVATIONS: dict[str, type] = nn.ACTIVATIONS
+
+
+# ---------------------------------------------------------------------- initialisations
+# How a Linear layer's first weights are drawn. Each scheme fills W (and b) with autograd.nn.init from one
+# generator, layer after layer; `code` is the same fill as the exported script writes it (of `layer`, `g`).
+
+
+@dataclass(frozen=True)
+class Initialisation:
+    """One way to draw a Linear layer's first weights."""
+
+    fill: Callable[[nn.Linear, np.random.Generator], None]
+    code: str  # the fill in Python, of `layer` and the generator `g`
+    note: str  # what it is, in a line
+
+
+def _weights_then_zero_bias(fill_weight: Callable) -> Callable[[nn.Linear, np.random.Generator], None]:
+    def fill(layer: nn.Linear, g: np.random.Generator) -> None:
+        fill_weight(layer.weight, g)
+        if layer.bias is not None:
+            init.zeros_(layer.bias)
+    return fill
+
+
+def _pytorch_default(layer: nn.Linear, g: np.random.Generator) -> None:
+    layer.reset_parameters(g)
+
+
+_ZERO_BIAS = "\n    init.zeros_(layer.bias)"
+INITS: dict[str, Initialisation] = {
+    "PyTorch default": Initialisation(
+        _pytorch_default, "layer.reset_parameters(g)",
+        "PyTorch's nn.Linear: W and b uniform in ±1/√fan_in (kaiming_uniform_ with a = √5)."),
+    "zeros": Initialisation(
+        _weights_then_zero_bias(lambda w, g: init.zeros_(w)), "init.zeros_(layer.weight)" + _ZERO_BIAS,
+        "Every weight and bias 0: all neurons of a layer compute the same thing, and stay the same."),
+    "N(0, 1)": Initialisation(
+        _weights_then_zero_bias(lambda w, g: init.normal_(w, 0.0, 1.0, generator=g)),
+        "init.normal_(layer.weight, 0.0, 1.0, generator=g)" + _ZERO_BIAS,
+        "Weights from a standard normal, biases 0: far too large for wide layers."),
+    "N(0, 0.01²)": Initialisation(
+        _weights_then_zero_bias(lambda w, g: init.normal_(w, 0.0, 0.01, generator=g)),
+        "init.normal_(layer.weight, 0.0, 0.01, generator=g)" + _ZERO_BIAS,
+        "Weights from a normal with std 0.01, biases 0: far too small for deep networks."),
+    "Xavier uniform": Initialisation(
+        _weights_then_zero_bias(lambda w, g: init.xavier_uniform_(w, generator=g)),
+        "init.xavier_uniform_(layer.weight, generator=g)" + _ZERO_BIAS,
+        "Glorot & Bengio: uniform in ±√(6 / (fan_in + fan_out)), biases 0; made for tanh and sigmoid."),
+    "Xavier normal": Initialisation(
+        _weights_then_zero_bias(lambda w, g: init.xavier_normal_(w, generator=g)),
+        "init.xavier_normal_(layer.weight, generator=g)" + _ZERO_BIAS,
+        "Glorot & Bengio: normal with std √(2 / (fan_in + fan_out)), biases 0; made for tanh and sigmoid."),
+    "He uniform": Initialisation(
+        _weights_then_zero_bias(lambda w, g: init.kaiming_uniform_(w, nonlinearity="relu", generator=g)),
+        "init.kaiming_uniform_(layer.weight, nonlinearity='relu', generator=g)" + _ZERO_BIAS,
+        "He et al. (Kaiming): uniform in ±√(6 / fan_in), biases 0; made for ReLU."),
+    "He normal": Initialisation(
+        _weights_then_zero_bias(lambda w, g: init.kaiming_normal_(w, nonlinearity="relu", generator=g)),
+        "init.kaiming_normal_(layer.weight, nonlinearity='relu', generator=g)" + _ZERO_BIAS,
+        "He et al. (Kaiming): normal with std √(2 / fan_in), biases 0; made for ReLU."),
+}
+DEFAULT_INIT = "PyTorch default"
+
+
+def initialise(layers: list[nn.Linear], name: str, g: np.random.Generator) -> None:
+    """Draws every layer's weights with the scheme `name`, in order, from the one generator `g`."""
+    for layer in layers:
+        INITS[name].fill(layer, g)
 
 
 def _sgd(params, lr, l2):

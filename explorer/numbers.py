@@ -25,6 +25,24 @@ def fmt_number(value: float) -> str:
     return "0" if text == "-0" else text
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_ten(value: float) -> str:
+    """A positive number as its nearest power of ten in words' form: 3e-12 -> '10⁻¹²', 0.5 -> '10⁰'."""
+    return "10" + str(round(math.log10(value))).translate(_SUPERSCRIPT)
+
+
+def plain_number(value: float) -> str:
+    """A number for a sentence: two significant digits, and very large or small ones as 3.2×10⁻²⁰."""
+    if value == 0 or not math.isfinite(value) or 1e-3 <= abs(value) < 1e4:
+        text = f"{value:.2g}"
+        text = f"{float(text):,.0f}" if "e" in text and math.isfinite(value) else text  # 1.2e+03 -> 1,200
+        return "0" if text == "-0" else text
+    mantissa, exponent = f"{value:.1e}".split("e")
+    return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def _cells(values: list) -> list[str]:
     cells = list(map(_FOUR, values))
     if "-0" in cells:

@@ -202,6 +202,11 @@ class TrainConfig:
         help=f"Comma-separated, e.g. 8, 8 — up to {MAX_LAYERS} layers of {MAX_WIDTH}.",
     )
     activation: str = setting("tanh", "Activation", "select", "Network", choices=tuple(nets.ACTIVATIONS))
+    init: str = setting(
+        nets.DEFAULT_INIT, "Initialisation", "select", "Network", choices=tuple(nets.INITS),
+        help="How the first weights are drawn (from the seed). With zeros every neuron of a layer is the same, "
+        "and stays the same.",
+    )
     features: tuple[str, ...] = setting(
         (),
         "Extra input features",

@@ -185,6 +185,9 @@ def new_state(
     model = nn.MLP(
         [n_inputs, *config.hidden, n_outputs], activation=config.activation, rng=np.random.default_rng(config.seed)
     )
+    if config.init != nets.DEFAULT_INIT:  # the MLP drew PyTorch's default; others draw again from the seed
+        nets.initialise([m for m in model.layers if isinstance(m, nn.Linear)], config.init,
+                        np.random.default_rng(config.seed))
     optimizer = nets.OPTIMIZERS[config.optimizer](model.parameters(), config.lr, config.l2)
     state = TrainState(
         config=config,

@@ -1,4 +1,4 @@
-"""Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground}.png.
+"""Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab}.png.
 
 Starts the app (the same server code the browser tests use), opens each page in headless
 Chromium at 1280x900, waits for its picture, and saves a screenshot.
@@ -26,7 +26,7 @@ from tests.browser.server import (  # noqa: E402
 )
 
 VIEWPORT = {"width": 1280, "height": 900}
-SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground")
+SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab")
 
 
 def _settle(page, seconds: float = 0.5) -> None:
@@ -99,6 +99,16 @@ def shoot_playground(page, url: str, out: Path, train_seconds: float, steps: int
     page.screenshot(path=str(out / "playground.png"))
 
 
+def shoot_depth_lab(page, url: str, out: Path) -> None:
+    """The Initialisation & depth page at its defaults: tanh with N(0, 1) weights, 50 layers of 64."""
+    helpers.open_page(page, f"{url}/depth_lab")
+    page.locator('[data-testid="depth-lab"] [data-layer="50"]').wait_for(timeout=60_000)
+    page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
+    helpers.wait_for_idle(page)
+    _settle(page, 1.0)
+    page.screenshot(path=str(out / "depth_lab.png"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "screenshots")
@@ -139,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
                         shoot_poke(page, server.url, out)
                     elif name == "jacobian":
                         shoot_jacobian(page, server.url, out)
+                    elif name == "depth_lab":
+                        shoot_depth_lab(page, server.url, out)
                     else:
                         shoot_playground(page, server.url, out, args.train_seconds)
                     print(f"{out / (name + '.png')}  ({time.monotonic() - start:.1f} s)")

@@ -112,8 +112,12 @@ def test_the_npz_is_read_without_pickles():
         TrainConfig(dataset="xor", optimizer="momentum", features=("x1·x2", "sin x1"), activation="relu", seed=4),
         TrainConfig(dataset="noisy cubic", optimizer="AdamW", lr=0.01, features=("x³",), batch_size=0, hidden=(6,)),
         TrainConfig(dataset="circles", loss="MSE", test_fraction=0.0, activation="sigmoid", hidden=(3, 3)),
+        TrainConfig(init="Xavier uniform", hidden=(5, 4)),
+        TrainConfig(dataset="sine", init="He normal", activation="relu", seed=9),
+        TrainConfig(init="zeros", activation="sigmoid"),
     ],
-    ids=["defaults", "three-classes-mse", "features-momentum", "regression-adamw", "no-test-split"],
+    ids=["defaults", "three-classes-mse", "features-momentum", "regression-adamw", "no-test-split", "xavier-uniform",
+         "he-normal", "zeros"],
 )
 def test_the_python_script_trains_to_the_same_weights(config, tmp_path):
     state = training.new_state(config)

@@ -4,9 +4,11 @@
 once. The controller's clock is replaced by one the test moves, so Play trains a known number of steps.
 """
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -307,3 +309,28 @@ def test_the_replay_toggle_sends_the_recorded_frames(at):
     at.toggle(key="pg_replay").set_value(True).run()
     steps = [f["step"] for f in view(at)["replay"]]
     assert steps[0] == 0 and steps[-1] == 10 and steps == sorted(steps)
+
+
+def test_the_initialisation_setting_sends_the_browser_identical_neurons_for_zeros(at):
+    """The sidebar's Initialisation: zeros restarts the run, goes into the URL, and every frame the live view gets
+    has each hidden layer's neurons (rows of W and their biases) identical, so their pictures are the same."""
+    assert at.selectbox(key="pg_init").value == "PyTorch default"
+    at.selectbox(key="pg_init").set_value("zeros")
+    at.selectbox(key="pg_activation").set_value("sigmoid").run()
+    assert not at.exception and at.query_params["init"] in ("zeros", ["zeros"])
+    for _ in range(3):
+        button(at, "Step").click().run()
+    data = view(at)
+    sizes = pg(at).state.model.sizes
+    for frame in data["frames"]:
+        params = np.frombuffer(base64.b64decode(frame["p"]), dtype="<f8")
+        at_ = 0
+        for n_in, n_out in list(zip(sizes[:-1], sizes[1:]))[:-1]:  # the hidden layers
+            W = params[at_ : at_ + n_in * n_out].reshape(n_out, n_in)
+            b = params[at_ + n_in * n_out : at_ + n_in * n_out + n_out]
+            assert np.all(W[:1] == W) and np.all(b[0] == b), f"step {frame['step']}: neurons differ"
+            at_ += n_in * n_out + n_out
+    assert data["frames"][-1]["step"] == 3
+    at.selectbox(key="pg_init").set_value("He normal").run()
+    W = pg(at).state.linears()[0].weight.data
+    assert not np.all(W[:1] == W)

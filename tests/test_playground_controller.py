@@ -249,3 +249,58 @@ def test_the_step_graphs_glyphs_travel_as_ascii_stand_ins_that_no_text_contains(
     want = playground_graph.frame_values(playground_graph.step_graph(pg.state))
     assert {b: {p: [line.translate(back) for line in v] for p, v in c.items()} for b, c in sent.items()} == want
     assert len(json.dumps(sent)) < 0.7 * len(json.dumps(want))
+
+
+def _layers(params: np.ndarray, sizes: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A frame's flat parameters back into (W, b) per Linear layer."""
+    layers, at = [], 0
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        W = params[at : at + n_in * n_out].reshape(n_out, n_in)
+        at += n_in * n_out
+        layers.append((W, params[at : at + n_out]))
+        at += n_out
+    return layers
+
+
+def test_zeros_keeps_every_neuron_of_a_layer_the_same_while_it_trains(clock):
+    """Symmetry: with zeros every hidden neuron of a layer has the same weights, so the same picture and the
+    same gradient: after 200 steps of Adam they are still identical (while the pictures did change)."""
+    config = TrainConfig(init="zeros", activation="sigmoid", hidden=(5, 4), optimizer="Adam", lr=0.03, speed=100)
+    pg = make(clock, config)
+    sizes = pg.state.model.sizes
+    first = training.layer_outputs(pg.state, training.grid_points(pg.state, 20))
+    pg.play()
+    frames = []
+    for _ in range(10):
+        clock.now += 0.2
+        frames += pg.tick()
+    assert pg.state.step == 200 and len(frames) >= 10
+    for f in frames:
+        for W, b in _layers(f.params, sizes)[:-1]:  # the hidden layers: each neuron is a row of W and its bias
+            assert np.all(W[:1] == W) and np.all(b == b[0]), f"neurons differ at step {f.step}"
+    pictures = training.layer_outputs(pg.state, training.grid_points(pg.state, 20))
+    for before, now in zip(first[:-1], pictures[:-1]):
+        assert np.all(now == now[:, :1]), "a hidden layer's neuron pictures differ"
+        assert now.std() > 0.01 and not np.allclose(now, before), "the pictures should change as it trains"
+    # the view sends those same weights to the browser, which draws the neuron pictures from them
+    data = pg.view_data(frames[-1:], full=True)
+    assert data["frames"][-1]["step"] == 200
+    # the same network drawn from the seed with another scheme has different neurons
+    other = make(clock, replace(config, init="Xavier uniform"))
+    hidden = training.layer_outputs(other.state, training.grid_points(other.state, 20))[0]
+    assert np.ptp(hidden, axis=1).max() > 0.01
+
+
+@pytest.mark.parametrize("init", ["N(0, 1)", "He normal", "zeros"])
+def test_the_initialisation_is_a_setting_that_restarts_and_travels_in_the_url(clock, init):
+    pg = make(clock)
+    assert pg.config.init == "PyTorch default"
+    pg.step_once()
+    assert pg.apply(replace(pg.config, init=init)) == ["initialisation"]
+    assert pg.config.to_query()["init"] == init
+    again, problems = TrainConfig.from_query(pg.config.to_query())
+    assert again.init == init and problems == []
+    W = pg.state.linears()[0].weight.data
+    assert (np.all(W == 0)) == (init == "zeros")
+    _, problems = TrainConfig.from_query({"init": "ones"})
+    assert problems and "initialisation 'ones' is not one of" in problems[0]

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from autograd.special import erf, erfc
 
@@ -88,3 +89,16 @@ def test_shapes_and_dtypes():
     erf(source)
     erfc(source)
     assert np.array_equal(source, [0.3, 2.5])  # the input is not modified
+
+
+def test_huge_finite_arguments_give_the_limits_not_nan():
+    """exp(-x²)'s split once overflowed for large x just below a sixteenth (1e8 + 0.04: 0 × inf = nan),
+    which made GELU of a deep N(0, 1) network nan."""
+    x = np.array([1e8 + 0.04, 2.5e4 + 0.04, 1e300, 39.99, 40.0, 40.04, 27.3])
+    with np.errstate(over="raise", invalid="raise"):  # underflow to 0 is the right answer here
+        c = erfc(x)
+        e = erf(-x)
+        back = erfc(-x)
+    assert c.tolist() == [math.erfc(v) for v in x]  # all 0: below float64's smallest number
+    assert e.tolist() == [-1.0] * len(x) and back.tolist() == [2.0] * len(x)
+    assert erfc(np.array([26.5]))[0] == pytest.approx(math.erfc(26.5), rel=1e-13)  # the split still matters here

@@ -1,4 +1,4 @@
-"""Navigation in a real browser: the sidebar reaches all three pages, titles, console, narrow windows."""
+"""Navigation in a real browser: the sidebar reaches every page, titles, console, narrow windows."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from .helpers import (
 
 pytestmark = pytest.mark.browser
 
-TITLES = {"": "Expression Explorer", "stepper": "Backward Stepper", "playground": "Training Playground"}
+TITLES = {"": "Expression Explorer", "stepper": "Backward Stepper", "playground": "Training Playground",
+          "depth_lab": "Initialisation & depth"}
 SIDEBAR_LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink"] a'
 DEFAULT_NODES = len(trace(evaluate(presets.program(presets.DEFAULT)).output).nodes)
 
@@ -46,11 +47,11 @@ def wait_for_page(page, path: str) -> None:
 def test_sidebar_links_reach_every_page(page, app_url, artifacts):
     open_page(page, app_url)
     wait_for_page(page, "")
-    for path in ("stepper", "playground", ""):
+    for path in ("stepper", "playground", "depth_lab", ""):
         page.get_by_role("link", name=TITLES[path]).click()
         page.wait_for_url(lambda url, path=path: urlsplit(url).path.rstrip("/") == f"/{path}".rstrip("/"))
         wait_for_page(page, path)
-        if path != "playground":  # the explorer and stepper keep the shared program in the URL
+        if path in ("", "stepper"):  # the explorer and stepper keep the shared program in the URL
             page.wait_for_function("() => new URLSearchParams(location.search).has('program')", timeout=5_000)
         assert page.title(), "the tab has a title"
         page.screenshot(path=str(artifacts / f"nav-{path or 'explorer'}.png"))
@@ -58,13 +59,13 @@ def test_sidebar_links_reach_every_page(page, app_url, artifacts):
     assert page.external_requests == [], "the app must not fetch from the internet"
 
 
-@pytest.mark.parametrize("path", ["", "stepper", "playground"])
+@pytest.mark.parametrize("path", ["", "stepper", "playground", "depth_lab"])
 def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, artifacts):
     """A link straight to a page, as the first visit to a fresh server, gets the app's navigation.
 
     The pages live in `pages/` beside app.py, the folder Streamlit's old multipage mode reads on a
     fresh server's first request (components/entry.py). That mode must never show: the sidebar is
-    sampled for 4 s from the first paint and must only ever hold the three titles, never a name made
+    sampled for 4 s from the first paint and must only ever hold the pages' titles, never a name made
     from a file ("stepper", "playground"), and no "Page not found" dialog may appear.
     """
     url = streamlit_app("app.py")  # a fresh server: this is its first session
@@ -89,7 +90,7 @@ def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, arti
     wait_for_text(page, TITLES[path])
 
 
-@pytest.mark.parametrize("path", ["", "stepper", "playground"])
+@pytest.mark.parametrize("path", ["", "stepper", "playground", "depth_lab"])
 def test_narrow_window_has_no_horizontal_overflow(browser, app_url, path, artifacts):
     context = browser.new_context(viewport={"width": 420, "height": 900})
     try:

@@ -1,17 +1,19 @@
-"""Neural-network building blocks: Module, Linear, Sequential, MLP, activations, Embedding."""
+"""Neural-network building blocks: Module, Linear, Sequential, MLP, activations, Embedding (and `init`)."""
 
+import math
 from collections import OrderedDict
 
 import numpy as np
 
 from autograd import functional as F
 from autograd.functional import cross_entropy, mse_loss
+from autograd.nn import init
 from autograd.optim import SGD, Adam, AdamW
 from autograd.tensor import Parameter, Tensor
 
 __all__ = [
     "Module", "Linear", "Sequential", "MLP", "ReLU", "Tanh", "Sigmoid", "GELU", "SiLU", "Identity",
-    "Embedding", "ACTIVATIONS", "Parameter", "SGD", "Adam", "AdamW", "mse_loss", "cross_entropy",
+    "Embedding", "ACTIVATIONS", "init", "Parameter", "SGD", "Adam", "AdamW", "mse_loss", "cross_entropy",
 ]
 
 
@@ -84,20 +86,24 @@ class Module:
         return ""
 
 
-def _uniform(rng, bound, shape):
-    rng = rng if rng is not None else np.random.default_rng()
-    return rng.uniform(-bound, bound, size=shape)
-
-
 class Linear(Module):
-    """y = x·Wᵀ + b with W of shape (out, in); PyTorch's init U(−1/√in, 1/√in) for W and b."""
+    """y = x·Wᵀ + b with W of shape (out, in), initialised as PyTorch's Linear is (`reset_parameters`)."""
 
     def __init__(self, in_features, out_features, bias=True, rng=None):
         self.in_features = in_features
         self.out_features = out_features
-        bound = 1.0 / np.sqrt(in_features) if in_features > 0 else 0.0
-        self.weight = Parameter(_uniform(rng, bound, (out_features, in_features)))
-        self.bias = Parameter(_uniform(rng, bound, (out_features,))) if bias else None
+        self.weight = Parameter(np.empty((out_features, in_features)))
+        self.bias = Parameter(np.empty(out_features)) if bias else None
+        self.reset_parameters(rng)
+
+    def reset_parameters(self, generator=None):
+        """PyTorch's default: W from kaiming_uniform_(a=√5), i.e. U(−1/√in, 1/√in), and b from
+        U(−1/√in, 1/√in) (0 for in = 0), both drawn from `generator`."""
+        generator = np.random.default_rng(generator)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5), generator=generator)
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
+            init.uniform_(self.bias, -bound, bound, generator=generator)
 
     def forward(self, x):
         return F.linear(x, self.weight, self.bias)

@@ -1,0 +1,89 @@
+"""Initialisation & depth: a deep network's activations and gradients, layer by layer, before any training."""
+
+import streamlit as st
+
+from components.entry import through_app
+
+# NOTE: first, before the page's own imports (see components/entry.py).
+through_app()
+
+from components import session  # noqa: E402
+from components.settings_form import widget  # noqa: E402
+from explorer import depth_figures as figures  # noqa: E402
+from explorer import depth_lab, nets  # noqa: E402
+from explorer.depth_lab import LAB_SETTINGS, LabConfig  # noqa: E402
+from explorer.formatting import markdown_safe  # noqa: E402
+from explorer.sandbox import SandboxError  # noqa: E402
+
+ss = st.session_state
+
+
+def key(name: str) -> str:
+    return f"lab_{name}"
+
+
+st.title("Initialisation & depth")
+st.caption(
+    "Why a deep network with the wrong first weights never starts learning: pick an initialisation, an activation, "
+    "a width and a depth, and see, before any training, what each layer does to one batch of the data on the way "
+    "forward (activations) and on the way back (gradients). Settings are in the sidebar and in the URL."
+)
+
+# The URL holds the settings: read it on a first visit, from a link, or back from another page (whose
+# widgets Streamlit forgot: the last settings are kept in lab_config).
+query = st.query_params.to_dict()
+if ss.get("lab_query") != query:
+    config, problems = LabConfig.from_query(query, base=ss.get("lab_config"))
+    for s in LAB_SETTINGS:
+        ss[key(s.name)] = getattr(config, s.name)
+    for problem in problems:
+        st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")
+
+if "lab_cut" in ss:  # the batch the last run cut to fit the limit, shown by its widget from now on
+    ss[key("batch")], cut = ss.pop("lab_cut")
+    st.info(markdown_safe(cut[:1].upper() + cut[1:] + "."), icon=":material/compress:")
+
+with st.sidebar:
+    for section in ("Network", "Data"):
+        st.header(section)
+        for s in LAB_SETTINGS:
+            if s.section == section:
+                widget(s, s.options(""), key=key(s.name))
+
+config, cut = depth_lab.fitted({s.name: ss[key(s.name)] for s in LAB_SETTINGS})
+if cut:
+    ss.lab_cut = config.batch, cut
+    st.rerun()
+ss.lab_config = config
+ss.lab_query = config.to_query()
+if query != ss.lab_query:
+    st.query_params.from_dict(ss.lab_query)
+
+try:
+    result = session.sandboxed(depth_lab.analyse, config)
+except SandboxError as err:
+    st.error(markdown_safe(err.message))
+    st.stop()
+
+with st.container(border=True):
+    st.markdown(f"**{markdown_safe(config.init)}** · {markdown_safe(nets.INITS[config.init].note)}")
+    st.markdown("\n".join(f"- {markdown_safe(sentence)}" for sentence in depth_lab.findings(result)))
+
+spread, gradient = st.columns(2)
+spread.plotly_chart(figures.layer_bars(result, "spread"), width="stretch", key="lab_spread_chart")
+gradient.plotly_chart(figures.layer_bars(result, "gradient"), width="stretch", key="lab_gradient_chart")
+
+every, one = st.columns(2)
+with every:
+    st.plotly_chart(figures.histogram_figure(result), width="stretch", key="lab_histograms")
+with one:
+    if config.depth > 1:
+        ss[key("layer")] = min(ss.get(key("layer"), config.depth), config.depth)
+        layer = st.slider("Layer to look at", 1, config.depth, key=key("layer"))
+    else:
+        layer = 1
+    st.plotly_chart(figures.layer_histogram(result, layer), width="stretch", key="lab_layer_chart")
+
+st.markdown("**Every layer's numbers** (red: a gradient under 1 % or over 100 times the last layer's, or most "
+            "activations saturated or dead)")
+st.html(figures.layer_table_html(result))
