@@ -33,6 +33,7 @@ pages = [
         icon=":material/model_training:",
         url_path="playground",
     ),
+    st.Page("pages/optimiser_race.py", title="Optimiser race", icon=":material/speed:", url_path="optimiser_race"),
 ]
 page = st.navigation(pages, position="hidden")
 # NOTE: the sidebar's links are drawn here rather than by Streamlit's own navigation menu, which

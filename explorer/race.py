@@ -214,6 +214,17 @@ def plane_inputs(program) -> list[str]:
     return [n for n, shape in program.inputs.items() if math.prod(shape) == 1 and n not in program.fixed]
 
 
+def program_plane(text: str) -> dict:
+    """What the race needs to know of the learner's program before it runs: the inputs a plane may use and
+    their values in the program (name -> number). Raises ExpressionError for a program that does not run."""
+    from language import compile_program
+
+    program = compile_program(text)
+    own = program.run().inputs
+    planes = plane_inputs(program)
+    return {"planes": planes, "values": {n: float(np.asarray(own[n].data).reshape(-1)[0]) for n in planes}}
+
+
 def preset_race(name: str, runners: tuple | None = None, steps: int = 300) -> Race:
     """A race on the preset surface ``name``: its start point and box, its first runners unless given."""
     s = SURFACES[name]
@@ -330,7 +341,7 @@ def run_race(race: Race) -> dict:
     program = compile_program(race.text)
     problem = check_race(race, program)
     if problem:
-        raise ValueError(problem)
+        raise ValueError(f"{problem[:1].upper()}{problem[1:]}.")
     surface = _Surface(program, race.x, race.y)
     box = race.plot_box(program)
     return {"paths": [run_path(surface, r, race.start, race.steps, box) for r in race.runners]}
@@ -419,8 +430,14 @@ def grid(race: Race) -> dict:
 
 
 def runners_text(runners: tuple) -> str:
-    """``sgd(lr=0.001);adam(lr=0.1,beta1=0.8)``: each runner's kind and the settings it uses."""
-    return ";".join(f"{r.kind}({','.join(f'{n}={v:.10g}' for n, v in r.settings().items())})" for r in runners)
+    """``sgd(lr=0.001);adam(lr=0.1,beta1=0.8)``: each runner's kind, its learning rate and the settings it uses
+    that differ from the kind's defaults."""
+    parts = []
+    for r in runners:
+        base = runner(r.kind)
+        shown = [f"{n}={v:.10g}" for n, v in r.settings().items() if n == "lr" or v != getattr(base, n)]
+        parts.append(f"{r.kind}({','.join(shown)})")
+    return ";".join(parts)
 
 
 def runners_from_text(text: str) -> tuple[tuple, list[str]]:
@@ -478,3 +495,114 @@ def pair_from_text(text: str) -> tuple | None:
 
 def with_start(race: Race, start: tuple) -> Race:
     return replace(race, start=tuple(float(v) for v in start))
+
+
+# ----------------------------------------------------------------------------- what the page shows, and its URL
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The whole race as the learner set it up (and as the URL keeps it): the surface (a SURFACES key, or OWN:
+    the program the Expression Explorer shows, which the URL keeps as ``program``), the plane, the start point,
+    the optimisers and the number of steps."""
+
+    surface: str = "rosenbrock"
+    x: str = "x"
+    y: str = "y"
+    start: tuple = (-1.5, 2.0)
+    runners: tuple = ()
+    steps: int = 300
+
+    def race(self, own_text: str) -> Race:
+        """The race this setup asks for (the learner's program is ``own_text``)."""
+        if self.surface == OWN:
+            return Race(own_text, self.x, self.y, self.start, self.runners, self.steps)
+        s = SURFACES[self.surface]
+        return Race(s.text, "x", "y", self.start, self.runners, self.steps, s.box)
+
+
+def preset_setup(name: str, steps: int = 300) -> Setup:
+    """A preset surface with its own start point and first runners."""
+    s = SURFACES[name]
+    return Setup(name, "x", "y", s.start, s.runners(), steps)
+
+
+DEFAULT = preset_setup("rosenbrock")
+#: The URL's keys for a race (the learner's program travels as ``program``, as on the program pages).
+QUERY_KEYS = ("surface", "plane", "start", "opt", "steps")
+
+
+def setup_query(setup: Setup) -> dict:
+    """The URL's params for ``setup``."""
+    query = {"surface": setup.surface}
+    if setup.surface == OWN:
+        query["plane"] = f"{setup.x},{setup.y}"
+    query |= {"start": pair_text(setup.start), "opt": runners_text(setup.runners), "steps": str(setup.steps)}
+    return query
+
+
+def setup_from_query(query: Mapping, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
+    """The setup a URL's params describe, and what was wrong in them, each in words (a wrong part keeps the
+    default's value for it: a preset's own start point and runners when the surface changed)."""
+    problems = []
+    surface = query.get("surface", default.surface)
+    if surface != default.surface:
+        if surface in SURFACES:
+            default = preset_setup(surface, default.steps)
+        elif surface == OWN:
+            default = replace(default, surface=OWN)
+        else:
+            problems.append(f"surface `{surface[:40]}`: there is no such surface (choose from "
+                            f"{', '.join(SURFACES)} or {OWN})")
+    setup = default
+    if setup.surface == OWN and "plane" in query:
+        names = [n.strip() for n in query["plane"].split(",")]
+        if len(names) == 2 and all(n.isidentifier() for n in names) and names[0] != names[1]:
+            setup = replace(setup, x=names[0], y=names[1])
+        else:
+            problems.append(f"plane `{query['plane'][:40]}`: write two different input names, as `a,b`")
+    if "start" in query:
+        start = pair_from_text(query["start"])
+        if start is None:
+            problems.append(f"start `{query['start'][:40]}`: write two finite numbers, as `-1.5,2`")
+        else:
+            setup = replace(setup, start=start)
+    if "opt" in query:
+        runners, bad = runners_from_text(query["opt"])
+        problems += [f"optimiser {b}" for b in bad]
+        if runners:
+            setup = replace(setup, runners=runners)
+        elif not bad:
+            problems.append("opt: no optimisers named; a race needs at least one")
+    if "steps" in query:
+        try:
+            steps = int(query["steps"])
+        except ValueError:
+            steps = 0
+        if 1 <= steps <= MAX_STEPS:
+            setup = replace(setup, steps=steps)
+        else:
+            problems.append(f"steps `{query['steps'][:20]}`: a whole number from 1 to {MAX_STEPS:,}")
+    return setup, problems
+
+
+def sync(state, query, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
+    """Keeps ``state['race_setup']`` and the URL in step; returns (setup, what a link got wrong).
+
+    A link's params (ones this session did not write) win, as a link's program does; otherwise the session's
+    setup is written to the URL. When the setup is set here rather than by a widget, ``state['race_version']``
+    grows (the widgets are made anew with its values)."""
+    problems: list[str] = []
+    from_url = {k: query[k] for k in QUERY_KEYS if k in query}
+    if from_url and from_url != state.get("_race_in_url"):
+        state["race_setup"], problems = setup_from_query(from_url, state.get("race_setup", default))
+        state["race_version"] = state.get("race_version", 0) + 1
+    setup = state.setdefault("race_setup", default)
+    wanted = setup_query(setup)
+    for key in QUERY_KEYS:
+        if key in wanted and query.get(key) != wanted[key]:
+            query[key] = wanted[key]
+        elif key not in wanted and key in query:
+            del query[key]
+    state["_race_in_url"] = wanted
+    return setup, problems

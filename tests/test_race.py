@@ -160,8 +160,7 @@ def test_races_that_are_not_allowed_say_why(text, x, y, runners, steps, words):
 def test_runners_round_trip_through_the_url():
     runners = (race.runner("sgd", lr=0.002), race.runner("nesterov", momentum=0.5), race.runner("adamw", beta2=0.9))
     text = race.runners_text(runners)
-    assert text == ("sgd(lr=0.002,weight_decay=0);nesterov(lr=0.001,momentum=0.5,weight_decay=0);"
-                    "adamw(lr=0.1,beta1=0.9,beta2=0.9,eps=1e-08,weight_decay=0.01)")
+    assert text == "sgd(lr=0.002);nesterov(lr=0.001,momentum=0.5);adamw(lr=0.1,beta2=0.9)"
     assert race.runners_from_text(text) == (runners, [])
 
 

@@ -1,0 +1,370 @@
+// The optimiser race, drawn in the browser from the numbers the server computed once (an ES module).
+//
+// data: {key, grid: {x, y, box, xs, ys, zs, log}, start: [x, y], paths: [{id, title, x, y, loss, rules, arith,
+// stopped}]}. Play advances the shown step locally (no server run per frame): each path is drawn up to it
+// over the contour, the loss of each against the step beside it, and the chosen optimiser's arithmetic for
+// that step as arrows from the point before it, with its numbers. A click or a drag on the contour moves the
+// start point (sent to the server as the trigger "start": the race is run again from there).
+//
+// Hooks for tests: the root's data-testid="optimiser-race" and data-steps (the step shown), one [data-path]
+// per optimiser with data-loss (its loss at the step shown, or its last if it stopped before), data-frames
+// (pictures drawn so far: the benchmark's frame counter).
+
+import { addStyle, el, mix, num, rgb, theme } from "./dom.js";
+
+const PATH_COLOURS = ["#e8590c", "#1c7ed6", "#2b8a3e", "#c2255c", "#7048e8", "#8d5524"];
+const ARROW_COLOURS = { g: "#e03131", d: "#f08c00", v: "#1971c2", u: "#6741d9", m: "#0c8599", sv: "#868e96" };
+const ARROW_NAMES = { g: "g", d: "d", v: "v", u: "u", m: "m̂", sv: "√v̂", step: "step" };
+const SECONDS = 8; // a race plays in about this long at 1×, whatever its number of steps
+
+const CSS = `
+.race { font-family: var(--st-font, sans-serif); color: var(--st-text-color, #31333f); container-type: inline-size; }
+.race-bar { display: flex; align-items: center; gap: 8px; margin-bottom: 6px; flex-wrap: wrap; }
+.race-bar button, .race-bar select, .race-legend button { font: inherit; font-size: 0.85rem; color: inherit;
+  background: var(--st-secondary-background-color, #f0f2f6); border: 1px solid var(--st-border-color, rgba(49,51,63,0.2));
+  border-radius: 6px; padding: 3px 10px; cursor: pointer; }
+.race-bar button.race-play { min-width: 70px; font-weight: 600; }
+.race-bar input[type=range] { flex: 1; min-width: 120px; accent-color: var(--st-primary-color, #ff4b4b); }
+.race-bar .race-count { font-size: 0.85rem; min-width: 110px; font-variant-numeric: tabular-nums; }
+.race-body { display: grid; grid-template-columns: minmax(0, 1.15fr) minmax(0, 1fr); gap: 10px; }
+@container (max-width: 560px) { .race-body { grid-template-columns: 1fr; } }
+.race-plane, .race-loss { width: 100%; }
+.race-plane { aspect-ratio: 1 / 1; max-height: 480px; touch-action: none; }
+.race-loss { height: 190px; }
+.race-legend { list-style: none; margin: 4px 0; padding: 0; font-size: 0.82rem; }
+.race-legend li { margin: 2px 0; }
+.race-legend button { width: 100%; text-align: left; display: grid; grid-template-columns: 14px 1fr auto;
+  gap: 6px; align-items: center; padding: 2px 8px; background: transparent; border-color: transparent; }
+.race-legend button[aria-pressed=true] { border-color: var(--st-border-color, rgba(49,51,63,0.3));
+  background: var(--st-secondary-background-color, #f0f2f6); }
+.race-swatch { width: 12px; height: 4px; border-radius: 2px; }
+.race-loss-value { font-variant-numeric: tabular-nums; }
+.race-stopped { font-size: 0.75rem; color: var(--st-orange-text-color, #c2410c); padding: 0 8px 0 28px; }
+.race-arith { font-size: 0.8rem; border-top: 1px solid var(--st-border-color, rgba(49,51,63,0.2)); padding-top: 4px; }
+.race-arith h4 { font-size: 0.82rem; margin: 2px 0 4px; font-weight: 600; }
+.race-arith p { margin: 1px 0; font-family: 'Source Code Pro', monospace; font-size: 0.74rem; line-height: 1.35;
+  overflow-wrap: anywhere; }
+.race-arith p span.key { display: inline-block; width: 10px; height: 3px; margin-right: 5px; vertical-align: middle; }
+.race-note { font-size: 0.75rem; opacity: 0.75; margin-top: 2px; }
+`;
+
+class Race {
+  constructor(parent) {
+    addStyle("race-view-style", CSS);
+    this.play = el("button", { class: "race-play", type: "button", onclick: () => this.toggle() }, "Play");
+    this.back = el("button", { type: "button", title: "One step back", onclick: () => this.nudge(-1) }, "‹");
+    this.next = el("button", { type: "button", title: "One step on", onclick: () => this.nudge(1) }, "›");
+    this.slider = el("input", { type: "range", min: 0, max: 1, value: 0, step: 1, "aria-label": "Step shown",
+      oninput: () => { this.stop(); this.show(Number(this.slider.value)); } });
+    this.count = el("span", { class: "race-count" });
+    this.speed = el("select", { "aria-label": "Speed" },
+      ...[0.25, 0.5, 1, 2, 4].map((s) => el("option", { value: s, selected: s === 1 }, `${s}×`)));
+    this.plane = el("div", { class: "race-plane" });
+    this.loss = el("div", { class: "race-loss" });
+    this.legend = el("ul", { class: "race-legend" });
+    this.arith = el("div", { class: "race-arith", "aria-live": "polite" });
+    this.note = el("div", { class: "race-note" });
+    this.root = el("div", { class: "race", "data-testid": "optimiser-race", "data-steps": 0, "data-frames": 0 },
+      el("div", { class: "race-bar" }, this.play, this.back, this.next, this.slider, this.count, this.speed),
+      el("div", { class: "race-body" },
+        el("div", {}, this.plane, this.note),
+        el("div", {}, this.loss, this.legend, this.arith)));
+    parent.replaceChildren(this.root);
+    this.k = 0;
+    this.chosen = 0;
+    this.frames = 0;
+    this.timer = null;
+    this.observer = new ResizeObserver(() => {
+      if (this.ready) { window.Plotly.Plots.resize(this.plane); window.Plotly.Plots.resize(this.loss); }
+    });
+    this.observer.observe(this.root);
+    this.themeTimer = setInterval(() => {
+      if (this.data && theme(this.root).key !== this.theme.key) this.draw();
+    }, 1000);
+    this.listen();
+  }
+
+  update(data, setTrigger) {
+    this.setTrigger = setTrigger;
+    if (data.key === this.key) return;
+    const again = this.playAfterStart;
+    this.playAfterStart = false;
+    this.key = data.key;
+    this.data = data;
+    this.n = Math.max(0, ...data.paths.map((p) => p.x.length - 1));
+    this.k = 0;
+    this.chosen = Math.min(this.chosen, data.paths.length - 1);
+    this.dragged = null;
+    this.stop();
+    this.draw();
+    if (again) this.toggle();
+  }
+
+  // ------------------------------------------------------------------ drawing
+
+  draw() {
+    const { data } = this;
+    const t = (this.theme = theme(this.root));
+    const Plotly = window.Plotly;
+    const grid = data.grid;
+    const nx = grid.xs.length;
+    const raw = [];
+    for (let i = 0; i < grid.ys.length; i++) raw.push(grid.zs.slice(i * nx, (i + 1) * nx));
+    const finite = grid.zs.filter((v) => v !== null);
+    const low = Math.min(...finite), high = Math.max(...finite);
+    const tiny = Math.max((high - low) * 1e-6, 1e-12);
+    const z = grid.log ? raw.map((row) => row.map((v) => (v === null ? null : Math.log10(v - low + tiny)))) : raw;
+    const valley = t.dark ? [110, 140, 210] : [60, 90, 170];
+    const colorscale = [0, 0.25, 0.5, 0.75, 1].map((s) => [s, rgb(mix(valley, t.bg, 0.12 + 0.88 * Math.sqrt(s)))]);
+    const paths = data.paths;
+    const traces = [{
+      type: "contour", x: grid.xs, y: grid.ys, z, customdata: raw, colorscale, showscale: false, ncontours: 22,
+      contours: { coloring: "fill", showlines: true }, line: { color: rgb(t.text, 0.18), width: 0.6, smoothing: 0.8 },
+      hovertemplate: `${grid.x} %{x:.3g}, ${grid.y} %{y:.3g}<br>loss %{customdata:.4g}<extra></extra>`,
+    }];
+    paths.forEach((p, i) => traces.push({ type: "scatter", mode: "lines", x: [], y: [], hoverinfo: "skip",
+      line: { color: PATH_COLOURS[i % PATH_COLOURS.length], width: 2.2 } }));
+    paths.forEach((p, i) => traces.push({ type: "scatter", mode: "markers", x: [], y: [], name: p.title,
+      hovertemplate: `${p.title}<br>${grid.x} %{x:.4g}, ${grid.y} %{y:.4g}<extra></extra>`,
+      marker: { size: 9, color: PATH_COLOURS[i % PATH_COLOURS.length], line: { color: rgb(t.bg), width: 1.5 } } }));
+    traces.push({ type: "scatter", mode: "markers", x: [data.start[0]], y: [data.start[1]], hoverinfo: "skip",
+      marker: { size: 13, symbol: "circle-open", color: rgb(t.text), line: { width: 2.5 } } });
+    const font = { color: rgb(t.text), family: t.font, size: 12 };
+    const axis = (title, range) => ({ title: { text: title, standoff: 4 }, range, zeroline: false,
+      showgrid: false, ticks: "outside", ticklen: 3, color: rgb(t.text, 0.8), fixedrange: true });
+    this.planeLayout = {
+      margin: { l: 44, r: 8, t: 8, b: 38 }, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: rgb(t.bg), font,
+      xaxis: axis(grid.x, grid.box[0]), yaxis: { ...axis(grid.y, grid.box[1]), scaleanchor: "x" },
+      dragmode: false, showlegend: false, hovermode: "closest", annotations: [],
+      hoverlabel: { bgcolor: rgb(t.bg), font: { color: rgb(t.text) } },
+    };
+    const config = { displayModeBar: false, responsive: true, doubleClick: false, scrollZoom: false };
+    Plotly.react(this.plane, traces, this.planeLayout, config);
+    // the loss of each against the step; log scale when every loss is positive
+    const losses = paths.flatMap((p) => p.loss).filter((v) => v !== null);
+    const positive = losses.length > 0 && losses.every((v) => v > 0);
+    const lo = Math.min(...losses), hi = Math.max(...losses);
+    const yRange = positive ? [Math.log10(lo) - 0.2, Math.log10(hi) + 0.2] : [lo - (hi - lo) * 0.05 - 1e-9, hi + (hi - lo) * 0.05 + 1e-9];
+    const lossTraces = paths.map((p, i) => ({ type: "scatter", mode: "lines", x: [], y: [], name: p.title,
+      line: { color: PATH_COLOURS[i % PATH_COLOURS.length], width: 2 },
+      hovertemplate: `${p.title}<br>step %{x}: loss %{y:.4g}<extra></extra>` }));
+    this.lossLayout = {
+      margin: { l: 52, r: 8, t: 6, b: 34 }, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font,
+      xaxis: { ...axis("step", [0, Math.max(this.n, 1)]), showgrid: true, gridcolor: rgb(t.text, 0.08) },
+      yaxis: { ...axis(positive ? "loss (log scale)" : "loss", yRange), type: positive ? "log" : "linear",
+        dtick: positive ? 1 : undefined,
+        showgrid: true, gridcolor: rgb(t.text, 0.08), exponentformat: "power" },
+      showlegend: false, hovermode: "closest", shapes: [],
+    };
+    Plotly.react(this.loss, lossTraces, this.lossLayout, config);
+    this.legend.replaceChildren(...paths.map((p, i) => {
+      const value = el("span", { class: "race-loss-value" });
+      const button = el("button", { type: "button", "aria-pressed": i === this.chosen, title: "Show this optimiser's arithmetic",
+        onclick: () => { this.chosen = i; this.show(this.k); } },
+      el("span", { class: "race-swatch", style: `background:${PATH_COLOURS[i % PATH_COLOURS.length]}` }),
+      el("span", {}, p.title), value);
+      const row = el("li", { "data-path": p.id, "data-loss": "" }, button);
+      if (p.stopped) row.append(el("div", { class: "race-stopped" }, `Stopped: ${p.stopped}.`));
+      return row;
+    }));
+    this.slider.max = this.n;
+    this.ready = true;
+    this.show(this.k);
+  }
+
+  /** Everything as of step k: the paths up to it, the losses, the legend's numbers, the chosen one's arithmetic. */
+  show(k) {
+    const { data } = this;
+    const Plotly = window.Plotly;
+    k = Math.max(0, Math.min(this.n, Math.round(k)));
+    this.k = k;
+    const paths = data.paths;
+    const xs = [], ys = [], hx = [], hy = [], steps = [], losses = [];
+    paths.forEach((p) => {
+      const m = Math.min(k, p.x.length - 1);
+      xs.push(p.x.slice(0, m + 1)); ys.push(p.y.slice(0, m + 1));
+      hx.push([p.x[m]]); hy.push([p.y[m]]);
+      steps.push(Array.from({ length: m + 1 }, (_, i) => i)); losses.push(p.loss.slice(0, m + 1));
+    });
+    const n = paths.length;
+    const indices = Array.from({ length: 2 * n }, (_, i) => i + 1);
+    const start = this.dragged || data.start;
+    Plotly.update(this.plane, { x: [...xs, ...hx, [start[0]]], y: [...ys, ...hy, [start[1]]] },
+      { annotations: this.arrows(k) }, [...indices, 2 * n + 1]);
+    const line = { type: "line", xref: "x", yref: "paper", x0: k, x1: k, y0: 0, y1: 1,
+      line: { color: rgb(this.theme.text, 0.35), width: 1, dash: "dot" } };
+    Plotly.update(this.loss, { x: steps, y: losses }, { shapes: [line] }, paths.map((_, i) => i));
+    this.legend.querySelectorAll("li").forEach((row, i) => {
+      const p = paths[i];
+      const m = Math.min(k, p.x.length - 1);
+      const loss = p.loss[m];
+      row.dataset.loss = loss === null ? "nan" : String(loss);
+      row.querySelector(".race-loss-value").textContent = `loss ${num(loss)}${m < k ? " (stopped)" : ""}`;
+      row.querySelector("button").setAttribute("aria-pressed", i === this.chosen);
+    });
+    this.slider.value = k;
+    this.count.textContent = `step ${k} of ${this.n}`;
+    this.root.dataset.steps = k;
+    this.root.dataset.frames = ++this.frames;
+    this.writeArithmetic(k);
+  }
+
+  /** The chosen optimiser's step k as arrows from the point before it: the step to scale, the vectors in
+   * gradient units (g, v, m̂, √v̂, ...) scaled together to fit. */
+  arrows(k) {
+    const p = this.data.paths[this.chosen];
+    if (!p || k < 1 || k > p.x.length - 1) return [];
+    const [x0, y0] = [p.x[k - 1], p.y[k - 1]];
+    const box = this.data.grid.box;
+    const width = Math.max(box[0][1] - box[0][0], box[1][1] - box[1][0]);
+    const vectors = p.rules.map(([key]) => key).filter((key) => key !== "step" && p.arith[key])
+      .map((key) => [key, p.arith[key][k - 1].map(Number)]);
+    // NOTE: √v̂ is a running size of the gradient, often far longer than g or m̂ late in a race: drawn at the others'
+    // scale it would leave them dots, so it gets its own scale when it would be over 0.4 plot widths.
+    const norm = (v) => Math.hypot(v[0], v[1]);
+    const longest = Math.max(1e-300, ...vectors.filter(([key]) => key !== "sv").map(([, v]) => norm(v)));
+    this.scale = (0.22 * width) / longest;
+    const sv = vectors.find(([key]) => key === "sv");
+    this.svScale = sv && norm(sv[1]) * this.scale > 0.4 * width ? (0.3 * width) / norm(sv[1]) : this.scale;
+    const step = p.arith.step[k - 1].map(Number);
+    const t = this.theme;
+    const out = [], placed = [];
+    const arrow = (key, dx, dy, colour) => {
+      if (!(Math.hypot(dx, dy) > 1e-9 * width)) return;
+      out.push({ x: x0 + dx, y: y0 + dy, ax: x0, ay: y0, xref: "x", yref: "y", axref: "x", ayref: "y", text: "",
+        showarrow: true, arrowhead: 2, arrowsize: 1, arrowwidth: 2, arrowcolor: colour });
+      const right = dx >= 0, up = dy >= 0;
+      // labels of nearly parallel arrows would print over each other: each one near an earlier one moves down a line
+      const near = placed.filter(([px, py]) => Math.hypot(px - dx, py - dy) < 0.06 * width).length;
+      placed.push([dx, dy]);
+      out.push({ x: x0 + dx, y: y0 + dy, xref: "x", yref: "y", text: ARROW_NAMES[key], showarrow: false,
+        xanchor: right ? "left" : "right", yanchor: up ? "bottom" : "top", font: { color: colour, size: 12 },
+        yshift: -15 * near, bgcolor: rgb(t.bg, 0.7) });
+    };
+    vectors.forEach(([key, v]) => {
+      const scale = key === "sv" ? this.svScale : this.scale;
+      arrow(key, v[0] * scale, v[1] * scale, ARROW_COLOURS[key] || rgb(t.text));
+    });
+    arrow("step", step[0], step[1], rgb(t.text));
+    return out;
+  }
+
+  writeArithmetic(k) {
+    const p = this.data.paths[this.chosen];
+    const { x: gx, y: gy } = this.data.grid;
+    if (!p) return;
+    const last = p.x.length - 1;
+    if (k < 1 || k > last) {
+      const why = k > last ? `${p.title} stopped at step ${last}.` : "Press Play, or move the slider to a step, to see its arithmetic.";
+      this.arith.replaceChildren(el("h4", {}, p.title), el("p", {}, why));
+      this.note.textContent = "Click or drag on the contour plot to move the start point.";
+      return;
+    }
+    const fields = (key) => `(${p.arith[key][k - 1].join(", ")})`;
+    const lines = p.rules.map(([key, text]) => el("p", {},
+      el("span", { class: "key", style: `background:${key === "step" ? rgb(this.theme.text) : ARROW_COLOURS[key] || "transparent"}` }),
+      text.replace(/\{(\w+)\}/g, (_, name) => (p.arith[name] ? fields(name) : `{${name}}`))));
+    const from = `(${num(p.x[k - 1])}, ${num(p.y[k - 1])})`;
+    const to = `(${num(p.x[k])}, ${num(p.y[k])})`;
+    this.arith.replaceChildren(el("h4", {}, `${p.title}, step ${k} (t = ${k}): ${gx}, ${gy} from ${from} to ${to}`), ...lines);
+    const drawn = p.rules.map(([key]) => key).filter((key) => key !== "step" && (key !== "sv" || this.svScale === this.scale));
+    const apart = this.svScale !== this.scale ? ` and √v̂ ×${num(this.svScale)}` : "";
+    this.note.textContent = `Arrows from the point before step ${k}: the step to scale; ` +
+      `${drawn.map((key) => ARROW_NAMES[key]).join(", ")} ×${num(this.scale)}${apart} (gradient units). ` +
+      "Click or drag on the plot to move the start point.";
+  }
+
+  // ------------------------------------------------------------------ playing
+
+  toggle() {
+    if (this.timer) return this.stop();
+    if (this.k >= this.n) this.show(0);
+    this.play.textContent = "Pause";
+    let position = this.k, then = performance.now();
+    const tick = (now) => {
+      const rate = Math.max(12, this.n / SECONDS) * Number(this.speed.value);
+      position += (rate * Math.min(now - then, 100)) / 1000;
+      then = now;
+      const k = Math.min(this.n, Math.floor(position));
+      if (k !== this.k) this.show(k);
+      if (k >= this.n) return this.stop();
+      this.timer = requestAnimationFrame(tick);
+    };
+    this.timer = requestAnimationFrame(tick);
+    return undefined;
+  }
+
+  stop() {
+    if (this.timer) cancelAnimationFrame(this.timer);
+    this.timer = null;
+    this.play.textContent = this.k >= this.n && this.n > 0 ? "Replay" : "Play";
+  }
+
+  nudge(by) {
+    this.stop();
+    this.show(this.k + by);
+  }
+
+  // ------------------------------------------------------------------ moving the start point
+
+  listen() {
+    const at = (event) => {
+      const layout = this.plane._fullLayout;
+      if (!layout || !layout.xaxis) return null;
+      const box = this.plane.getBoundingClientRect();
+      const px = event.clientX - box.left - layout._size.l, py = event.clientY - box.top - layout._size.t;
+      if (px < 0 || py < 0 || px > layout._size.w || py > layout._size.h) return null;
+      return [layout.xaxis.p2c(px), layout.yaxis.p2c(py)];
+    };
+    this.plane.addEventListener("pointerdown", (event) => {
+      const point = at(event);
+      if (!point || !this.data) return;
+      this.stop();
+      this.dragging = true;
+      this.plane.setPointerCapture(event.pointerId);
+      this.moveStart(point);
+    });
+    this.plane.addEventListener("pointermove", (event) => {
+      if (!this.dragging) return;
+      const point = at(event);
+      if (point) this.moveStart(point);
+    });
+    const done = () => {
+      if (!this.dragging) return;
+      this.dragging = false;
+      const [x, y] = this.dragged;
+      this.playAfterStart = true;
+      if (this.setTrigger) this.setTrigger("start", { x, y });
+    };
+    this.plane.addEventListener("pointerup", done);
+    this.plane.addEventListener("pointercancel", done);
+  }
+
+  moveStart(point) {
+    this.dragged = point.map((v) => Number(v.toPrecision(4)));
+    this.show(0);
+  }
+
+  destroy() {
+    this.stop();
+    clearInterval(this.themeTimer);
+    this.observer.disconnect();
+    if (window.Plotly) { window.Plotly.purge(this.plane); window.Plotly.purge(this.loss); }
+  }
+}
+
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  if (!data || !data.paths) return undefined;
+  let view = parentElement.__race;
+  if (!view || !view.root.isConnected) view = parentElement.__race = new Race(parentElement);
+  view.update(data, setTriggerValue);
+  return () => {
+    // Streamlit calls this before every update too; let go only once the view has left the page.
+    setTimeout(() => {
+      if (view.root.isConnected) return;
+      view.destroy();
+      if (parentElement.__race === view) parentElement.__race = null;
+    }, 1000);
+  };
+}
