@@ -200,6 +200,7 @@ def own_setup(setup: race.Setup, text: str) -> list[str]:
         x, y = planes[0], planes[1]
         _set(x=x, y=y, start=(info["values"][x], info["values"][y]))
         ss["race_version"] = ss.get("race_version", 0) + 1
+        race.sync(ss, st.query_params)  # the URL says the new plane and start
     return planes
 
 
