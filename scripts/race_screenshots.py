@@ -26,7 +26,7 @@ RACE = '[data-testid="optimiser-race"]'
 def show_race(page, url: str, step: int, chosen: str) -> None:
     """The race page at ``step`` with ``chosen``'s arithmetic, once its pictures are drawn."""
     helpers.open_page(page, f"{url}/optimiser_race")
-    page.locator(f"{RACE} .race-plane .main-svg").first.wait_for(timeout=60_000)
+    page.locator(f"{RACE} polyline[data-path-line]").first.wait_for(state="attached", timeout=60_000)
     page.locator(f'{RACE} [data-path="{chosen}"] button').dispatch_event("click")
     slider = page.locator(f"{RACE} input[type=range]")
     slider.evaluate("(s, k) => { s.value = k; s.dispatchEvent(new Event('input')); }", step)

@@ -186,3 +186,10 @@ def test_pairs_from_a_url():
 def test_rosenbrock_is_coloured_by_log_loss_and_the_bowl_is_not():
     assert race.grid(race.preset_race("rosenbrock"))["log"] is True
     assert race.grid(race.preset_race("quadratic"))["log"] is False
+
+
+def test_the_benchmark_runs():
+    from benchmarks import race as bench
+
+    figures = bench.server(repeats=1, steps=3)
+    assert figures["points"] == 4 * 4 and figures["bytes"] > 0 and figures["race"] > 0

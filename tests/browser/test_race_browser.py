@@ -22,7 +22,7 @@ def open_race(page, app_url, query: str = "", scheme: str | None = None):
     if scheme:
         page.emulate_media(color_scheme=scheme)
     page.goto(f"{app_url}/optimiser_race{query}", wait_until="domcontentloaded")
-    page.locator(f"{RACE} .race-plane .main-svg").first.wait_for(timeout=60_000)
+    page.locator(f"{RACE} polyline[data-path-line]").first.wait_for(state="attached", timeout=60_000)
     wait_for_idle(page)
 
 
@@ -30,10 +30,23 @@ def steps_shown(page) -> int:
     return int(page.locator(RACE).get_attribute("data-steps"))
 
 
-def traces(page) -> list[dict]:
-    """The contour plot's traces as Plotly holds them: x, y and the number of points of each."""
-    return page.evaluate(f"""() => document.querySelector('{RACE} .race-plane').data.map(
-        (t) => ({{type: t.type, n: t.x.length, x: Array.from(t.x), y: Array.from(t.y)}}))""")
+def drawn_paths(page) -> dict:
+    """Each path's line as the overlay draws it: its number of points and its last point in the plot's units
+    (read back through the contour plot's own axes)."""
+    return page.evaluate(f"""() => {{
+        const root = document.querySelector('{RACE}');
+        const {{xaxis: xa, yaxis: ya}} = root.querySelector('.race-surface')._fullLayout;
+        return Object.fromEntries(Array.from(root.querySelectorAll('polyline[data-path-line]'), (line) => {{
+            const last = line.getAttribute('points').trim().split(' ').at(-1).split(',').map(Number);
+            return [line.dataset.pathLine, {{n: Number(line.dataset.points),
+                last: [xa.p2c(last[0] - xa._offset), ya.p2c(last[1] - ya._offset)]}}];
+        }}));
+    }}""")
+
+
+def start_point(page) -> tuple[float, float]:
+    mark = page.locator(f"{RACE} circle[data-start]")
+    return float(mark.get_attribute("data-x")), float(mark.get_attribute("data-y"))
 
 
 def test_play_runs_the_race_in_the_browser_and_the_hooks_say_each_loss(page, app_url):
@@ -50,10 +63,11 @@ def test_play_runs_the_race_in_the_browser_and_the_hooks_say_each_loss(page, app
     losses = page.locator(f"{RACE} [data-path]").evaluate_all("(rows) => rows.map((r) => Number(r.dataset.loss))")
     assert losses == [p["loss"][-1] for p in expected]
     assert len(set(losses)) == 3
-    drawn = traces(page)
-    for i, path in enumerate(expected):
-        assert drawn[1 + i]["n"] == 201
-        assert drawn[1 + i]["x"] == path["x"] and drawn[1 + i]["y"] == path["y"]
+    drawn = drawn_paths(page)
+    for kind, path in zip(("sgd", "momentum", "adam"), expected):
+        assert drawn[kind]["n"] == 201
+        # pixels to a tenth: 0.4 plot widths of 4 units over ~380 px is about 0.005 units
+        assert drawn[kind]["last"] == pytest.approx([path["x"][-1], path["y"][-1]], abs=0.005)
     assert page.locator(f"{RACE} button.race-play").inner_text() == "Replay"
     assert not page.console_errors and not page.external_requests
 
@@ -70,22 +84,21 @@ def test_adams_arithmetic_is_printed_with_the_servers_numbers(page, app_url):
         assert f"({', '.join(adam['arith'][key][6])})" in text, key
     assert "step 7 (t = 7)" in text
     # the arrows start at the point before step 7 and the step's arrow ends at step 7's point
-    arrows = page.evaluate(f"() => document.querySelector('{RACE} .race-plane').layout.annotations"
-                           ".filter((a) => a.showarrow)")
-    assert {(a["ax"], a["ay"]) for a in arrows} == {(adam["x"][6], adam["y"][6])}
-    step = [a for a in arrows if a["arrowcolor"] not in ("#e03131", "#0c8599", "#868e96")]
-    assert len(arrows) == 4 and len(step) == 1
-    assert step[0]["x"] == pytest.approx(adam["x"][6] + float(adam["arith"]["step"][6][0]), abs=1e-3)
+    arrows = page.locator(f"{RACE} line[data-arrow]").evaluate_all(
+        "(lines) => lines.map((l) => [l.dataset.arrow, l.dataset.from, l.dataset.to])")
+    assert [key for key, _, _ in arrows] == ["g", "m", "sv", "step"]
+    assert {tuple(map(float, start.split(","))) for _, start, _ in arrows} == {(adam["x"][6], adam["y"][6])}
+    tip = [float(v) for v in arrows[-1][2].split(",")]
+    assert tip == pytest.approx([adam["x"][7], adam["y"][7]], abs=1e-3)  # the printed step has 4 digits
     assert fmt_number(adam["loss"][7]) in page.locator(f'{RACE} [data-path="adam"]').inner_text()
 
 
 def test_a_click_on_the_contour_moves_the_start_and_the_url(page, app_url):
     open_race(page, app_url, "?steps=30")
-    box = page.locator(f"{RACE} .race-plane .nsewdrag").first.bounding_box()
+    box = page.locator(f"{RACE} .race-surface .nsewdrag").first.bounding_box()
     wait_for_rerun(page, lambda: page.mouse.click(box["x"] + box["width"] * 0.75, box["y"] + box["height"] * 0.25))
-    page.wait_for_function(f"() => document.querySelector('{RACE} .race-plane').data.at(-1).x[0] > 0.5")
-    start = traces(page)[-1]
-    x, y = start["x"][0], start["y"][0]
+    page.wait_for_function(f"() => Number(document.querySelector('{RACE} circle[data-start]').dataset.x) > 0.5")
+    x, y = start_point(page)
     assert 0.8 < x < 1.2 and 1.8 < y < 2.2, (x, y)  # 3/4 across [-2, 2], 1/4 down [-1, 3]
     query = parse_qs(urlsplit(page.url).query)
     assert query["start"] == [race.pair_text((x, y))]
@@ -105,7 +118,7 @@ def test_a_diverging_path_stops_with_a_message(page, app_url):
 def test_the_dark_theme_colours_the_plot(page, app_url):
     open_race(page, app_url, "?steps=10", scheme="dark")
     colours = page.evaluate(f"""() => {{
-        const gd = document.querySelector('{RACE} .race-plane');
+        const gd = document.querySelector('{RACE} .race-surface');
         return {{plot: gd._fullLayout.plot_bgcolor, font: gd._fullLayout.font.color}};
     }}""")
     plot = [int(v) for v in colours["plot"].split("(")[1].split(")")[0].split(",")[:3]]

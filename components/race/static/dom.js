@@ -63,3 +63,17 @@ export function num(value) {
 function trimZeros(text) {
   return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
 }
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** A new SVG element with its attributes: svg("line", {x1: 0, ...}, child, ...). */
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value !== undefined && value !== null) node.setAttribute(name, String(value));
+  }
+  for (const child of children) {
+    if (child !== undefined && child !== null) node.append(child);
+  }
+  return node;
+}

@@ -10,7 +10,7 @@
 // per optimiser with data-loss (its loss at the step shown, or its last if it stopped before), data-frames
 // (pictures drawn so far: the benchmark's frame counter).
 
-import { addStyle, el, mix, num, rgb, theme } from "./dom.js";
+import { addStyle, el, mix, num, rgb, svg, theme } from "./dom.js";
 
 const PATH_COLOURS = ["#e8590c", "#1c7ed6", "#2b8a3e", "#c2255c", "#7048e8", "#8d5524"];
 const ARROW_COLOURS = { g: "#e03131", d: "#f08c00", v: "#1971c2", u: "#6741d9", m: "#0c8599", sv: "#868e96" };
@@ -29,7 +29,11 @@ const CSS = `
 .race-body { display: grid; grid-template-columns: minmax(0, 1.15fr) minmax(0, 1fr); gap: 10px; }
 @container (max-width: 560px) { .race-body { grid-template-columns: 1fr; } }
 .race-plane, .race-loss { width: 100%; }
-.race-plane { aspect-ratio: 1 / 1; max-height: 480px; touch-action: none; }
+.race-plane { aspect-ratio: 1 / 1; max-height: 480px; touch-action: none; position: relative; }
+.race-loss { position: relative; }
+.race-surface, .race-loss-plot, .race-overlay { position: absolute; inset: 0; width: 100%; height: 100%; }
+.race-overlay { pointer-events: none; overflow: visible; }
+.race-overlay text { font-size: 12px; font-weight: 600; paint-order: stroke; stroke-width: 3px; stroke-linejoin: round; }
 .race-loss { height: 190px; }
 .race-legend { list-style: none; margin: 4px 0; padding: 0; font-size: 0.82rem; }
 .race-legend li { margin: 2px 0; }
@@ -59,8 +63,15 @@ class Race {
     this.count = el("span", { class: "race-count" });
     this.speed = el("select", { "aria-label": "Speed" },
       ...[0.25, 0.5, 1, 2, 4].map((s) => el("option", { value: s, selected: s === 1 }, `${s}×`)));
-    this.plane = el("div", { class: "race-plane" });
-    this.loss = el("div", { class: "race-loss" });
+    // NOTE: Plotly draws what stays (the contour, the axes, the hover); what moves each frame (paths, arrows, the
+    // loss lines) is an SVG over each plot, placed with Plotly's own axis mapping. Restyling Plotly traces each
+    // frame cost 250 ms a frame in headless Chromium here (benchmarks/race.py); moving SVG points costs < 1 ms.
+    this.surface = el("div", { class: "race-surface" });
+    this.overlay = svg("svg", { class: "race-overlay" });
+    this.plane = el("div", { class: "race-plane" }, this.surface, this.overlay);
+    this.lossPlot = el("div", { class: "race-loss-plot" });
+    this.lossOverlay = svg("svg", { class: "race-overlay" });
+    this.loss = el("div", { class: "race-loss" }, this.lossPlot, this.lossOverlay);
     this.legend = el("ul", { class: "race-legend" });
     this.arith = el("div", { class: "race-arith", "aria-live": "polite" });
     this.note = el("div", { class: "race-note" });
@@ -75,7 +86,8 @@ class Race {
     this.frames = 0;
     this.timer = null;
     this.observer = new ResizeObserver(() => {
-      if (this.ready) { window.Plotly.Plots.resize(this.plane); window.Plotly.Plots.resize(this.loss); }
+      if (!this.ready) return;
+      Promise.all([this.surface, this.lossPlot].map((gd) => window.Plotly.Plots.resize(gd))).then(() => this.place());
     });
     this.observer.observe(this.root);
     this.themeTimer = setInterval(() => {
@@ -117,46 +129,40 @@ class Race {
     const valley = t.dark ? [110, 140, 210] : [60, 90, 170];
     const colorscale = [0, 0.25, 0.5, 0.75, 1].map((s) => [s, rgb(mix(valley, t.bg, 0.12 + 0.88 * Math.sqrt(s)))]);
     const paths = data.paths;
-    const traces = [{
+    const contour = [{
       type: "contour", x: grid.xs, y: grid.ys, z, customdata: raw, colorscale, showscale: false, ncontours: 22,
       contours: { coloring: "fill", showlines: true }, line: { color: rgb(t.text, 0.18), width: 0.6, smoothing: 0.8 },
       hovertemplate: `${grid.x} %{x:.3g}, ${grid.y} %{y:.3g}<br>loss %{customdata:.4g}<extra></extra>`,
     }];
-    paths.forEach((p, i) => traces.push({ type: "scatter", mode: "lines", x: [], y: [], hoverinfo: "skip",
-      line: { color: PATH_COLOURS[i % PATH_COLOURS.length], width: 2.2 } }));
-    paths.forEach((p, i) => traces.push({ type: "scatter", mode: "markers", x: [], y: [], name: p.title,
-      hovertemplate: `${p.title}<br>${grid.x} %{x:.4g}, ${grid.y} %{y:.4g}<extra></extra>`,
-      marker: { size: 9, color: PATH_COLOURS[i % PATH_COLOURS.length], line: { color: rgb(t.bg), width: 1.5 } } }));
-    traces.push({ type: "scatter", mode: "markers", x: [data.start[0]], y: [data.start[1]], hoverinfo: "skip",
-      marker: { size: 13, symbol: "circle-open", color: rgb(t.text), line: { width: 2.5 } } });
     const font = { color: rgb(t.text), family: t.font, size: 12 };
-    const axis = (title, range) => ({ title: { text: title, standoff: 4 }, range, zeroline: false,
+    const axis = (title, range) => ({ title: { text: title, standoff: 4 }, range, zeroline: false, automargin: false,
       showgrid: false, ticks: "outside", ticklen: 3, color: rgb(t.text, 0.8), fixedrange: true });
-    this.planeLayout = {
+    const planeLayout = {
       margin: { l: 44, r: 8, t: 8, b: 38 }, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: rgb(t.bg), font,
       xaxis: axis(grid.x, grid.box[0]), yaxis: { ...axis(grid.y, grid.box[1]), scaleanchor: "x" },
-      dragmode: false, showlegend: false, hovermode: "closest", annotations: [],
+      dragmode: false, showlegend: false, hovermode: "closest",
       hoverlabel: { bgcolor: rgb(t.bg), font: { color: rgb(t.text) } },
     };
-    const config = { displayModeBar: false, responsive: true, doubleClick: false, scrollZoom: false };
-    Plotly.react(this.plane, traces, this.planeLayout, config);
+    const config = { displayModeBar: false, responsive: false, doubleClick: false, scrollZoom: false };
+    const drawn = [Plotly.react(this.surface, contour, planeLayout, config)];
     // the loss of each against the step; log scale when every loss is positive
     const losses = paths.flatMap((p) => p.loss).filter((v) => v !== null);
     const positive = losses.length > 0 && losses.every((v) => v > 0);
     const lo = Math.min(...losses), hi = Math.max(...losses);
     const yRange = positive ? [Math.log10(lo) - 0.2, Math.log10(hi) + 0.2] : [lo - (hi - lo) * 0.05 - 1e-9, hi + (hi - lo) * 0.05 + 1e-9];
-    const lossTraces = paths.map((p, i) => ({ type: "scatter", mode: "lines", x: [], y: [], name: p.title,
-      line: { color: PATH_COLOURS[i % PATH_COLOURS.length], width: 2 },
+    // every loss, invisible: the axes and the hover (step, loss) for the lines the overlay draws
+    const lossTraces = paths.map((p) => ({ type: "scatter", mode: "lines", x: p.loss.map((_, i) => i), y: p.loss,
+      name: p.title, line: { color: "rgba(0,0,0,0)", width: 6 },
       hovertemplate: `${p.title}<br>step %{x}: loss %{y:.4g}<extra></extra>` }));
-    this.lossLayout = {
+    const lossLayout = {
       margin: { l: 52, r: 8, t: 6, b: 34 }, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font,
       xaxis: { ...axis("step", [0, Math.max(this.n, 1)]), showgrid: true, gridcolor: rgb(t.text, 0.08) },
       yaxis: { ...axis(positive ? "loss (log scale)" : "loss", yRange), type: positive ? "log" : "linear",
         dtick: positive ? 1 : undefined,
         showgrid: true, gridcolor: rgb(t.text, 0.08), exponentformat: "power" },
-      showlegend: false, hovermode: "closest", shapes: [],
+      showlegend: false, hovermode: "closest",
     };
-    Plotly.react(this.loss, lossTraces, this.lossLayout, config);
+    drawn.push(Plotly.react(this.lossPlot, lossTraces, lossLayout, config));
     this.legend.replaceChildren(...paths.map((p, i) => {
       const value = el("span", { class: "race-loss-value" });
       const button = el("button", { type: "button", "aria-pressed": i === this.chosen, title: "Show this optimiser's arithmetic",
@@ -168,32 +174,83 @@ class Race {
       return row;
     }));
     this.slider.max = this.n;
-    this.ready = true;
+    this.overlay.replaceChildren();
+    this.lossOverlay.replaceChildren();
+    this.ready = false;
+    const key = this.key;
+    Promise.all(drawn).then(() => {
+      if (key !== this.key) return;
+      this.ready = true;
+      this.place();
+    });
+  }
+
+  /** The overlays' fixed parts, placed by the plots' axes (after a draw or a resize): each path's points in
+   * pixels, the clip to the plot area, the elements the frames move. */
+  place() {
+    const t = this.theme;
+    const paths = this.data.paths;
+    const scale = (gd) => {
+      const { xaxis: xa, yaxis: ya } = gd._fullLayout;
+      return { x: (v) => xa._offset + xa.c2p(v), y: (v) => ya._offset + ya.c2p(v),
+        box: [xa._offset, ya._offset, xa._length, ya._length], xa, ya };
+    };
+    const plane = (this.planeScale = scale(this.surface));
+    const loss = scale(this.lossPlot);
+    const clip = (id, [x, y, w, h]) => svg("clipPath", { id }, svg("rect", { x, y, width: w, height: h }));
+    const uid = (this.uid = this.uid || Math.random().toString(36).slice(2, 8));
+    const colours = [...Object.values(ARROW_COLOURS), rgb(t.text)];
+    const heads = colours.map((c, i) => svg("marker", { id: `race-head-${uid}-${i}`, viewBox: "0 0 10 10", refX: 9,
+      refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" }, svg("path", { d: "M0,0 L10,5 L0,10 z", fill: c })));
+    this.headOf = Object.fromEntries(colours.map((c, i) => [c, `url(#race-head-${uid}-${i})`]));
+    const group = svg("g", { "clip-path": `url(#race-clip-${uid})` });
+    this.lines = paths.map((p, i) => group.appendChild(svg("polyline", { "data-path-line": p.id, fill: "none",
+      stroke: PATH_COLOURS[i % PATH_COLOURS.length], "stroke-width": 2.2, "stroke-linejoin": "round" })));
+    this.pixels = paths.map((p) => p.x.map((x, j) => `${plane.x(x).toFixed(1)},${plane.y(p.y[j]).toFixed(1)}`));
+    this.heads = paths.map((p, i) => group.appendChild(svg("circle", { r: 4.5, fill: PATH_COLOURS[i % PATH_COLOURS.length],
+      stroke: rgb(t.bg), "stroke-width": 1.5 })));
+    this.startMark = group.appendChild(svg("circle", { "data-start": "", r: 6.5, fill: "none", stroke: rgb(t.text),
+      "stroke-width": 2.5 }));
+    this.arrowGroup = group.appendChild(svg("g", {}));
+    this.overlay.replaceChildren(svg("defs", {}, clip(`race-clip-${uid}`, plane.box), ...heads), group);
+    const lossGroup = svg("g", { "clip-path": `url(#race-lclip-${uid})` });
+    const positive = this.lossPlot._fullLayout.yaxis.type === "log";
+    this.lossPixels = paths.map((p) => p.loss.map((v, j) => (v === null || (positive && v <= 0) ? null
+      : `${loss.x(j).toFixed(1)},${loss.y(v).toFixed(1)}`)));
+    this.lossLines = paths.map((p, i) => lossGroup.appendChild(svg("polyline", { fill: "none",
+      stroke: PATH_COLOURS[i % PATH_COLOURS.length], "stroke-width": 2 })));
+    this.cursor = lossGroup.appendChild(svg("line", { y1: loss.box[1], y2: loss.box[1] + loss.box[3],
+      stroke: rgb(t.text, 0.35), "stroke-dasharray": "2 3" }));
+    this.lossScale = loss;
+    this.lossOverlay.replaceChildren(svg("defs", {}, clip(`race-lclip-${uid}`, loss.box)), lossGroup);
     this.show(this.k);
   }
 
   /** Everything as of step k: the paths up to it, the losses, the legend's numbers, the chosen one's arithmetic. */
   show(k) {
     const { data } = this;
-    const Plotly = window.Plotly;
     k = Math.max(0, Math.min(this.n, Math.round(k)));
     this.k = k;
+    if (!this.ready) return;
     const paths = data.paths;
-    const xs = [], ys = [], hx = [], hy = [], steps = [], losses = [];
-    paths.forEach((p) => {
+    const plane = this.planeScale;
+    paths.forEach((p, i) => {
       const m = Math.min(k, p.x.length - 1);
-      xs.push(p.x.slice(0, m + 1)); ys.push(p.y.slice(0, m + 1));
-      hx.push([p.x[m]]); hy.push([p.y[m]]);
-      steps.push(Array.from({ length: m + 1 }, (_, i) => i)); losses.push(p.loss.slice(0, m + 1));
+      this.lines[i].setAttribute("points", this.pixels[i].slice(0, m + 1).join(" "));
+      this.lines[i].dataset.points = m + 1;
+      this.heads[i].setAttribute("cx", plane.x(p.x[m]));
+      this.heads[i].setAttribute("cy", plane.y(p.y[m]));
+      this.lossLines[i].setAttribute("points", this.lossPixels[i].slice(0, m + 1).filter((v) => v).join(" "));
     });
-    const n = paths.length;
-    const indices = Array.from({ length: 2 * n }, (_, i) => i + 1);
     const start = this.dragged || data.start;
-    Plotly.update(this.plane, { x: [...xs, ...hx, [start[0]]], y: [...ys, ...hy, [start[1]]] },
-      { annotations: this.arrows(k) }, [...indices, 2 * n + 1]);
-    const line = { type: "line", xref: "x", yref: "paper", x0: k, x1: k, y0: 0, y1: 1,
-      line: { color: rgb(this.theme.text, 0.35), width: 1, dash: "dot" } };
-    Plotly.update(this.loss, { x: steps, y: losses }, { shapes: [line] }, paths.map((_, i) => i));
+    this.startMark.setAttribute("cx", plane.x(start[0]));
+    this.startMark.setAttribute("cy", plane.y(start[1]));
+    this.startMark.dataset.x = start[0];
+    this.startMark.dataset.y = start[1];
+    const cx = this.lossScale.x(k);
+    this.cursor.setAttribute("x1", cx);
+    this.cursor.setAttribute("x2", cx);
+    this.arrowGroup.replaceChildren(...this.arrows(k));
     this.legend.querySelectorAll("li").forEach((row, i) => {
       const p = paths[i];
       const m = Math.min(k, p.x.length - 1);
@@ -229,17 +286,17 @@ class Race {
     const step = p.arith.step[k - 1].map(Number);
     const t = this.theme;
     const out = [], placed = [];
+    const plane = this.planeScale;
     const arrow = (key, dx, dy, colour) => {
       if (!(Math.hypot(dx, dy) > 1e-9 * width)) return;
-      out.push({ x: x0 + dx, y: y0 + dy, ax: x0, ay: y0, xref: "x", yref: "y", axref: "x", ayref: "y", text: "",
-        showarrow: true, arrowhead: 2, arrowsize: 1, arrowwidth: 2, arrowcolor: colour });
-      const right = dx >= 0, up = dy >= 0;
+      const [ax, ay, bx, by] = [plane.x(x0), plane.y(y0), plane.x(x0 + dx), plane.y(y0 + dy)];
+      out.push(svg("line", { "data-arrow": key, "data-from": `${x0},${y0}`, "data-to": `${x0 + dx},${y0 + dy}`,
+        x1: ax, y1: ay, x2: bx, y2: by, stroke: colour, "stroke-width": 2, "marker-end": this.headOf[colour] }));
       // labels of nearly parallel arrows would print over each other: each one near an earlier one moves down a line
-      const near = placed.filter(([px, py]) => Math.hypot(px - dx, py - dy) < 0.06 * width).length;
-      placed.push([dx, dy]);
-      out.push({ x: x0 + dx, y: y0 + dy, xref: "x", yref: "y", text: ARROW_NAMES[key], showarrow: false,
-        xanchor: right ? "left" : "right", yanchor: up ? "bottom" : "top", font: { color: colour, size: 12 },
-        yshift: -15 * near, bgcolor: rgb(t.bg, 0.7) });
+      const near = placed.filter(([px, py]) => Math.hypot(px - bx, py - by) < 16).length;
+      placed.push([bx, by]);
+      out.push(svg("text", { x: bx + (bx >= ax ? 4 : -4), y: by + (by <= ay ? -4 : 12) + 14 * near, fill: colour,
+        stroke: rgb(t.bg, 0.85), "text-anchor": bx >= ax ? "start" : "end" }, ARROW_NAMES[key]));
     };
     vectors.forEach(([key, v]) => {
       const scale = key === "sv" ? this.svScale : this.scale;
@@ -309,9 +366,9 @@ class Race {
 
   listen() {
     const at = (event) => {
-      const layout = this.plane._fullLayout;
+      const layout = this.surface._fullLayout;
       if (!layout || !layout.xaxis) return null;
-      const box = this.plane.getBoundingClientRect();
+      const box = this.surface.getBoundingClientRect();
       const px = event.clientX - box.left - layout._size.l, py = event.clientY - box.top - layout._size.t;
       if (px < 0 || py < 0 || px > layout._size.w || py > layout._size.h) return null;
       return [layout.xaxis.p2c(px), layout.yaxis.p2c(py)];
@@ -349,7 +406,7 @@ class Race {
     this.stop();
     clearInterval(this.themeTimer);
     this.observer.disconnect();
-    if (window.Plotly) { window.Plotly.purge(this.plane); window.Plotly.purge(this.loss); }
+    if (window.Plotly) [this.surface, this.lossPlot].forEach((gd) => window.Plotly.purge(gd));
   }
 }
 
