@@ -32,6 +32,10 @@ MAX_STEPS = 1000
 MAX_RUNNERS = 6
 GRID_POINTS = 81  # per axis, fewer for a costly program (poke's picture budget)
 DIVERGED_WIDTHS = 1000  # a point this many plot widths from the plot's centre has diverged
+#: What a race may cost: runs of the program (steps × optimisers) × one run's cost with its backward, counted as
+#: poke counts a picture's. Rosenbrock's 500 steps of four optimisers are ~0.09 of it (0.4-0.6 s here), so the
+#: budget is a few seconds of a worker, inside the sandbox's CPU limit.
+RACE_BUDGET = 600_000_000
 
 
 # ----------------------------------------------------------------------------- the surfaces offered
@@ -368,6 +372,12 @@ def check_race(race: Race, program) -> str:
         problem = check_runner(r)
         if problem:
             return problem
+    costs = program.costs
+    one = costs.forward_elements + costs.backward_elements + costs.matmul_work * 3 + poke.NODE_COST * costs.nodes
+    if one * race.steps * len(race.runners) > RACE_BUDGET:
+        most = max(1, int(RACE_BUDGET / (one * len(race.runners))))
+        return (f"this program is too costly to race {len(race.runners)} optimisers for {race.steps:,} steps: "
+                f"at most {most:,} steps with {len(race.runners)}, or fewer optimisers")
     return ""
 
 

@@ -157,6 +157,14 @@ def test_races_that_are_not_allowed_say_why(text, x, y, runners, steps, words):
         race.run_race(r)
 
 
+def test_a_costly_program_is_told_how_many_steps_it_may_race():
+    text = "W = randn(200, 200)\nx = 1.0\ny = 2.0\nloss = ((W * x + y) ** 2).mean()\n"
+    r = race.Race(text, "x", "y", (1.0, 2.0), (race.runner("sgd"),) * 4, 1000)
+    with pytest.raises(ValueError, match=r"too costly to race 4 optimisers for 1,000 steps: at most [\d,]+ steps"):
+        race.run_race(r)
+    assert len(race.run_race(race.Race(text, "x", "y", (1.0, 2.0), (race.runner("sgd"),), 20))["paths"][0]["x"]) == 21
+
+
 def test_runners_round_trip_through_the_url():
     runners = (race.runner("sgd", lr=0.002), race.runner("nesterov", momentum=0.5), race.runner("adamw", beta2=0.9))
     text = race.runners_text(runners)
