@@ -28,6 +28,7 @@ def page() -> None:
     panels.problems_said(problems)
     text, planes = "", None
     with st.sidebar:
+        panels.surface_box(setup)
         if setup.surface == race.OWN:
             text = explorer_panels.shared_program()
             panels.program_editor(text)

@@ -144,14 +144,19 @@ def _remove_runner(i: int) -> None:
 _STEP_OF = {"lr": 0.001, "momentum": 0.05, "beta1": 0.01, "beta2": 0.001, "eps": 1e-8, "weight_decay": 0.01}
 
 
-def settings(setup: race.Setup, planes: list[str] | None) -> None:
-    """The widgets that set up the race; each changes ``race_setup`` (and so the URL) when it changes.
-    ``planes``: the inputs the learner's program offers for the plane (None for a preset)."""
+def surface_box(setup: race.Setup) -> None:
+    """The choice of surface: a preset, or the learner's own program."""
     names = [*race.SURFACES, race.OWN]
     st.selectbox("Surface", names, index=names.index(setup.surface), key=_key("surface"), on_change=_surface_changed,
-                 format_func=lambda n: race.SURFACES[n].title if n in race.SURFACES else "Your program (as in the "
-                 "Expression Explorer)", help=race.SURFACES[setup.surface].about if setup.surface in race.SURFACES
-                 else "The race minimises your program's output (summed) over two inputs of one number each.")
+                 format_func=lambda n: race.SURFACES[n].title if n in race.SURFACES else "Your own program",
+                 help=race.SURFACES[setup.surface].about if setup.surface in race.SURFACES
+                 else "The Expression Explorer's program: the race minimises its output (summed) over two inputs "
+                      "of one number each.")
+
+
+def settings(setup: race.Setup, planes: list[str] | None) -> None:
+    """The widgets that set up the race (after the surface's): each changes ``race_setup`` (and so the URL) when it
+    changes. ``planes``: the inputs the learner's program offers for the plane (None for a preset)."""
     if planes is not None and len(planes) >= 2:
         left, right = st.columns(2)
         left.selectbox("Across (x)", planes, index=planes.index(setup.x) if setup.x in planes else 0,

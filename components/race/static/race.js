@@ -158,7 +158,7 @@ class Race {
       margin: { l: 52, r: 8, t: 6, b: 34 }, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font,
       xaxis: { ...axis("step", [0, Math.max(this.n, 1)]), showgrid: true, gridcolor: rgb(t.text, 0.08) },
       yaxis: { ...axis(positive ? "loss (log scale)" : "loss", yRange), type: positive ? "log" : "linear",
-        dtick: positive ? 1 : undefined,
+        dtick: positive ? Math.max(1, Math.ceil((yRange[1] - yRange[0]) / 5)) : undefined,  // ~5 labels: every n decades
         showgrid: true, gridcolor: rgb(t.text, 0.08), exponentformat: "power" },
       showlegend: false, hovermode: "closest",
     };
