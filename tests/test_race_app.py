@@ -137,6 +137,14 @@ def test_the_race_runs_on_the_learners_program():
     assert at.text_area(key="race_program").value == program
 
 
+def test_a_links_plane_the_program_lacks_is_said():
+    at = race_page(surface="program", program="p = 1.0\nq = 2.0\nloss = p * q ** 2\n", plane="a,b")
+    no_exception(at)
+    assert any("no plane `a,b`" in w.value and "runs on p, q" in w.value for w in at.warning)
+    assert (view(at)["grid"]["x"], view(at)["grid"]["y"]) == ("p", "q")
+    assert at.query_params["plane"] == "p,q"
+
+
 def test_a_program_without_two_number_inputs_is_told_what_the_race_needs():
     at = race_page(surface="program", program="x = [1.0, 2.0]\ny = (x ** 2).sum()\n")
     no_exception(at)

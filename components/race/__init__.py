@@ -203,6 +203,9 @@ def own_setup(setup: race.Setup, text: str) -> list[str]:
     planes = info["planes"]
     if len(planes) >= 2 and not (setup.x in planes and setup.y in planes and setup.x != setup.y):
         x, y = planes[0], planes[1]
+        if setup.x or setup.y:  # a link's plane (a new program starts on its first two inputs without a word)
+            st.warning(markdown_safe(f"This program has no plane `{setup.x},{setup.y}` (its inputs of one number: "
+                                     f"{', '.join(planes)}): the race runs on {x}, {y}."), icon=":material/info:")
         _set(x=x, y=y, start=(info["values"][x], info["values"][y]))
         ss["race_version"] = ss.get("race_version", 0) + 1
         race.sync(ss, st.query_params)  # the URL says the new plane and start
