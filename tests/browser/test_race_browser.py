@@ -93,7 +93,7 @@ def test_adams_arithmetic_is_printed_with_the_servers_numbers(page, app_url):
     assert fmt_number(adam["loss"][7]) in page.locator(f'{RACE} [data-path="adam"]').inner_text()
 
 
-def test_a_click_on_the_contour_moves_the_start_and_the_url(page, app_url):
+def test_a_click_or_a_drag_on_the_contour_moves_the_start_and_the_url(page, app_url):
     open_race(page, app_url, "?steps=30")
     box = page.locator(f"{RACE} .race-surface .nsewdrag").first.bounding_box()
     wait_for_rerun(page, lambda: page.mouse.click(box["x"] + box["width"] * 0.75, box["y"] + box["height"] * 0.25))
@@ -102,6 +102,19 @@ def test_a_click_on_the_contour_moves_the_start_and_the_url(page, app_url):
     assert 0.8 < x < 1.2 and 1.8 < y < 2.2, (x, y)  # 3/4 across [-2, 2], 1/4 down [-1, 3]
     query = parse_qs(urlsplit(page.url).query)
     assert query["start"] == [race.pair_text((x, y))]
+    page.wait_for_function(f"document.querySelector('{RACE}').dataset.steps === '30'", timeout=60_000)
+    # a drag: the start mark follows the pointer with no server run, and the race runs from where it is let go
+    runs = runs_finished(page)
+    page.mouse.move(box["x"] + box["width"] * 0.25, box["y"] + box["height"] * 0.75)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.4, box["y"] + box["height"] * 0.6, steps=4)
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5, steps=4)
+    assert start_point(page) == pytest.approx((0.0, 1.0), abs=0.03)
+    assert runs_finished(page) == runs, "the drag itself asks nothing of the server"
+    wait_for_rerun(page, page.mouse.up)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('start') !== " + repr(query["start"][0]))
+    x, y = race.pair_from_text(parse_qs(urlsplit(page.url).query)["start"][0])
+    assert (x, y) == pytest.approx((0.0, 1.0), abs=0.03)
     page.wait_for_function(f"document.querySelector('{RACE}').dataset.steps === '30'", timeout=60_000)
 
 
