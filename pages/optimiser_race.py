@@ -13,11 +13,7 @@ through_app()
 ss = st.session_state
 
 st.title("Optimiser race")
-st.caption(
-    "Why does one optimiser crawl and another overshoot? Start SGD, momentum and Adam at the same point of a "
-    "surface, press Play and watch their paths and losses; pick a step to see its arithmetic as arrows. "
-    "Settings are in the sidebar; the URL keeps the whole race."
-)
+st.caption("Race optimisers down one surface and see why one crawls and another overshoots, step by step.")
 
 
 def page() -> None:

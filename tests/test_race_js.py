@@ -13,7 +13,8 @@ from explorer.numbers import fmt_number
 
 DOM = Path(__file__).resolve().parent.parent / "components" / "race" / "static" / "dom.js"
 CASES = [0.0, -0.0, 1.0, -155.0, 12.5, 0.1, 0.0001234567, 0.00001234, -1e-8, 12345.6, 9999.5, 9999.4, 1.00004,
-         123.456, 1235.5, 0.00012345, 2.5e300, -3.75e-300, 1e16, 0.5, 1234.5, 6.384e-16, float("inf"), float("-inf"), float("nan")]
+         123.456, 1235.5, 0.00012345, 2.5e300, -3.75e-300, 1e16, 0.5, 1234.5, 6.384e-16,
+         float("inf"), float("-inf"), float("nan")]
 
 
 def test_num_prints_as_fmt_number():
