@@ -162,7 +162,14 @@ class Race {
         showgrid: true, gridcolor: rgb(t.text, 0.08), exponentformat: "power" },
       showlegend: false, hovermode: "closest",
     };
-    drawn.push(Plotly.react(this.lossPlot, lossTraces, lossLayout, config));
+    drawn.push(Plotly.react(this.lossPlot, lossTraces, lossLayout, config).then(() => {
+      if (this.lossPlot.__raceHover) return;
+      this.lossPlot.__raceHover = true;
+      // the hover reads every loss; one past the step shown would tell the race's end before it is played
+      this.lossPlot.on("plotly_hover", (event) => {
+        if (event.points.every((point) => point.x > this.k)) Plotly.Fx.unhover(this.lossPlot);
+      });
+    }));
     this.legend.replaceChildren(...paths.map((p, i) => {
       const value = el("span", { class: "race-loss-value" });
       const button = el("button", { type: "button", "aria-pressed": i === this.chosen, title: "Show this optimiser's arithmetic",
