@@ -41,6 +41,8 @@ def wait_for_page(page, path: str) -> None:
     page.get_by_role("heading", name=TITLES[path]).first.wait_for()
     if path in ("", "stepper"):
         wait_for_node_count(page, DEFAULT_NODES)
+    if path == "optimiser_race":  # its view draws once Plotly and its modules have loaded
+        page.locator('[data-testid="optimiser-race"] polyline[data-path-line]').first.wait_for(state="attached")
     wait_for_idle(page)
 
 
