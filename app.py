@@ -33,6 +33,7 @@ pages = [
         icon=":material/model_training:",
         url_path="playground",
     ),
+    st.Page("pages/optimiser_race.py", title="Optimiser race", icon=":material/speed:", url_path="optimiser_race"),
     st.Page("pages/depth_lab.py", title="Initialisation & depth", icon=":material/layers:", url_path="depth_lab"),
 ]
 page = st.navigation(pages, position="hidden")

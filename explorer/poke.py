@@ -304,13 +304,15 @@ def square(x_knob: Knob, y_knob: Knob) -> tuple[tuple[float, float], tuple[float
     return (cx - span / 2, cx + span / 2), (cy - span / 2, cy + span / 2)
 
 
-def surface(text: str, poked: Poked, x_name: str, y_name: str, x_range: tuple, y_range: tuple) -> Surface:
-    """The output (summed) over a grid of inputs ``x_name`` × ``y_name``, everything else as poked."""
+def surface(text: str, poked: Poked, x_name: str, y_name: str, x_range: tuple, y_range: tuple,
+            points: int = SURFACE_POINTS) -> Surface:
+    """The output (summed) over a grid of inputs ``x_name`` × ``y_name``, everything else as poked: ``points`` per
+    axis, or fewer for a costly program (the picture budget)."""
     from language import compile_program
 
     program = compile_program(text)
     others = tuple((n, v) for n, v in poked if n not in (x_name, y_name))
-    n = _points(program, SURFACE_POINTS, 2)
+    n = _points(program, points, 2)
     xs, ys = np.linspace(*x_range, n), np.linspace(*y_range, n)
     scale = {k for k in (x_name, y_name) if math.prod(program.inputs[k]) > 1}
     zs = _sums(program, resolve(program, others), x_name, xs, y_name, ys, scale=scale)

@@ -101,7 +101,8 @@ def test_each_page_runs_without_exception(page, title):
 def test_pages_are_thin_views():
     # a page reads widgets, calls explorer/ and components/ and shows what comes back: no math of its own
     pages = sorted((ROOT / "pages").glob("*.py"))
-    assert {p.name for p in pages} >= {"explorer.py", "stepper.py", "playground.py", "depth_lab.py"}
+    assert {p.name for p in pages} >= {
+        "explorer.py", "stepper.py", "playground.py", "depth_lab.py", "optimiser_race.py"}
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert len(text.splitlines()) <= 150, f"{page.name}: {len(text.splitlines())} lines; move logic out of it"

@@ -24,7 +24,7 @@ from .helpers import (
 pytestmark = pytest.mark.browser
 
 TITLES = {"": "Expression Explorer", "stepper": "Backward Stepper", "playground": "Training Playground",
-          "depth_lab": "Initialisation & depth"}
+          "optimiser_race": "Optimiser race", "depth_lab": "Initialisation & depth"}
 SIDEBAR_LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink"] a'
 DEFAULT_NODES = len(trace(evaluate(presets.program(presets.DEFAULT)).output).nodes)
 
@@ -41,6 +41,8 @@ def wait_for_page(page, path: str) -> None:
     page.get_by_role("heading", name=TITLES[path]).first.wait_for()
     if path in ("", "stepper"):
         wait_for_node_count(page, DEFAULT_NODES)
+    if path == "optimiser_race":  # its view draws once Plotly and its modules have loaded
+        page.locator('[data-testid="optimiser-race"] polyline[data-path-line]').first.wait_for(state="attached")
     wait_for_idle(page)
 
 
@@ -59,7 +61,7 @@ def test_sidebar_links_reach_every_page(page, app_url, artifacts):
     assert page.external_requests == [], "the app must not fetch from the internet"
 
 
-@pytest.mark.parametrize("path", ["", "stepper", "playground", "depth_lab"])
+@pytest.mark.parametrize("path", ["", "stepper", "playground", "optimiser_race", "depth_lab"])
 def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, artifacts):
     """A link straight to a page, as the first visit to a fresh server, gets the app's navigation.
 
@@ -90,7 +92,7 @@ def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, arti
     wait_for_text(page, TITLES[path])
 
 
-@pytest.mark.parametrize("path", ["", "stepper", "playground", "depth_lab"])
+@pytest.mark.parametrize("path", ["", "stepper", "playground", "optimiser_race", "depth_lab"])
 def test_narrow_window_has_no_horizontal_overflow(browser, app_url, path, artifacts):
     context = browser.new_context(viewport={"width": 420, "height": 900})
     try:

@@ -1,0 +1,232 @@
+"""The optimiser race as Streamlit: the settings (surface, plane, start point, optimisers, steps, kept in the
+URL by explorer.race.sync) and the race view, an `st.components.v2` component (static/race.js) that draws
+the paths, losses and arithmetic with Plotly in the browser from numbers computed once per race.
+
+Session state: ``race_setup`` (an explorer.race.Setup), ``race_version`` (grows when the setup is set from
+outside the widgets: a link, a new surface; the widgets are then made anew from it).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import plotly
+import streamlit as st
+
+from components import session
+from components.assets import served_url
+from explorer import race
+from explorer.formatting import markdown_safe
+
+_STATIC = Path(__file__).parent / "static"
+_PLOTLY = Path(plotly.__file__).parent / "package_data"  # the plotly wheel's own plotly.min.js: no CDN
+
+# NOTE: the inline part is a loader of a few hundred bytes (a v2 component's inline JS travels with every
+# update of the element). Plotly is a classic script (it sets window.Plotly); the view is ES modules that
+# import each other by URL (race.js imports dom.js), fetched once per page.
+_LOADER = """
+const PLOTLY = %s, BASE = new URL(%s, window.location.href).href;
+let view = null, loading = null;
+function load() {
+  if (!loading) loading = new Promise((resolve, reject) => {
+    if (window.Plotly) return resolve();
+    const script = document.createElement("script");
+    script.src = PLOTLY;
+    script.onload = resolve;
+    script.onerror = () => { loading = null; reject(new Error("could not load " + script.src)); };
+    document.head.appendChild(script);
+  }).then(() => import(BASE + "race.js")).then((module) => (view = module.default));
+  return loading;
+}
+export default function (component) {
+  if (view) return view(component);
+  load().then(() => view(component)).catch((error) => {
+    console.error(error);
+    component.parentElement.textContent = String(error);
+  });
+  return undefined;
+}
+"""
+
+_component = st.components.v2.component(
+    "components.race",
+    js=_LOADER % (json.dumps(served_url("plotly_js", _PLOTLY, "plotly.min.js")),
+                  json.dumps(served_url("race_static", _STATIC, ""))),
+    isolate_styles=False,  # in the page's own DOM: Plotly and the view add their style sheets to the page
+)
+ss = st.session_state
+
+# A worker process each (components/session.py): the race and its contour grid run the learner's program.
+run_race = functools.partial(session.sandboxed, race.run_race)
+grid = functools.partial(session.sandboxed, race.grid)
+program_plane = functools.partial(session.sandboxed, race.program_plane)
+
+
+def view_data(the_race: race.Race, result: dict, picture: dict) -> dict:
+    """What the browser draws: the grid, the start point and each path with an id for its [data-path] hook."""
+    seen: dict[str, int] = {}
+    paths = []
+    for path in result["paths"]:
+        seen[path["kind"]] = seen.get(path["kind"], 0) + 1
+        count = seen[path["kind"]]
+        paths.append(path | {"id": path["kind"] if count == 1 else f"{path['kind']}-{count}"})
+    key = hashlib.sha1(repr(the_race).encode()).hexdigest()[:16]
+    return {"key": key, "grid": picture, "start": list(the_race.start), "paths": paths}
+
+
+def race_view(data: dict, *, key: str) -> None:
+    """The race view; a click or drag on its contour moves the setup's start point."""
+    _component(key=key, data=data, on_start_change=lambda: _started(key))
+
+
+def _started(key: str) -> None:
+    start = (ss.get(key) or {}).get("start") or {}
+    try:
+        point = (float(start["x"]), float(start["y"]))
+    except (KeyError, TypeError, ValueError):
+        return
+    _set(start=point)
+    ss["race_version"] = ss.get("race_version", 0) + 1  # the number inputs show the new point
+
+
+# ----------------------------------------------------------------------------- the settings
+
+
+def _set(**changes) -> None:
+    ss["race_setup"] = replace(ss["race_setup"], **changes)
+
+
+def _key(name: str) -> str:
+    return f"race_{name}_{ss.get('race_version', 0)}"
+
+
+def _surface_changed() -> None:
+    name = ss[_key("surface")]
+    steps = ss["race_setup"].steps
+    if name == race.OWN:
+        _set(surface=race.OWN, x="", y="")  # own_setup picks the plane and the start from the program
+    else:
+        ss["race_setup"] = race.preset_setup(name, steps)
+    ss["race_version"] = ss.get("race_version", 0) + 1
+
+
+def _runner_changed(i: int, field: str) -> None:
+    runners = list(ss["race_setup"].runners)
+    value = ss[_key(f"{field}_{i}")]
+    runners[i] = race.runner(value) if field == "kind" else replace(runners[i], **{field: float(value)})
+    if field == "kind" and ss["race_setup"].surface in race.SURFACES:
+        runners[i] = race.SURFACES[ss["race_setup"].surface].runner(value)
+    _set(runners=tuple(runners))
+    if field == "kind":
+        ss["race_version"] = ss.get("race_version", 0) + 1
+
+
+def _add_runner() -> None:
+    setup = ss["race_setup"]
+    used = [r.kind for r in setup.runners]
+    kind = next((k for k in race.KINDS if k not in used), "adam")
+    surface = race.SURFACES.get(setup.surface)
+    _set(runners=setup.runners + ((surface.runner(kind) if surface else race.runner(kind)),))
+    ss["race_version"] = ss.get("race_version", 0) + 1
+
+
+def _remove_runner(i: int) -> None:
+    runners = list(ss["race_setup"].runners)
+    del runners[i]
+    _set(runners=tuple(runners))
+    ss["race_version"] = ss.get("race_version", 0) + 1
+
+
+_STEP_OF = {"lr": 0.001, "momentum": 0.05, "beta1": 0.01, "beta2": 0.001, "eps": 1e-8, "weight_decay": 0.01}
+
+
+def surface_box(setup: race.Setup) -> None:
+    """The choice of surface: a preset, or the learner's own program."""
+    names = [*race.SURFACES, race.OWN]
+    st.selectbox("Surface", names, index=names.index(setup.surface), key=_key("surface"), on_change=_surface_changed,
+                 format_func=lambda n: race.SURFACES[n].title if n in race.SURFACES else "Your own program",
+                 help=race.SURFACES[setup.surface].about if setup.surface in race.SURFACES
+                 else "The Expression Explorer's program: the race minimises its output (summed) over two inputs "
+                      "of one number each.")
+
+
+def settings(setup: race.Setup, planes: list[str] | None) -> None:
+    """The widgets that set up the race (after the surface's): each changes ``race_setup`` (and so the URL) when it
+    changes. ``planes``: the inputs the learner's program offers for the plane (None for a preset)."""
+    if planes is not None and len(planes) >= 2:
+        left, right = st.columns(2)
+        left.selectbox("Across (x)", planes, index=planes.index(setup.x) if setup.x in planes else 0,
+                       key=_key("x"), on_change=lambda: _set(x=ss[_key("x")]))
+        right.selectbox("Up (y)", planes, index=planes.index(setup.y) if setup.y in planes else 1,
+                        key=_key("y"), on_change=lambda: _set(y=ss[_key("y")]))
+    left, right, steps = st.columns(3)
+    left.number_input(f"Start {setup.x}", value=float(setup.start[0]), format="%g", step=0.1, key=_key("sx"),
+                      on_change=lambda: _set(start=(ss[_key("sx")], ss["race_setup"].start[1])))
+    right.number_input(f"Start {setup.y}", value=float(setup.start[1]), format="%g", step=0.1, key=_key("sy"),
+                       on_change=lambda: _set(start=(ss["race_setup"].start[0], ss[_key("sy")])))
+    steps.number_input("Steps", 1, race.MAX_STEPS, setup.steps, step=50, key=_key("steps"),
+                       on_change=lambda: _set(steps=int(ss[_key("steps")])))
+    for i, r in enumerate(setup.runners):
+        _runner_row(i, r, removable=len(setup.runners) > 1)
+    st.button("Add an optimiser", icon=":material/add:", on_click=_add_runner, key=_key("add"),
+              disabled=len(setup.runners) >= race.MAX_RUNNERS)
+
+
+def _runner_row(i: int, r: race.Runner, removable: bool) -> None:
+    kind, lr, more = st.columns([2, 1.1, 0.55], vertical_alignment="bottom", gap="small")
+    kinds = list(race.KINDS)
+    shown = "visible" if i == 0 else "collapsed"
+    kind.selectbox("Optimiser", kinds, index=kinds.index(r.kind), key=_key(f"kind_{i}"),
+                   format_func=lambda k: race.KINDS[k].title, on_change=_runner_changed, args=(i, "kind"),
+                   label_visibility=shown)
+    lr.number_input("lr", min_value=0.0, value=float(r.lr), step=_STEP_OF["lr"], format="%g",
+                    key=_key(f"lr_{i}"), on_change=_runner_changed, args=(i, "lr"), label_visibility=shown,
+                    help="The learning rate" if i == 0 else None)
+    with more.popover("", icon=":material/tune:", help=f"{race.KINDS[r.kind].title}'s other settings"):
+        for name in race.KINDS[r.kind].settings:
+            if name != "lr":
+                st.number_input(race.SETTINGS[name][0], min_value=0.0, value=float(getattr(r, name)),
+                                step=_STEP_OF[name], format="%g", key=_key(f"{name}_{i}"),
+                                on_change=_runner_changed, args=(i, name))
+        st.button("Remove from the race", icon=":material/close:", key=_key(f"remove_{i}"),
+                  on_click=_remove_runner, args=(i,), disabled=not removable)
+
+
+def own_setup(setup: race.Setup, text: str) -> list[str]:
+    """The plane's inputs of the learner's program ``text`` (raises ExpressionError if it does not run); a setup
+    whose plane the program lacks gets the program's first two inputs, started at their values."""
+    info = program_plane(text)
+    planes = info["planes"]
+    if len(planes) >= 2 and not (setup.x in planes and setup.y in planes and setup.x != setup.y):
+        x, y = planes[0], planes[1]
+        if setup.x or setup.y:  # a link's plane (a new program starts on its first two inputs without a word)
+            st.warning(markdown_safe(f"This program has no plane `{setup.x},{setup.y}` (its inputs of one number: "
+                                     f"{', '.join(planes)}): the race runs on {x}, {y}."), icon=":material/info:")
+        _set(x=x, y=y, start=(info["values"][x], info["values"][y]))
+        ss["race_version"] = ss.get("race_version", 0) + 1
+        race.sync(ss, st.query_params)  # the URL says the new plane and start
+    return planes
+
+
+def program_editor(text: str) -> None:
+    """The learner's program (the one the Expression Explorer shows: editing it here edits it there)."""
+    if ss.get("race_program") != text:
+        ss["race_program"] = text
+    st.html("<style>.st-key-race_program textarea {font-family: 'Source Code Pro', monospace; "
+            "font-size: 0.85rem}</style>")
+    st.text_area("Program", key="race_program", height=150, on_change=_program_edited,
+                 help="The race minimises the output (summed) over two inputs that hold one number each. "
+                      "Ctrl+Enter runs it.")
+
+
+def _program_edited() -> None:
+    ss["program"] = ss["race_program"]
+
+
+def problems_said(problems: list[str]) -> None:
+    for problem in problems:
+        st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")

@@ -1,0 +1,56 @@
+"""Optimiser race: SGD, momentum, Nesterov, Adam and AdamW step down the same surface, each step's arithmetic
+shown; the engine's own optimisers run once on the server and the browser plays their paths."""
+
+import streamlit as st
+
+from components import explorer_panels
+from components import race as panels
+from components.entry import through_app
+from explorer import explain, race
+from explorer.formatting import markdown_safe
+
+through_app()
+ss = st.session_state
+
+st.title("Optimiser race")
+st.caption("Race optimisers down one surface and see why one crawls and another overshoots, step by step.")
+
+
+def page() -> None:
+    """The page below the title (a function: the race's numbers are its locals, let go after the run)."""
+    setup, problems = race.sync(ss, st.query_params)
+    for other in ("step", "poke") + (() if setup.surface == race.OWN else ("program",)):
+        st.query_params.pop(other, None)  # the program pages' own: they mean nothing here
+    panels.problems_said(problems)
+    text, planes = "", None
+    with st.sidebar:
+        panels.surface_box(setup)
+        if setup.surface == race.OWN:
+            text = explorer_panels.shared_program()
+            panels.program_editor(text)
+            try:
+                planes = panels.own_setup(setup, text)
+            except Exception as exc:  # noqa: BLE001 - ExpressionError or a limit: a message, never a traceback
+                explorer_panels.program_error(text, exc)
+                planes = []
+            setup = ss["race_setup"]
+        panels.settings(setup, planes)
+    if planes is not None and len(planes) < 2:
+        st.info(f"The race needs a program with at least two inputs that hold one number each; this one has "
+                f"{explain.counted(len(planes), 'such input')}. Write, say, `x = 1.0` and `y = 2.0` and a "
+                "loss of them, or choose a surface.", icon=":material/info:")
+        return
+    the_race = setup.race(text)
+    try:
+        result = panels.run_race(the_race)
+        picture = panels.grid(the_race)
+    except Exception as exc:  # noqa: BLE001 - a race not allowed, or the program failed: a message
+        st.error(markdown_safe(explain.error_report(the_race.text, exc)[0]), icon=":material/error:")
+        return
+    panels.race_view(panels.view_data(the_race, result, picture), key="race_view")
+    for path in result["paths"]:
+        if path["stopped"]:
+            st.warning(markdown_safe(f"{path['title']} {path['stopped']}."), icon=":material/warning:")
+
+
+page()
