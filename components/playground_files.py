@@ -46,7 +46,8 @@ def model_files(pg) -> None:
                                    help="Settings, data and every weight, readable.")
         columns[1].download_button("Weights (.npz)", lambda: model_io.to_npz(pg.state), f"{stem}.npz",
                                    on_click="ignore", help="NumPy arrays: weights, biases and the optimiser's state.")
-        columns[2].download_button("Python script", lambda: model_io.to_script(pg.state), f"{stem}.py",
+        script = f"{stem}.py"
+        columns[2].download_button("Python script", lambda: model_io.to_script(pg.state, filename=script), script,
                                    "text/x-python", on_click="ignore",
                                    help="Rebuilds the data and the network; trains them with autograd.")
         columns[3].download_button("Points (.csv)",
