@@ -220,6 +220,25 @@ def test_a_layer_in_trouble_says_why():
     assert calm[0].trouble == ""
 
 
+@pytest.mark.parametrize(
+    ("after", "said"),
+    [
+        (1.5, "one step changes its weights by 50% of their size"),
+        (13.0, "one step changes its weights by 12× their size"),
+        (1e40, "one step changes its weights by more than 1000× their size"),  # was a 41-digit percentage
+        (np.inf, "its weights are no longer finite numbers (inf or nan)"),
+        (np.nan, "its weights are no longer finite numbers (inf or nan)"),
+    ],
+)
+def test_a_diverging_layer_s_health_is_said_in_words(after, said):
+    """Issue 17 item 5: the health row said '7232205456...% of their size'; it says it in words, with a ceiling."""
+    rows = health.layer_health([np.full((2, 2), after)], [np.ones((2, 2))], [np.ones((2, 2))], [], "tanh")
+    assert rows[0].trouble.startswith(said) and rows[0].trouble.endswith("the learning rate is too high")
+    assert len(rows[0].trouble) < 100
+    zero_before = health.layer_health([np.ones((2, 2))], [np.ones((2, 2))], [np.zeros((2, 2))], [], "tanh")
+    assert "more than 1000× their size" in zero_before[0].trouble
+
+
 # ------------------------------------------------------------------ frames, history
 
 
