@@ -50,9 +50,10 @@ def editor(program: str) -> None:
         default["value"] = program
     elif ss["explorer_editor"] != program:
         ss["explorer_editor"] = program
-    # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up.
+    # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up, and a long line
+    # stays one line (it scrolls sideways) rather than wrapping to read as two.
     st.html("<style>.st-key-explorer_editor textarea {font-family: 'Source Code Pro', monospace; "
-            "font-size: 0.85rem}</style>")
+            "font-size: 0.85rem; white-space: pre; overflow-wrap: normal; overflow-x: auto}</style>")
     # NOTE: the box names the preset whose text the editor holds, however it got there (a link, the default,
     # the Stepper, typing it back); the placeholder only while the program is the user's own.
     ss["explorer_preset"] = presets.named(program)
