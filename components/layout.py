@@ -16,6 +16,9 @@ _CSS = (
     ".st-key-page_header { gap: 0.2rem; }"
     ".st-key-page_header .stHeading [data-testid='stMarkdownContainer'] { margin-bottom: 0; }"
     ".st-key-page_header [data-testid='stCaptionContainer'] { line-height: 1.35; }"
+    # NOTE: Chromium lets a click on empty space focus the page's scrolling main element; its focus frame is
+    # no help to anyone (every control has its own)
+    '[data-testid="stMain"]:focus { outline: none; }'
     # a formula wider than a phone scrolls sideways instead of being cut off at the right
     ".katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0; }"
     "</style>"

@@ -213,7 +213,7 @@ class GraphView {
     }
     this.showCaption();
     this.syncToolbar();
-    this.hint.textContent = (this.stepper ? "← / → step · " : "")
+    this.hint.textContent = (this.stepper ? "← / → step · Space play / pause · " : "")
       + "Ctrl + wheel or pinch to zoom · drag to pan · hover a box for its values"
       + (data.steps || !data.selectable ? "" : " · click a box to inspect it");
     this.relayout(first || newProgram);
@@ -686,18 +686,7 @@ class GraphView {
       this.hideTip();
       return;
     }
-    if (key !== this.tipFor) {
-      const info = this.boxInfo[key];
-      if (!info) return;
-      const stepped = this.stepper ? this.stepper.gradTip(key) : null;
-      const grad = stepped === null ? info.grad : stepped;
-      const meta = [info.kind, info.op, info.shape].filter(Boolean).join(" · ");
-      const rows = [`<div class="gv-tip-title">${escapeHtml(info.title)}</div>`, `<div class="gv-tip-meta">${escapeHtml(meta)}</div>`];
-      if (info.data) rows.push(`<div><span class="gv-tip-data">data</span> ${escapeHtml(info.data)}</div>`);
-      if (grad) rows.push(`<div><span class="gv-tip-grad">grad</span> ${escapeHtml(grad)}</div>`);
-      this.tip.innerHTML = rows.join("");
-      this.tipFor = key;
-    }
+    if (key !== this.tipFor && !this.fillTip(key)) return;
     this.tip.hidden = false;
     const root = this.root.getBoundingClientRect();
     const tw = this.tip.offsetWidth, th = this.tip.offsetHeight;
@@ -706,6 +695,26 @@ class GraphView {
     if (e.clientY + 14 + th > window.innerHeight) y = Math.max(0, e.clientY - root.top - th - 10);
     this.tip.style.left = `${x}px`;
     this.tip.style.top = `${y}px`;
+  }
+
+  // The tooltip's text for box `key` (false if the box has no info).
+  fillTip(key) {
+    const info = this.boxInfo[key];
+    if (!info) return false;
+    const stepped = this.stepper ? this.stepper.gradTip(key) : null;
+    const grad = stepped === null ? info.grad : stepped;
+    const meta = [info.kind, info.op, info.shape].filter(Boolean).join(" · ");
+    const rows = [`<div class="gv-tip-title">${escapeHtml(info.title)}</div>`, `<div class="gv-tip-meta">${escapeHtml(meta)}</div>`];
+    if (info.data) rows.push(`<div><span class="gv-tip-data">data</span> ${escapeHtml(info.data)}</div>`);
+    if (grad) rows.push(`<div><span class="gv-tip-grad">grad</span> ${escapeHtml(grad)}</div>`);
+    this.tip.innerHTML = rows.join("");
+    this.tipFor = key;
+    return true;
+  }
+
+  // A shown tooltip's text again (the stepper moved: its grad changed; a click jumped to its step).
+  refreshTip() {
+    if (!this.tip.hidden && this.tipFor !== null && this.tipFor !== undefined) this.fillTip(this.tipFor);
   }
 
   hideTip() {

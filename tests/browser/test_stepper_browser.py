@@ -203,6 +203,42 @@ def test_a_click_on_a_box_goes_to_its_step(page, app_url):
     check_position(page, graph, steps, explain.step_timeline(graph, steps).done_at[a.id])
 
 
+def test_a_box_s_tooltip_follows_a_click_that_jumps_past_it(page, app_url):
+    """Issue 17 item 7: hovering a waiting box says 'grad — (not yet)'; a click on it jumps to its step, and the
+    tooltip still said 'not yet'."""
+    graph, steps = open_stepper(page, app_url)
+    box = page.locator(f'{GRAPH} g.node[data-node="{steps[9].node}"]')
+    box.scroll_into_view_if_needed()
+    middle = box.bounding_box()
+    page.mouse.move(middle["x"] + middle["width"] / 2, middle["y"] + middle["height"] / 2)
+    tip = page.locator(f"{GRAPH} .gv-tip")
+    tip.wait_for()
+    assert "(not yet)" in tip.inner_text()
+    page.mouse.down()
+    page.mouse.up()
+    check_position(page, graph, steps, 10)
+    assert tip.is_visible() and "(not yet)" not in tip.inner_text(), tip.inner_text()
+    assert "grad" in tip.inner_text()
+
+
+def test_space_after_a_click_on_empty_space_plays_instead_of_scrolling_the_controls_away(page, app_url):
+    graph, steps = open_stepper(page, app_url)
+    page.locator(f"{GRAPH} select.gv-speed").select_option("1")
+    pane = page.locator(f"{GRAPH} .gv-pane").bounding_box()
+    scrolled = 'document.querySelector(\'[data-testid="stMain"]\').scrollTop'
+    for x, y in [(pane["x"] + 12, pane["y"] + pane["height"] - 12), (pane["x"] + pane["width"] + 30, 760)]:
+        page.mouse.click(x, y)  # empty space in the pane, then beside it
+        before = page.evaluate(scrolled)
+        page.keyboard.press(" ")
+        reached = settled(lambda: int(view_state(page)["step"]), lambda k: k >= 1, timeout=20.0)
+        assert reached >= 1, "Space plays"
+        page.keyboard.press(" ")  # ... and pauses
+        page.locator(f"{GRAPH} button.gv-play[aria-label='Play']").wait_for()
+        assert page.evaluate(scrolled) == before, "Space scrolled the page (and the Stepper's controls) away"
+        page.locator(f"{GRAPH} button.gv-reset").click()
+        wait_for_view(page, step=0)
+
+
 # ----------------------------------------------------------------------------- the Jacobian tab, poking
 
 
