@@ -115,7 +115,7 @@ class TrainState:
     diverged: str | None = None
     history: History = field(default_factory=History)
     frames: list[Frame] = field(default_factory=list)  # for the replay
-    frame_every: int = 10  # steps between replay frames; doubles when frames are thinned
+    frame_every: int = 1  # steps between replay frames; doubles when frames are thinned (MAX_FRAMES)
     health: tuple[health.LayerHealth, ...] = ()  # after the last step
     compute_rate: float = 0.0  # steps per second of compute alone (forward + backward + update)
     # The learning rate and L2 changed while the run trained: {first step with the new values: {"lr": 0.3}},
@@ -214,7 +214,7 @@ def refresh(state: TrainState) -> None:
     from the state's step."""
     state.history = History()
     state.frames = []
-    state.frame_every = 10
+    state.frame_every = 1
     state.health = ()
     _record(state)
 
@@ -275,6 +275,17 @@ def flat_params(state: TrainState) -> np.ndarray:
 def frame(state: TrainState) -> Frame:
     """The picture of the state as it is now."""
     return Frame(metrics(state), flat_params(state), state.health)
+
+
+def replay_frames(state: TrainState) -> list[Frame]:
+    """The frames the replay scrubs through: the recorded ones, then the run as it is now, so the replay
+    covers the run up to the step it was paused at and ends on it (a run that diverged ends on its last
+    finite frame)."""
+    frames = state.frames
+    now = state.history.steps[-1] if state.history.steps else None
+    if state.diverged is None and now == state.step and (not frames or frames[-1].step != state.step):
+        frames = [*frames, frame(state)]
+    return frames
 
 
 # ------------------------------------------------------------------------ steps

@@ -257,6 +257,22 @@ def test_replay_frames_are_capped_by_count_and_by_bytes():
     assert sum(f.params.nbytes for f in big.frames) <= training.REPLAY_BYTES + big.frames[0].params.nbytes
 
 
+def test_the_replay_covers_the_run_to_the_paused_step():
+    """Issue 17 item 7: 214 steps played had 20 replay frames, and the last was not the step paused at."""
+    state = training.new_state(TrainConfig(dataset="two moons", hidden=(4,)))
+    for _ in range(30):
+        training.step(state, 7)  # playing: several steps per tick
+    training.step(state, 4)
+    frames = training.replay_frames(state)
+    steps = [f.step for f in frames]
+    assert state.step == 214 and steps[0] == 0 and steps[-1] == 214 and steps == sorted(set(steps))
+    assert len(frames) == 32, "one frame per tick while the run is short"
+    np.testing.assert_array_equal(frames[-1].params, training.flat_params(state))
+    diverged = training.new_state(TrainConfig(dataset="sine", optimizer="SGD", lr=10.0, batch_size=0, hidden=(16, 16)))
+    training.step(diverged, 500)
+    assert diverged.diverged and all(np.isfinite(f.params).all() for f in training.replay_frames(diverged))
+
+
 def test_history_records_each_call_and_thins_the_old_points():
     state = training.new_state(TrainConfig(hidden=(5, 4)))
     training.step(state, 3)
