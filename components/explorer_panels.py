@@ -31,6 +31,22 @@ def program_error(program: str, exc: Exception) -> None:
         st.code(caret, language=None)
 
 
+def _load_default() -> None:
+    ss["program"] = ss["explorer_editor"] = presets.program(presets.DEFAULT)
+
+
+def nothing_drawn() -> None:
+    """The graph's place when the program (a link's, on its first load) has an error and nothing ran before it:
+    what to do, rather than two thirds of the page left empty."""
+    st.info(NOTHING_DRAWN, icon=":material/info:")
+    st.button(f"Load the example program ({presets.DEFAULT})", icon=":material/functions:", on_click=_load_default)
+
+
+NOTHING_DRAWN = ("**Nothing to draw yet.** This program does not run: the message beside the editor says where. "
+                 "Fix it there (Ctrl+Enter runs it), choose a preset, or start from the example; its graph, with every "
+                 "node's data and grad, appears here.")
+
+
 def _load_preset() -> None:
     name = ss.get("explorer_preset")
     if name:

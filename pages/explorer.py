@@ -85,6 +85,8 @@ def page() -> None:
             panels.program_error(program, exc)
             shown = ss.get("explorer_last_good")
             if shown is None:
+                with right:
+                    panels.nothing_drawn()
                 st.stop()
             graph, steps = stepped(shown)
         knobs, poked = synced(shown)
