@@ -276,7 +276,8 @@ def test_the_colour_keys_are_whole_and_true_in_either_theme(browser, app_url, sc
         }""")
         assert seen["keyWhole"] and seen["keyShown"] and seen["titleWhole"], seen
         assert "Blue +, orange −" in seen["key"] and "the same colours are the classes" in seen["key"], seen["key"]
-        assert "paler" not in seen["legend"] and "fades toward the background" in seen["legend"], seen["legend"]
+        legend = seen["legend"]
+        assert "paler" not in legend and "the colour fades where the model is unsure" in legend, legend
     finally:
         context.close()
 

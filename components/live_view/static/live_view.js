@@ -1040,8 +1040,8 @@ function paintLegend(s) {
     span.append(`class ${k}`);
   }
   const shape = el("span", null, legend);
-  // NOTE: "fades toward the background", not "paler": on a dark page an unsure region is darker.
-  shape.textContent = "● training · ◇ test points; the colour fades toward the background where the model is unsure";
+  // NOTE: "fades", not "paler": toward the page's own colour, which on a dark page is darker.
+  shape.textContent = "● training · ◇ test points; the colour fades where the model is unsure";
 }
 
 // ---------------------------------------------------------------------------- replay
