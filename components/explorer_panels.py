@@ -31,6 +31,22 @@ def program_error(program: str, exc: Exception) -> None:
         st.code(caret, language=None)
 
 
+def _load_default() -> None:
+    ss["program"] = ss["explorer_editor"] = presets.program(presets.DEFAULT)
+
+
+def nothing_drawn() -> None:
+    """The graph's place when the program (a link's, on its first load) has an error and nothing ran before it:
+    what to do, rather than two thirds of the page left empty."""
+    st.info(NOTHING_DRAWN, icon=":material/info:")
+    st.button(f"Load the example program ({presets.DEFAULT})", icon=":material/functions:", on_click=_load_default)
+
+
+NOTHING_DRAWN = ("**Nothing to draw yet.** This program does not run: the message beside the editor says where. "
+                 "Fix it there (Ctrl+Enter runs it), choose a preset, or start from the example; its graph, with every "
+                 "node's data and grad, appears here.")
+
+
 def _load_preset() -> None:
     name = ss.get("explorer_preset")
     if name:
@@ -50,9 +66,10 @@ def editor(program: str) -> None:
         default["value"] = program
     elif ss["explorer_editor"] != program:
         ss["explorer_editor"] = program
-    # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up.
+    # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up, and a long line
+    # stays one line (it scrolls sideways) rather than wrapping to read as two.
     st.html("<style>.st-key-explorer_editor textarea {font-family: 'Source Code Pro', monospace; "
-            "font-size: 0.85rem}</style>")
+            "font-size: 0.85rem; white-space: pre; overflow-wrap: normal; overflow-x: auto}</style>")
     # NOTE: the box names the preset whose text the editor holds, however it got there (a link, the default,
     # the Stepper, typing it back); the placeholder only while the program is the user's own.
     ss["explorer_preset"] = presets.named(program)

@@ -10,6 +10,9 @@ from explorer import datasets, model_io, training
 from explorer.formatting import markdown_safe
 
 ss = st.session_state
+# explorer.datasets.parse_csv numbers the distinct labels in order; said beside the upload, not done silently
+LABELS_NOTE = ("Labels may be any whole numbers: the distinct ones become classes 0, 1, 2, … in increasing order "
+               "(labels 0, 5, 10 are shown as classes 0, 1, 2).")
 
 
 def upload_points(pg) -> None:
@@ -25,6 +28,8 @@ def upload_points(pg) -> None:
         st.radio("File columns", ["classification", "regression"], key="pg_upload_task", horizontal=True,
                  format_func=lambda t: "x1, x2, label" if t == "classification" else "x, y")
         st.file_uploader("CSV file", type=["csv", "txt"], key="pg_file", on_change=uploaded)
+        if ss.get("pg_upload_task", "classification") == "classification":
+            st.caption(LABELS_NOTE)
         if ss.get("pg_upload_error"):
             st.error(markdown_safe(ss.pg_upload_error))
 
@@ -46,7 +51,8 @@ def model_files(pg) -> None:
                                    help="Settings, data and every weight, readable.")
         columns[1].download_button("Weights (.npz)", lambda: model_io.to_npz(pg.state), f"{stem}.npz",
                                    on_click="ignore", help="NumPy arrays: weights, biases and the optimiser's state.")
-        columns[2].download_button("Python script", lambda: model_io.to_script(pg.state), f"{stem}.py",
+        script = f"{stem}.py"
+        columns[2].download_button("Python script", lambda: model_io.to_script(pg.state, filename=script), script,
                                    "text/x-python", on_click="ignore",
                                    help="Rebuilds the data and the network; trains them with autograd.")
         columns[3].download_button("Points (.csv)",

@@ -9,7 +9,8 @@ Per Linear layer (its weight matrix W, shape (out, in)):
   (relu'(0) = 0, so no gradient reaches their weights from this batch);
 - saturated: the fraction of tanh / sigmoid units that sit on a flat tail — |tanh| > 0.99, or
   sigmoid below 0.01 or above 0.99 — on every point of the batch.
-A layer in trouble gets a one-line reason; `trouble` is '' for a healthy layer.
+A layer in trouble gets a one-line reason in words (a change "more than 1000× their size", weights "no
+longer finite", never a 40-digit percentage); `trouble` is '' for a healthy layer.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ SATURATED_SIGMOID = 0.01  # sigmoid(z) within this of 0 or 1: the slope is below
 TROUBLE_FRACTION = 0.5  # half or more of its units dead or saturated
 RATIO_TOO_HIGH = 0.1  # one step changes the weights by a tenth of their size or more
 RATIO_TOO_LOW = 1e-6  # the weights hardly move
+RATIO_CEILING = 1000.0  # beyond this many times their size, the text says "more than 1000×"
 GRAD_VANISHED = 1e-9
 
 
@@ -79,9 +81,23 @@ def layer_health(
             elif activation in ("tanh", "sigmoid"):
                 saturated = saturated_fraction(hidden[i], activation)
         grad = norm(g)
-        trouble = _trouble(grad, ratio, dead, saturated, activation)
+        finite = bool(np.isfinite(w).all() and np.isfinite(w0).all())
+        trouble = _trouble(grad, ratio, dead, saturated, activation) if finite else NOT_FINITE
         rows.append(LayerHealth(grad, norm(w), ratio, dead, saturated, trouble))
     return tuple(rows)
+
+
+NOT_FINITE = "its weights are no longer finite numbers (inf or nan): the learning rate is too high"
+
+
+def change_in_words(ratio: float) -> str:
+    """‖ΔW‖/‖W‖ said for a person: '35% of their size', '12× their size', 'more than 1000× their size'
+    (a diverging run's ratio reaches 1e40 and more: no one reads a 41-digit percentage)."""
+    if not np.isfinite(ratio) or ratio > RATIO_CEILING:
+        return f"more than {RATIO_CEILING:.0f}× their size"
+    if ratio >= 10:
+        return f"{ratio:.0f}× their size"
+    return f"{ratio:.0%} of their size"
 
 
 def _trouble(grad: float, ratio: float, dead: float | None, saturated: float | None, activation: str) -> str:
@@ -89,8 +105,8 @@ def _trouble(grad: float, ratio: float, dead: float | None, saturated: float | N
         return f"{dead:.0%} of its ReLUs are dead: 0 on every point, so no gradient reaches their weights"
     if saturated is not None and saturated >= TROUBLE_FRACTION:
         return f"{saturated:.0%} of its {activation} units are saturated: flat there, so their gradients vanish"
-    if not np.isfinite(ratio) or ratio >= RATIO_TOO_HIGH:
-        return f"one step changes its weights by {ratio:.0%} of their size: the learning rate is too high"
+    if not ratio < RATIO_TOO_HIGH:  # NaN included
+        return f"one step changes its weights by {change_in_words(ratio)}: the learning rate is too high"
     if grad < GRAD_VANISHED:
         return "no gradient reaches it: its weights have stopped learning"
     if ratio < RATIO_TOO_LOW:

@@ -332,7 +332,7 @@ class Playground:
             data["history"] = _history_data(s.history)
             self._history_sent = now
         if replay:
-            data["replay"] = [self._frame_data(f, graph) for f in s.frames]
+            data["replay"] = [self._frame_data(f, graph) for f in training.replay_frames(s)]
         return data
 
     def _frame_data(self, f: training.Frame, graph: bool) -> dict:

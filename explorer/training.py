@@ -115,9 +115,13 @@ class TrainState:
     diverged: str | None = None
     history: History = field(default_factory=History)
     frames: list[Frame] = field(default_factory=list)  # for the replay
-    frame_every: int = 10  # steps between replay frames; doubles when frames are thinned
+    frame_every: int = 1  # steps between replay frames; doubles when frames are thinned (MAX_FRAMES)
     health: tuple[health.LayerHealth, ...] = ()  # after the last step
     compute_rate: float = 0.0  # steps per second of compute alone (forward + backward + update)
+    # The learning rate and L2 changed while the run trained: {first step with the new values: {"lr": 0.3}},
+    # starting with the run's own values at step 1; empty while they never changed (see set_hyperparameters).
+    schedule: dict[int, dict[str, float]] = field(default_factory=dict)
+    loaded_at: int | None = None  # the step at which this run was loaded from a model file, if it was
     _order: np.ndarray | None = None
     _cursor: int = 0
 
@@ -213,7 +217,7 @@ def refresh(state: TrainState) -> None:
     from the state's step."""
     state.history = History()
     state.frames = []
-    state.frame_every = 10
+    state.frame_every = 1
     state.health = ()
     _record(state)
 
@@ -276,20 +280,38 @@ def frame(state: TrainState) -> Frame:
     return Frame(metrics(state), flat_params(state), state.health)
 
 
+def replay_frames(state: TrainState) -> list[Frame]:
+    """The frames the replay scrubs through: the recorded ones, then the run as it is now, so the replay
+    covers the run up to the step it was paused at and ends on it (a run that diverged ends on its last
+    finite frame)."""
+    frames = state.frames
+    now = state.history.steps[-1] if state.history.steps else None
+    if state.diverged is None and now == state.step and (not frames or frames[-1].step != state.step):
+        frames = [*frames, frame(state)]
+    return frames
+
+
 # ------------------------------------------------------------------------ steps
 
 
 def set_hyperparameters(state: TrainState, *, lr: float | None = None, l2: float | None = None) -> None:
-    """Change the learning rate and/or L2 mid-training, keeping weights and optimiser state."""
-    changes = {}
-    if lr is not None:
-        state.optimizer.lr = float(lr)
-        changes["lr"] = float(lr)
-    if l2 is not None:
-        state.optimizer.weight_decay = float(l2)
-        changes["l2"] = float(l2)
-    if changes:
-        state.config = replace(state.config, **changes)
+    """Change the learning rate and/or L2 mid-training, keeping weights and optimiser state. A change
+    after the first step is recorded in `state.schedule` (the Python script replays it at that step)."""
+    before = {"lr": state.config.lr, "l2": state.config.l2}
+    asked = {"lr": lr, "l2": l2}
+    changes = {name: float(v) for name, v in asked.items() if v is not None and float(v) != before[name]}
+    if not changes:
+        return
+    if "lr" in changes:
+        state.optimizer.lr = changes["lr"]
+    if "l2" in changes:
+        state.optimizer.weight_decay = changes["l2"]
+    state.config = replace(state.config, **changes)
+    if state.step == 0 and 1 in state.schedule:
+        state.schedule[1].update(changes)  # not trained yet: the run starts with these
+    elif state.step > 0:
+        state.schedule.setdefault(1, before)
+        state.schedule.setdefault(state.step + 1, {}).update(changes)
 
 
 def _next_batch(state: TrainState) -> np.ndarray:

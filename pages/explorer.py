@@ -8,6 +8,7 @@ from components import explorer_panels as panels
 from components import session
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
+from components.layout import bring_into_view, header, later_on_a_phone
 from components.poke import full_run_wanted, poke_panel, synced
 from explorer import explain, graph_data
 from explorer.dot import to_svg
@@ -24,11 +25,11 @@ jacobian_of = functools.partial(session.sandboxed, node_jacobian)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
 
 
-st.title("Expression Explorer")
-st.caption(
-    "Write a small program of tensors and see its graph: every node's data and grad, "
-    "each variable's grad checked by finite differences. Drag an input's slider and watch every number move; "
-    "inspect a node for the Jacobian its VJP never builds. The URL keeps the program and the poked values."
+header(
+    "Expression Explorer",
+    "Write a small program of tensors and see its graph: every node's data and grad, checked by finite differences.",
+    "Drag an input's slider and watch every number move; click a box to inspect its node, with the Jacobian its "
+    "VJP never builds. The URL keeps the program and the poked values.",
 )
 
 program = panels.shared_program()
@@ -40,6 +41,7 @@ def clicked():
     ss["explorer_picked"] = ss["explorer_graph"]["selected"]
     ss["explorer_tab"] = "Inspect a node"
     ss["explorer_whole_run"] = True
+    ss["explorer_scroll_seq"] = ss.get("explorer_scroll_seq", 0) + 1  # the inspector comes into view
 
 
 def view_changed():
@@ -69,7 +71,9 @@ def page() -> None:
     """The page below the title. NOTE: a function, so that the program's graph, steps and check are its
     locals: a page's namespace outlives its run (its callbacks and fragment refer to it), and a closed tab's
     session holding them kept +336 MB per 8M-number program until Streamlit let the session go."""
-    left, right = st.columns([1, 2], gap="medium")
+    later_on_a_phone("explorer_body", "explorer_poke")
+    with st.container(key="explorer_body"):
+        left, right = st.columns([1, 2], gap="medium")
     with left:
         panels.editor(program)
         # NOTE: the graph comes from the backward pass alone, so it is drawn before the gradient check runs.
@@ -81,6 +85,8 @@ def page() -> None:
             panels.program_error(program, exc)
             shown = ss.get("explorer_last_good")
             if shown is None:
+                with right:
+                    panels.nothing_drawn()
                 st.stop()
             graph, steps = stepped(shown)
         knobs, poked = synced(shown)
@@ -113,6 +119,9 @@ def page() -> None:
         lambda: panels.export(graph, steps, view, analysis, poked, svg_of),
         stale=stale,
     )
+    if ss.get("explorer_scroll_seq", 0) > ss.get("explorer_scrolled_seq", 0):
+        ss["explorer_scrolled_seq"] = ss["explorer_scroll_seq"]
+        bring_into_view("explorer_tab", ss["explorer_scroll_seq"])
 
 
 page()

@@ -11,6 +11,7 @@ through_app()
 from components import playground_files as files  # noqa: E402
 from components import settings_form as form  # noqa: E402
 from components.graph_view import graph_view  # noqa: E402
+from components.layout import header  # noqa: E402
 from components.live_view import live_view  # noqa: E402
 from explorer import datasets, playground_graph  # noqa: E402
 from explorer.formatting import markdown_safe  # noqa: E402
@@ -18,22 +19,20 @@ from explorer.playground import Playground  # noqa: E402
 
 ss = st.session_state
 
-st.title("Training Playground")
+header(
+    "Training Playground",
+    "Train a small neural network (our own autograd engine) on toy data and watch everything move as it learns.",
+    "The decision boundary, each neuron, the weights and the gradients move as it trains. Settings are in the "
+    "sidebar and in the URL.",
+)
 # NOTE: while playing, the live view's fragment reruns several times a second and Streamlit greys a
 # running fragment's elements out (data-stale); the view would look faded all the time.
-# The page starts higher than Streamlit's default so that, at 1280x800, the whole live view fits.
 # The step graph's panel changes with every frame: on a layer of its own (will-change), its repaints stay
 # its own. NOTE: without it, headless Chromium (software compositing) repainted the union of the live
 # view's and the panel's changes, most of the window: 20 instead of 55-60 animation frames a second.
 st.html(
     '<style>.st-key-pg_live [data-stale="true"] { opacity: 1 !important; transition: none !important; }'
-    '[data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }'
     '.st-key-pg_graph_panel .gv { will-change: transform; }</style>'
-)
-st.caption(
-    "Train a small neural network (our own autograd engine) on toy data and watch everything move as it "
-    "learns: the decision boundary, each neuron, the weights and the gradients. Settings are in the sidebar "
-    "and in the URL."
 )
 
 form.restore()

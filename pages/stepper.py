@@ -8,6 +8,7 @@ from components import session
 from components.entry import through_app
 from components.explorer_panels import program_error, shared_program
 from components.graph_view import graph_view, program_view
+from components.layout import header
 from components.poke import full_run_wanted, poke_panel, synced
 from explorer import explain, graph_data
 from explorer.jacobian_view import step_jacobians, stepper_run
@@ -20,12 +21,12 @@ stepped = functools.partial(session.sandboxed, stepper_run)
 jacobians_of = functools.partial(session.sandboxed, step_jacobians)
 
 
-st.title("Backward Stepper")
-st.caption(
-    "Walk backward() one node at a time: which VJP rule ran, the upstream grad, what each parent "
-    "received, how fan-out and broadcasting are summed, and the Jacobian each VJP stands for. The program "
-    "is the Expression Explorer's; drag an input's slider to rerun it with other numbers. "
-    "The → and ← keys (or a presenter's clicker) step; a click on a box jumps to its step."
+header(
+    "Backward Stepper",
+    "Walk backward() one node at a time: which VJP rule ran, and what each parent received.",
+    "The upstream grad, each contribution, how fan-out and broadcasting are summed, and the Jacobian each VJP "
+    "stands for. The program is the Expression Explorer's; drag an input's slider to rerun it with other numbers. "
+    "The → and ← keys (or a presenter's clicker) step; a click on a box jumps to its step.",
 )
 
 program = shared_program()

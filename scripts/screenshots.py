@@ -1,7 +1,8 @@
-"""Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab}.png.
+"""Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab}.png, and
+the three program pages in the dark theme too ({explorer,stepper,playground}-dark.png).
 
 Starts the app (the same server code the browser tests use), opens each page in headless
-Chromium at 1280x900, waits for its picture, and saves a screenshot.
+Chromium at 1280x800 (a presenter's screen), waits for its picture, and saves a screenshot.
 
     .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--train-seconds 3]
 """
@@ -25,8 +26,9 @@ from tests.browser.server import (  # noqa: E402
     start_streamlit,
 )
 
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT = {"width": 1280, "height": 800}
 SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab")
+PAGES = ("explorer", "stepper", "playground")  # also taken in the dark theme
 
 
 def _settle(page, seconds: float = 0.5) -> None:
@@ -36,11 +38,12 @@ def _settle(page, seconds: float = 0.5) -> None:
 
 
 def shoot_explorer(page, url: str, out: Path) -> None:
+    """The micrograd preset as the page opens: the editor and the graph's pane on one screen."""
     helpers.open_page(page, url)
     helpers.wait_for_view(page, timeout=60_000)
     helpers.wait_for_text(page, "match central differences")
     _settle(page)
-    page.screenshot(path=str(out / "explorer.png"))
+    page.screenshot(path=str(out))
 
 
 def shoot_stepper(page, url: str, out: Path, steps: int = 3) -> None:
@@ -48,7 +51,7 @@ def shoot_stepper(page, url: str, out: Path, steps: int = 3) -> None:
     helpers.open_page(page, f"{url}/stepper?step={steps}")
     helpers.wait_for_view(page, timeout=60_000, step=steps)
     _settle(page, 1.0)
-    page.screenshot(path=str(out / "stepper.png"))
+    page.screenshot(path=str(out))
 
 
 def shoot_poke(page, url: str, out: Path) -> None:
@@ -59,7 +62,7 @@ def shoot_poke(page, url: str, out: Path) -> None:
     page.locator('[data-testid="poke"] [data-testid="poke-contour"]').wait_for(timeout=60_000)
     helpers.wait_for_idle(page)
     _settle(page, 1.0)
-    page.screenshot(path=str(out / "poke.png"))
+    page.screenshot(path=str(out))
 
 
 def shoot_jacobian(page, url: str, out: Path) -> None:
@@ -78,7 +81,7 @@ def shoot_jacobian(page, url: str, out: Path) -> None:
     # its top just under Streamlit's header
     view.evaluate("(el) => { el.style.scrollMarginTop = '64px'; el.scrollIntoView({block: 'start'}); }")
     _settle(page, 1.0)
-    page.screenshot(path=str(out / "jacobian.png"))
+    page.screenshot(path=str(out))
 
 
 def shoot_playground(page, url: str, out: Path, train_seconds: float, steps: int = 300) -> None:
@@ -96,7 +99,7 @@ def shoot_playground(page, url: str, out: Path, train_seconds: float, steps: int
     helpers.button(page, "Pause").first.click()
     helpers.button(page, "Play").first.wait_for()
     _settle(page, 1.0)
-    page.screenshot(path=str(out / "playground.png"))
+    page.screenshot(path=str(out))
 
 
 def shoot_depth_lab(page, url: str, out: Path) -> None:
@@ -106,7 +109,7 @@ def shoot_depth_lab(page, url: str, out: Path) -> None:
     page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
     helpers.wait_for_idle(page)
     _settle(page, 1.0)
-    page.screenshot(path=str(out / "depth_lab.png"))
+    page.screenshot(path=str(out))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,25 +138,26 @@ def main(argv: list[str] | None = None) -> int:
                 sync_playwright() as playwright:
             browser = launch_chromium(playwright, profile)
             try:
-                for name in wanted:
-                    context = browser.new_context(viewport=VIEWPORT)
+                for name, scheme in [(n, s) for n in wanted for s in ("light", "dark") if s == "light" or n in PAGES]:
+                    context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
                     helpers.install_run_tracker(context)
                     page = context.new_page()
                     page.set_default_timeout(30_000)
                     start = time.monotonic()
+                    path = out / f"{name}{'-dark' if scheme == 'dark' else ''}.png"
                     if name == "explorer":
-                        shoot_explorer(page, server.url, out)
+                        shoot_explorer(page, server.url, path)
                     elif name == "stepper":
-                        shoot_stepper(page, server.url, out)
+                        shoot_stepper(page, server.url, path)
                     elif name == "poke":
-                        shoot_poke(page, server.url, out)
+                        shoot_poke(page, server.url, path)
                     elif name == "jacobian":
-                        shoot_jacobian(page, server.url, out)
+                        shoot_jacobian(page, server.url, path)
                     elif name == "depth_lab":
-                        shoot_depth_lab(page, server.url, out)
+                        shoot_depth_lab(page, server.url, path)
                     else:
-                        shoot_playground(page, server.url, out, args.train_seconds)
-                    print(f"{out / (name + '.png')}  ({time.monotonic() - start:.1f} s)")
+                        shoot_playground(page, server.url, path, args.train_seconds)
+                    print(f"{path}  ({time.monotonic() - start:.1f} s)")
                     context.close()
             finally:
                 browser.close()

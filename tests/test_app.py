@@ -635,3 +635,21 @@ def test_a_session_keeps_no_graph_of_its_program_between_runs(path):
     held = [g for g in gc.get_objects() if isinstance(g, Graph) and any(n.shape == (37, 41) for n in g.nodes)]
     assert not held, f"{len(held)} graph(s) of the program outlive the run"
     assert at.session_state["program"] == program  # the session itself is alive
+
+
+def test_a_link_with_a_broken_program_says_what_to_do_where_the_graph_would_be():
+    """Issue 17 item 7: an error link's first load showed the error under the editor and left two thirds of the
+    page empty."""
+    from components.explorer_panels import NOTHING_DRAWN
+
+    at = app()
+    at.query_params["program"] = "a = tensor([1.0, 2.0])\nb = a @ tensor([[1.0]])\nout = b.sum()"
+    at.run()
+    no_exception(at)
+    assert at.error[0].value.startswith("Line 2, column 5: ")
+    assert [i.value for i in at.info] == [NOTHING_DRAWN]
+    assert not [e for e in at.get("bidi_component") if e.proto.component_name == "components.graph_view"]
+    at.button[0].click().run()  # the example program
+    no_exception(at)
+    assert not at.error and at.session_state["program"] == presets.program(presets.DEFAULT)
+    assert [e for e in at.get("bidi_component") if e.proto.component_name == "components.graph_view"]

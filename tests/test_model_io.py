@@ -122,14 +122,75 @@ def test_the_npz_is_read_without_pickles():
 def test_the_python_script_trains_to_the_same_weights(config, tmp_path):
     state = training.new_state(config)
     training.step(state, 23)
+    _assert_the_script_reaches_the_weights(state, tmp_path, "step 23: train loss")
+
+
+def _assert_the_script_reaches_the_weights(state, tmp_path, printed: str, text: str | None = None) -> None:
+    """Run the script (`text`, or the state's) in a subprocess: it prints `printed` and ends with the state's
+    weights to ~1e-12."""
     script = tmp_path / "train.py"
-    script.write_text(model_io.to_script(state) + "\nnp.savez('weights.npz', *[p.data for p in model.parameters()])\n")
+    script.write_text((text or model_io.to_script(state))
+                      + "\nnp.savez('weights.npz', *[p.data for p in model.parameters()])\n")
     run = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert run.returncode == 0, run.stderr
-    assert "step 23: train loss" in run.stdout
+    assert printed in run.stdout
     with np.load(tmp_path / "weights.npz") as saved:
         for i, p in enumerate(state.model.parameters()):
             np.testing.assert_allclose(saved[f"arr_{i}"], p.data, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "AdamW"])
+def test_the_script_replays_a_live_learning_rate_change_at_its_step(optimizer, tmp_path):
+    """Issue 17 item 2: 10 steps at lr 0.03, lr -> 0.3 (and L2 -> 0.01 at step 15), 10 more: the script
+    changes them at the same steps (it used 0.3 for all 20, max |dw| 0.94), and its docstring says so."""
+    state = training.new_state(TrainConfig(dataset="xor", optimizer=optimizer, lr=0.03, batch_size=16))
+    training.step(state, 10)
+    training.set_hyperparameters(state, lr=0.3, l2=0.0)  # the page passes both; only lr changed
+    training.step(state, 4)
+    training.set_hyperparameters(state, lr=0.3, l2=0.01)
+    training.step(state, 6)
+    assert state.schedule == {1: {"lr": 0.03, "l2": 0.0}, 11: {"lr": 0.3}, 15: {"l2": 0.01}}
+    text = model_io.to_script(state, filename="playground_xor_step20.py")
+    docstring = text[: text.index('"""', 3)]
+    assert f"{optimizer} at learning rate 0.03, L2 0," in docstring
+    assert "learning rate 0.3 from step 11; L2 0.01 from step 15" in docstring
+    assert "SCHEDULE = {11: {'lr': 0.3}, 15: {'weight_decay': 0.01}}" in text
+    assert "Then: python playground_xor_step20.py\n" in docstring
+    _assert_the_script_reaches_the_weights(state, tmp_path, "step 20: train loss", text)
+    # ... and a run whose rate changed only before its first step has no schedule
+    plain = training.new_state(TrainConfig(dataset="xor", lr=0.03))
+    training.set_hyperparameters(plain, lr=0.3)
+    training.step(plain, 3)
+    assert plain.schedule == {} and "SCHEDULE" not in model_io.to_script(plain)
+    assert "learning rate 0.3," in model_io.to_script(plain)
+
+
+def test_the_script_names_the_file_the_page_downloads_it_as():
+    state = _trained(steps=3)
+    assert f"Then: python {model_io.file_stem(state)}.py\n" in model_io.to_script(state)
+    assert model_io.file_stem(state) == "playground_two_moons_step3"
+
+
+@pytest.mark.parametrize("kind", ["json", "npz"])
+def test_a_model_file_keeps_the_schedule_and_its_script_says_where_it_was_loaded(kind, tmp_path):
+    state = training.new_state(TrainConfig(dataset="xor", lr=0.03, batch_size=0))
+    training.step(state, 5)
+    training.set_hyperparameters(state, lr=0.3)
+    training.step(state, 5)
+    data = model_io.to_json(state).encode() if kind == "json" else model_io.to_npz(state)
+    back = model_io.load(f"m.{kind}", data)
+    assert back.schedule == state.schedule and back.loaded_at == 10
+    _assert_the_script_reaches_the_weights(back, tmp_path, "step 10: train loss")  # the weights of step 10
+    training.step(back, 2)
+    assert "loaded this run from a model file at step 10" in model_io.to_script(back)
+
+
+def test_a_model_file_with_a_bad_schedule_is_refused():
+    meta = json.loads(model_io.to_json(_trained(steps=3)))
+    for bad in ({"2": {"lr": -1}}, {"2": {"momentum": 0.5}}, {"x": {"lr": 0.1}}, {"9": {"lr": 0.1}}, [1]):
+        meta["schedule"] = bad
+        with pytest.raises(model_io.ModelFileError, match="schedule"):
+            model_io.load("m.json", json.dumps(meta).encode())

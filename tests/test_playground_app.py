@@ -308,7 +308,9 @@ def test_the_replay_toggle_sends_the_recorded_frames(at):
     assert "replay" not in view(at)
     at.toggle(key="pg_replay").set_value(True).run()
     steps = [f["step"] for f in view(at)["replay"]]
-    assert steps[0] == 0 and steps[-1] == 10 and steps == sorted(steps)
+    # every step of a short run, ending on the step it is paused at (it ended on 10: the last recorded frame)
+    assert steps == list(range(13))
+
 
 
 def test_the_initialisation_setting_sends_the_browser_identical_neurons_for_zeros(at):
@@ -334,3 +336,14 @@ def test_the_initialisation_setting_sends_the_browser_identical_neurons_for_zero
     at.selectbox(key="pg_init").set_value("He normal").run()
     W = pg(at).state.linears()[0].weight.data
     assert not np.all(W[:1] == W)
+
+
+def test_the_upload_says_how_labels_become_classes(at):
+    """Issue 17 item 7: CSV labels 0/5/10 became classes 0/1/2 without a word; a note beside the upload says so
+    (for classification files, where labels exist)."""
+    from components.playground_files import LABELS_NOTE
+
+    assert LABELS_NOTE in [c.value for c in at.caption]
+    assert "labels 0, 5, 10 are shown as classes 0, 1, 2" in LABELS_NOTE
+    at.radio(key="pg_upload_task").set_value("regression").run()
+    assert LABELS_NOTE not in [c.value for c in at.caption]

@@ -220,6 +220,25 @@ def test_a_layer_in_trouble_says_why():
     assert calm[0].trouble == ""
 
 
+@pytest.mark.parametrize(
+    ("after", "said"),
+    [
+        (1.5, "one step changes its weights by 50% of their size"),
+        (13.0, "one step changes its weights by 12× their size"),
+        (1e40, "one step changes its weights by more than 1000× their size"),  # was a 41-digit percentage
+        (np.inf, "its weights are no longer finite numbers (inf or nan)"),
+        (np.nan, "its weights are no longer finite numbers (inf or nan)"),
+    ],
+)
+def test_a_diverging_layer_s_health_is_said_in_words(after, said):
+    """Issue 17 item 5: the health row said '7232205456...% of their size'; it says it in words, with a ceiling."""
+    rows = health.layer_health([np.full((2, 2), after)], [np.ones((2, 2))], [np.ones((2, 2))], [], "tanh")
+    assert rows[0].trouble.startswith(said) and rows[0].trouble.endswith("the learning rate is too high")
+    assert len(rows[0].trouble) < 100
+    zero_before = health.layer_health([np.ones((2, 2))], [np.ones((2, 2))], [np.zeros((2, 2))], [], "tanh")
+    assert "more than 1000× their size" in zero_before[0].trouble
+
+
 # ------------------------------------------------------------------ frames, history
 
 
@@ -236,6 +255,22 @@ def test_replay_frames_are_capped_by_count_and_by_bytes():
     for _ in range(200):
         training.step(big, 1)
     assert sum(f.params.nbytes for f in big.frames) <= training.REPLAY_BYTES + big.frames[0].params.nbytes
+
+
+def test_the_replay_covers_the_run_to_the_paused_step():
+    """Issue 17 item 7: 214 steps played had 20 replay frames, and the last was not the step paused at."""
+    state = training.new_state(TrainConfig(dataset="two moons", hidden=(4,)))
+    for _ in range(30):
+        training.step(state, 7)  # playing: several steps per tick
+    training.step(state, 4)
+    frames = training.replay_frames(state)
+    steps = [f.step for f in frames]
+    assert state.step == 214 and steps[0] == 0 and steps[-1] == 214 and steps == sorted(set(steps))
+    assert len(frames) == 32, "one frame per tick while the run is short"
+    np.testing.assert_array_equal(frames[-1].params, training.flat_params(state))
+    diverged = training.new_state(TrainConfig(dataset="sine", optimizer="SGD", lr=10.0, batch_size=0, hidden=(16, 16)))
+    training.step(diverged, 500)
+    assert diverged.diverged and all(np.isfinite(f.params).all() for f in training.replay_frames(diverged))
 
 
 def test_history_records_each_call_and_thins_the_old_points():

@@ -40,8 +40,10 @@ const LEGIBLE_PX = 6; // below this a fitted overview shows nothing readable
 const NODE_FONT = 13; // the DOT's node font size: text px = NODE_FONT * scale
 const MIN_SCALE = 0.05;
 const MAX_SCALE = 4;
-const PAD = 8; // px around the drawing inside the pane (its CSS padding)...
-const PAD_TOP = 44; // ...but above it, where the zoom controls float
+const PAD = 8; // px around the drawing inside the pane (its CSS padding)
+const PAD_TOP = PAD;
+const BELOW = 34; // px kept under the pane in the window: the hint line and a margin
+const MIN_PANE = 260; // px: the shortest pane
 const BORDER = 2; // px of the pane's top and bottom borders (its CSS)
 const KEEP_LAYOUTS = 8;
 const VALUES_EVENT = "graph-view:values";
@@ -145,13 +147,14 @@ class GraphView {
       el("button", { type: "button", class: "gv-button gv-actual", "aria-label": "100 %", title: "Node text at 13 px", text: "100 %", onclick: () => this.zoomTo(1) }),
     ]);
     this.caption = el("div", { class: "gv-caption", hidden: "" });
-    this.toolbar = el("div", { class: "gv-toolbar" }, [this.caption, this.legend, el("div", { class: "gv-tools" }, [parts, this.rankSelect])]);
+    // NOTE: the zoom buttons sit in the toolbar, above the pane: floating over it they covered boxes.
+    zoom.classList.add("gv-zoom");
+    this.toolbar = el("div", { class: "gv-toolbar" }, [this.caption, this.legend, el("div", { class: "gv-tools" }, [parts, this.rankSelect, zoom])]);
     this.controls = el("div", { class: "gv-controls", hidden: "" });
     this.pane = el("div", { class: "gv-pane", tabindex: "-1" });
     this.message = el("div", { class: "gv-message", text: "Laying out the graph…" });
     this.pane.appendChild(this.message);
-    zoom.classList.add("gv-zoom");
-    this.stage = el("div", { class: "gv-stage" }, [this.pane, zoom]);
+    this.stage = el("div", { class: "gv-stage" }, [this.pane]);
     this.panel = el("div", { class: "gv-panel", "data-testid": "graph-view-panel", "data-step": "0", hidden: "", "aria-live": "polite" });
     this.body = el("div", { class: "gv-body" }, [this.stage, this.panel]);
     this.hint = el("div", { class: "gv-hint" });
@@ -210,7 +213,7 @@ class GraphView {
     }
     this.showCaption();
     this.syncToolbar();
-    this.hint.textContent = (this.stepper ? "← / → step · " : "")
+    this.hint.textContent = (this.stepper ? "← / → step · Space play / pause · " : "")
       + "Ctrl + wheel or pinch to zoom · drag to pan · hover a box for its values"
       + (data.steps || !data.selectable ? "" : " · click a box to inspect it");
     this.relayout(first || newProgram);
@@ -273,7 +276,6 @@ class GraphView {
     for (const edge of drawing.edges) edge.cls = undefined;
     this.valuesShown = null; // this drawing's cells hold the DOT's numbers (or older ones): retext
     this.pane.appendChild(drawing.svg);
-    if (this.paneTop === undefined) this.paneTop = this.pane.getBoundingClientRect().top + window.scrollY;
     if (!this.userZoomed || programChanged) this.scale = this.openingScale();
     this.applyScale();
     this.pane.scrollTo({ left: 0, top: 0 });
@@ -455,14 +457,30 @@ class GraphView {
     return { width: this.pane.clientWidth, height: this.maxPaneHeight() };
   }
 
-  // The stepper's pane fits under its controls in the window (buttons, graph and panel on one
-  // screen); the Explorer's may reach below the fold (its page scrolls) but not above 900 px.
+  // The pane fills the window from its top down (leaving the hint line under it), so the whole pane is on
+  // screen and Fit fits what is visible: the Explorer's graph and the Stepper's graph and panel at 1280x800.
+  // A pane that starts below the fold (a phone, where the editor comes first) is most of a window high.
   maxPaneHeight() {
-    if (this.stepper) {
-      const top = this.paneTop === undefined ? 300 : this.paneTop;
-      return Math.max(300, Math.min(720, window.innerHeight - top - 40));
+    const room = window.innerHeight - this.pageTop() - BELOW;
+    if (room >= MIN_PANE) return Math.floor(room);
+    return Math.max(MIN_PANE, Math.floor(0.8 * window.innerHeight) - BELOW);
+  }
+
+  // The pane's top in the window when the page is scrolled to its top (Streamlit scrolls its own main
+  // element, not the window).
+  pageTop() {
+    if (this.scroller === undefined || !this.scroller.isConnected) {
+      this.scroller = null;
+      for (let e = this.root.parentElement; e; e = e.parentElement) {
+        const y = getComputedStyle(e).overflowY;
+        if (y === "auto" || y === "scroll") {
+          this.scroller = e;
+          break;
+        }
+      }
     }
-    return Math.max(300, Math.min(900, window.innerHeight - 90));
+    const scrolled = this.scroller ? this.scroller.scrollTop : window.scrollY;
+    return this.pane.getBoundingClientRect().top + scrolled;
   }
 
   openingScale() {
@@ -495,7 +513,9 @@ class GraphView {
     const w = d.width * this.scale, h = d.height * this.scale;
     d.svg.style.width = `${w}px`;
     d.svg.style.height = `${h}px`;
-    this.pane.style.height = `${Math.min(h + PAD + PAD_TOP + BORDER, this.maxPaneHeight())}px`;
+    const most = this.maxPaneHeight();
+    this.pane.style.height = `${Math.min(h + PAD + PAD_TOP + BORDER, most)}px`;
+    this.root.style.setProperty("--gv-pane-max", `${most}px`); // the stepper's panel beside it, as high
     this.root.dataset.zoom = String(Math.round(this.scale * 1000) / 1000);
     this.zoomLabel.textContent = `${Math.round(this.scale * 100)} %`;
   }
@@ -632,6 +652,15 @@ class GraphView {
       this.applyScale();
     });
     this.resizeObserver.observe(this.stage);
+    // ... and its height with the window's
+    let height = window.innerHeight;
+    this.onResize = () => {
+      if (!this.drawing || window.innerHeight === height) return;
+      height = window.innerHeight;
+      if (!this.userZoomed) this.scale = this.openingScale();
+      this.applyScale();
+    };
+    window.addEventListener("resize", this.onResize);
   }
 
   pinchState() {
@@ -657,18 +686,7 @@ class GraphView {
       this.hideTip();
       return;
     }
-    if (key !== this.tipFor) {
-      const info = this.boxInfo[key];
-      if (!info) return;
-      const stepped = this.stepper ? this.stepper.gradTip(key) : null;
-      const grad = stepped === null ? info.grad : stepped;
-      const meta = [info.kind, info.op, info.shape].filter(Boolean).join(" · ");
-      const rows = [`<div class="gv-tip-title">${escapeHtml(info.title)}</div>`, `<div class="gv-tip-meta">${escapeHtml(meta)}</div>`];
-      if (info.data) rows.push(`<div><span class="gv-tip-data">data</span> ${escapeHtml(info.data)}</div>`);
-      if (grad) rows.push(`<div><span class="gv-tip-grad">grad</span> ${escapeHtml(grad)}</div>`);
-      this.tip.innerHTML = rows.join("");
-      this.tipFor = key;
-    }
+    if (key !== this.tipFor && !this.fillTip(key)) return;
     this.tip.hidden = false;
     const root = this.root.getBoundingClientRect();
     const tw = this.tip.offsetWidth, th = this.tip.offsetHeight;
@@ -677,6 +695,26 @@ class GraphView {
     if (e.clientY + 14 + th > window.innerHeight) y = Math.max(0, e.clientY - root.top - th - 10);
     this.tip.style.left = `${x}px`;
     this.tip.style.top = `${y}px`;
+  }
+
+  // The tooltip's text for box `key` (false if the box has no info).
+  fillTip(key) {
+    const info = this.boxInfo[key];
+    if (!info) return false;
+    const stepped = this.stepper ? this.stepper.gradTip(key) : null;
+    const grad = stepped === null ? info.grad : stepped;
+    const meta = [info.kind, info.op, info.shape].filter(Boolean).join(" · ");
+    const rows = [`<div class="gv-tip-title">${escapeHtml(info.title)}</div>`, `<div class="gv-tip-meta">${escapeHtml(meta)}</div>`];
+    if (info.data) rows.push(`<div><span class="gv-tip-data">data</span> ${escapeHtml(info.data)}</div>`);
+    if (grad) rows.push(`<div><span class="gv-tip-grad">grad</span> ${escapeHtml(grad)}</div>`);
+    this.tip.innerHTML = rows.join("");
+    this.tipFor = key;
+    return true;
+  }
+
+  // A shown tooltip's text again (the stepper moved: its grad changed; a click jumped to its step).
+  refreshTip() {
+    if (!this.tip.hidden && this.tipFor !== null && this.tipFor !== undefined) this.fillTip(this.tipFor);
   }
 
   hideTip() {
@@ -688,6 +726,7 @@ class GraphView {
     if (this.stepper) this.stepper.destroy();
     document.removeEventListener("keydown", this.onKey);
     window.removeEventListener(VALUES_EVENT, this.onValues);
+    window.removeEventListener("resize", this.onResize);
     this.visibility.disconnect();
     this.resizeObserver.disconnect();
     this.layouts.clear();

@@ -172,6 +172,7 @@ class Stepper {
       }
     }
     this.activeBox = active;
+    this.view.refreshTip(); // a box's tooltip under the pointer says its grad at this step
     this.renderPanel();
     this.syncControls();
     this.view.root.dataset.step = String(k);
@@ -308,12 +309,28 @@ class Stepper {
   }
 
   // ← / → / PageUp / PageDown (a presenter's clicker), unless typing, on a slider, or with modifiers.
+  // Space plays or pauses when no control has the focus (after a click on empty space): the browser
+  // would scroll the page, and the Stepper's controls with it, out of the window.
   key(e) {
+    if (e.key === " " && !(e.ctrlKey || e.altKey || e.metaKey || e.shiftKey) && this.spaceIsOurs(e.target)) {
+      e.preventDefault();
+      if (!e.repeat) {
+        if (this.playing) this.pause();
+        else this.play();
+      }
+      return;
+    }
     const delta = KEYS[e.key];
     if (!delta || e.repeat || e.ctrlKey || e.altKey || e.metaKey) return;
     if (e.target instanceof Element && e.target.closest(TYPING)) return;
     e.preventDefault(); // no page scroll for the arrows and PageUp/PageDown
     this.stepBy(delta);
+  }
+
+  spaceIsOurs(target) {
+    if (!(target instanceof Element) || target === document.body || target === document.documentElement) return true;
+    if (target.closest(`${TYPING}, button, a[href], summary, [role="button"], [role="tab"]`)) return false;
+    return this.view.root.contains(target) || target.matches('[data-testid="stMain"], [data-testid="stAppViewContainer"]');
   }
 
   play() {

@@ -18,6 +18,58 @@
 const PK_IDLE_MS = 400;
 const PK_LOST_MS = 2500;
 const PK_LEVELS = 10; // contour lines at the 10 %, 20 %, … 90 % quantiles of the grid's values
+// Closed contour loops shorter than this fraction of the plot's side, and open pieces shorter than PK_MIN_PIECE
+// (a corner the frame cuts off), are left out: in a nearly flat region a quantile level follows the grid's
+// small wobbles and drew little closed islands.
+const PK_MIN_LOOP = 0.35;
+const PK_MIN_PIECE = 0.1;
+
+// Contour segments ([[x, y], [x, y]] in pixels, one level's) joined end to end: [{points, closed, length}].
+function pkChains(segments) {
+  const key = ([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`;
+  const at = new Map(); // point key -> indices of the segments that end there
+  segments.forEach((seg, i) => seg.forEach((p) => {
+    const k = key(p);
+    if (!at.has(k)) at.set(k, []);
+    at.get(k).push(i);
+  }));
+  const used = new Uint8Array(segments.length);
+  const chains = [];
+  const extend = (points) => { // from the chain's last point onwards, appending the segments that join it
+    for (;;) {
+      const next = (at.get(key(points[points.length - 1])) || []).find((j) => !used[j]);
+      if (next === undefined) return;
+      used[next] = 1;
+      const [a, b] = segments[next];
+      points.push(key(a) === key(points[points.length - 1]) ? b : a);
+    }
+  };
+  segments.forEach((seg, i) => {
+    if (used[i]) return;
+    used[i] = 1;
+    const forward = [seg[0], seg[1]];
+    extend(forward);
+    const backward = [seg[0]];
+    extend(backward);
+    const points = backward.reverse().concat(forward.slice(1));
+    const closed = points.length > 3 && key(points[0]) === key(points[points.length - 1]);
+    let length = 0;
+    for (let k = 1; k < points.length; k++) length += Math.hypot(points[k][0] - points[k - 1][0], points[k][1] - points[k - 1][1]);
+    chains.push({ points, closed, length });
+  });
+  return chains;
+}
+
+// How far from (px, py) along the unit direction (dx, dy) the plot's square [left, left + side] x [top, top + side]
+// goes on.
+function pkRoom(px, py, dx, dy, left, top, side) {
+  let t = Infinity;
+  if (dx > 0) t = Math.min(t, (left + side - px) / dx);
+  if (dx < 0) t = Math.min(t, (left - px) / dx);
+  if (dy > 0) t = Math.min(t, (top + side - py) / dy);
+  if (dy < 0) t = Math.min(t, (top - py) / dy);
+  return Math.max(0, t);
+}
 
 function pkEl(tag, attrs = {}, children = []) {
   const node = document.createElement(tag);
@@ -345,9 +397,10 @@ class Poke {
     const shading = this.shading(s, n, finite, left, top, side);
     shading.setAttribute("clip-path", `url(#${clip})`);
     svg.append(defs, shading);
-    // contour lines by marching squares
+    // contour lines by marching squares, joined into lines so that small closed loops can be left out
     let lines = "";
     for (const level of levels) {
+      const segments = [];
       for (let i = 0; i < n - 1; i++) {
         for (let j = 0; j < n - 1; j++) {
           const corners = [[i, j], [i, j + 1], [i + 1, j + 1], [i + 1, j]].map(([a, b]) => ({ x: s.xs[b], y: s.ys[a], v: z(a, b) }));
@@ -361,9 +414,13 @@ class Poke {
             }
           }
           for (let h = 0; h + 1 < hits.length; h += 2) {
-            lines += `M${sx(hits[h][0]).toFixed(1)},${sy(hits[h][1]).toFixed(1)}L${sx(hits[h + 1][0]).toFixed(1)},${sy(hits[h + 1][1]).toFixed(1)}`;
+            segments.push([[sx(hits[h][0]), sy(hits[h][1])], [sx(hits[h + 1][0]), sy(hits[h + 1][1])]]);
           }
         }
+      }
+      for (const chain of pkChains(segments)) {
+        if (chain.length < (chain.closed ? PK_MIN_LOOP : PK_MIN_PIECE) * side) continue;
+        lines += chain.points.map(([x, y], k) => `${k ? "L" : "M"}${x.toFixed(1)},${y.toFixed(1)}`).join("");
       }
     }
     svg.append(pkSvg("path", { d: lines, class: "pk-contours", "clip-path": `url(#${clip})` }));
@@ -384,9 +441,11 @@ class Poke {
       const gx = knobX.slope, gy = knobY.slope;
       const norm = Math.hypot(gx, gy);
       const shown = gx !== null && gy !== null && norm > 0 && Number.isFinite(norm);
-      arrow.style.display = head.style.display = shown ? "" : "none";
-      if (shown) {
-        const len = 0.3 * side;
+      // the arrow stays inside the plot: shorter where the point is near the edge it points to
+      const room = shown ? pkRoom(px, py, gx / norm, -gy / norm, left, top, side) : 0;
+      const len = Math.min(0.3 * side, room);
+      arrow.style.display = head.style.display = shown && len >= 8 ? "" : "none";
+      if (shown && len >= 8) {
         const ex = px + (gx / norm) * len, ey = py - (gy / norm) * len; // equal units: the gradient's own direction
         const ah = 7, ang = Math.atan2(ey - py, ex - px);
         arrow.setAttribute("x1", px.toFixed(1));

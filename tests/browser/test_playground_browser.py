@@ -256,6 +256,32 @@ def test_the_boundary_has_a_class_colour_legend(page, app_url):
     assert colours[1][2] == "rgb(31, 119, 180)"
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_colour_keys_are_whole_and_true_in_either_theme(browser, app_url, scheme):
+    """Issue 17 item 7: the network's key ("blue +, orange −") was cut off at 1280 px inside the title and did not
+    say that blue and orange are also the classes; "paler where the model is unsure" is false on a dark page."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        _open(page, app_url)
+        seen = page.locator(LV).evaluate("""(lv) => {
+            const root = lv.getRootNode();
+            const whole = (e) => e.scrollWidth <= e.clientWidth + 1;
+            const key = root.querySelector('[data-testid="live-network-key"]');
+            const title = root.querySelector('[data-testid="live-network"] .lv-title');
+            const legend = root.querySelector('[data-panel="boundary"] .lv-legend');
+            const box = key.getBoundingClientRect();
+            return {key: key.textContent, keyWhole: whole(key), keyShown: box.height > 0 && box.right <= innerWidth,
+                    titleWhole: whole(title), legend: legend.textContent};
+        }""")
+        assert seen["keyWhole"] and seen["keyShown"] and seen["titleWhole"], seen
+        assert "Blue +, orange −" in seen["key"] and "the same colours are the classes" in seen["key"], seen["key"]
+        legend = seen["legend"]
+        assert "paler" not in legend and "the colour fades where the model is unsure" in legend, legend
+    finally:
+        context.close()
+
+
 def test_no_test_split_shows_a_dash_not_nan(page, app_url):
     _open(page, app_url, "?test_fraction=0.0")
     click_button(page, "Step")

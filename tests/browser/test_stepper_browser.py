@@ -203,6 +203,42 @@ def test_a_click_on_a_box_goes_to_its_step(page, app_url):
     check_position(page, graph, steps, explain.step_timeline(graph, steps).done_at[a.id])
 
 
+def test_a_box_s_tooltip_follows_a_click_that_jumps_past_it(page, app_url):
+    """Issue 17 item 7: hovering a waiting box says 'grad — (not yet)'; a click on it jumps to its step, and the
+    tooltip still said 'not yet'."""
+    graph, steps = open_stepper(page, app_url)
+    box = page.locator(f'{GRAPH} g.node[data-node="{steps[9].node}"]')
+    box.scroll_into_view_if_needed()
+    middle = box.bounding_box()
+    page.mouse.move(middle["x"] + middle["width"] / 2, middle["y"] + middle["height"] / 2)
+    tip = page.locator(f"{GRAPH} .gv-tip")
+    tip.wait_for()
+    assert "(not yet)" in tip.inner_text()
+    page.mouse.down()
+    page.mouse.up()
+    check_position(page, graph, steps, 10)
+    assert tip.is_visible() and "(not yet)" not in tip.inner_text(), tip.inner_text()
+    assert "grad" in tip.inner_text()
+
+
+def test_space_after_a_click_on_empty_space_plays_instead_of_scrolling_the_controls_away(page, app_url):
+    graph, steps = open_stepper(page, app_url)
+    page.locator(f"{GRAPH} select.gv-speed").select_option("1")
+    pane = page.locator(f"{GRAPH} .gv-pane").bounding_box()
+    scrolled = 'document.querySelector(\'[data-testid="stMain"]\').scrollTop'
+    for x, y in [(pane["x"] + 12, pane["y"] + pane["height"] - 12), (pane["x"] + pane["width"] + 30, 760)]:
+        page.mouse.click(x, y)  # empty space in the pane, then beside it
+        before = page.evaluate(scrolled)
+        page.keyboard.press(" ")
+        reached = settled(lambda: int(view_state(page)["step"]), lambda k: k >= 1, timeout=20.0)
+        assert reached >= 1, "Space plays"
+        page.keyboard.press(" ")  # ... and pauses
+        page.locator(f"{GRAPH} button.gv-play[aria-label='Play']").wait_for()
+        assert page.evaluate(scrolled) == before, "Space scrolled the page (and the Stepper's controls) away"
+        page.locator(f"{GRAPH} button.gv-reset").click()
+        wait_for_view(page, step=0)
+
+
 # ----------------------------------------------------------------------------- the Jacobian tab, poking
 
 
@@ -289,3 +325,33 @@ def test_the_panel_shows_long_summaries_whole_even_at_420_px(browser, app_url):
         assert len(steps) == 2
     finally:
         context.close()
+
+
+CONTOUR_GEOMETRY_JS = """(fig) => {
+  const clip = fig.querySelector('clipPath rect');
+  const frame = {x0: +clip.getAttribute('x'), y0: +clip.getAttribute('y'), side: +clip.getAttribute('width')};
+  const arrow = fig.querySelector('line.pk-arrow');
+  const end = arrow.style.display === 'none' ? null : [+arrow.getAttribute('x2'), +arrow.getAttribute('y2')];
+  const pieces = fig.querySelector('path.pk-contours').getAttribute('d').split('M').filter(Boolean).map((part) =>
+    part.split('L').map((p) => p.split(',').map(Number)));
+  const loops = pieces.filter((p) => p.length > 3 && p[0][0] === p[p.length - 1][0] && p[0][1] === p[p.length - 1][1])
+    .map((p) => p.slice(1).reduce((sum, q, k) => sum + Math.hypot(q[0] - p[k][0], q[1] - p[k][1]), 0));
+  return {frame, end, loops, pieces: pieces.length};
+}"""
+
+
+def test_the_contour_has_no_small_islands_and_its_arrow_stays_in_the_frame(page, app_url):
+    """Issue 17 item 7: micrograd's contour plot drew small closed islands, and near an edge the gradient arrow
+    (a fixed 30 % of the plot) left the frame."""
+    page.goto(f"{app_url}/stepper?step=2&poke={quote('a=-2.5,b=5')}", wait_until="domcontentloaded")
+    figure = page.locator('[data-testid="poke"] [data-testid="poke-contour"]')
+    figure.wait_for(timeout=60_000)
+    wait_for_idle(page)
+    seen = figure.evaluate(CONTOUR_GEOMETRY_JS)
+    frame = seen["frame"]
+    assert seen["pieces"] >= 5, seen  # the contours are drawn
+    assert all(length >= 0.35 * frame["side"] for length in seen["loops"]), f"small closed islands: {seen['loops']}"
+    assert seen["end"] is not None, "b = 5 leaves room for the arrow up to the top edge"
+    x, y = seen["end"]
+    assert frame["x0"] - 0.5 <= x <= frame["x0"] + frame["side"] + 0.5, (seen["end"], frame)
+    assert frame["y0"] - 0.5 <= y <= frame["y0"] + frame["side"] + 0.5, (seen["end"], frame)

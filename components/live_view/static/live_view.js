@@ -189,6 +189,7 @@ function build(root) {
   const networkTitle = el("div", "lv-title", network);
   const net = el("div", "lv-net", network);
   const netCanvas = el("canvas", null, net);
+  const netKey = el("div", "lv-legend", network, { "data-testid": "live-network-key" });
   const side = el("div", "lv-side", grid);
   const curves = el("div", "lv-panel", side, { "data-panel": "curves" });
   el("div", "lv-title", curves).textContent = "Loss and accuracy";
@@ -209,7 +210,7 @@ function build(root) {
   const replayLabel = el("span", null, replay, { "data-replay": "label" });
   const tip = el("div", "lv-tip", lv);
   return {
-    lv, stats, tiles, status, grid, boundary, boundaryTitle, boundaryCanvas, legend, network, networkTitle, net, netCanvas, side,
+    lv, stats, tiles, status, grid, boundary, boundaryTitle, boundaryCanvas, legend, network, networkTitle, net, netCanvas, netKey, side,
     lossCanvas, accCanvas, health, replay, replayButton, replaySlider, replayLabel, tip, neurons: [],
   };
 }
@@ -969,8 +970,11 @@ function onMessage(s, data) {
     s.dom.boundaryTitle.textContent = regression
       ? "Fitted curve (line) and the points"
       : "Decision boundary: the model's class for each point of the plane";
-    s.dom.networkTitle.textContent = `Network: each neuron's output ${regression ? "along x" : "over the input plane"}; ` +
-      "edges by weight (blue +, orange −)";
+    s.dom.networkTitle.textContent = `Network: each neuron's output ${regression ? "along x" : "over the input plane"}`;
+    // NOTE: said under the drawing, where it wraps (in the title it was cut off at 1280 px), and plainly: the
+    // boundary beside it uses the same blue and orange for the classes.
+    s.dom.netKey.textContent = "Blue +, orange −: each weight (edge) and each neuron's output (picture)" +
+      (regression ? "." : "; on the boundary's plane the same colours are the classes.");
   }
   if (data.history) s.history = data.history;
   s.msg = data;
@@ -1036,7 +1040,8 @@ function paintLegend(s) {
     span.append(`class ${k}`);
   }
   const shape = el("span", null, legend);
-  shape.textContent = "● training · ◇ test points; paler where the model is unsure";
+  // NOTE: "fades", not "paler": toward the page's own colour, which on a dark page is darker.
+  shape.textContent = "● training · ◇ test points; the colour fades where the model is unsure";
 }
 
 // ---------------------------------------------------------------------------- replay

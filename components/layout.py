@@ -1,0 +1,64 @@
+"""The pages' compact header: a title and one line of purpose, so a lecture's graph fits a 1280x800 screen."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# NOTE: Streamlit's default header takes ~260 px at 1280x800 (6rem of padding, a 2.75rem title, a three-line
+# caption): the Explorer's graph ran 244 px below the window. The page starts just under Streamlit's own
+# toolbar (3.75rem, transparent on the left), the title is smaller, the purpose is one line, and the rest
+# of what the page does is behind the title's (?) (tests/browser/test_layout_browser.py measures the pages).
+_CSS = (
+    "<style>"
+    '[data-testid="stMainBlockContainer"] { padding-top: 3.25rem; padding-bottom: 3rem; }'
+    '[data-testid="stHeader"] { background: transparent; }'
+    ".st-key-page_header h1 { font-size: 1.65rem; padding: 0; line-height: 1.25; }"
+    ".st-key-page_header { gap: 0.2rem; }"
+    ".st-key-page_header .stHeading [data-testid='stMarkdownContainer'] { margin-bottom: 0; }"
+    ".st-key-page_header [data-testid='stCaptionContainer'] { line-height: 1.35; }"
+    # NOTE: Chromium lets a click on empty space focus the page's scrolling main element; its focus frame is
+    # no help to anyone (every control has its own)
+    '[data-testid="stMain"]:focus { outline: none; }'
+    # a formula wider than a phone scrolls sideways instead of being cut off at the right
+    ".katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0; }"
+    "</style>"
+)
+
+
+def header(title: str, purpose: str, more: str) -> None:
+    """The page's title, ``purpose`` in one line under it, and ``more`` (how to use the page) in the title's
+    help (?)."""
+    st.html(_CSS)
+    with st.container(key="page_header"):
+        st.title(title, help=more, anchor=False)
+        st.caption(purpose)
+
+
+def later_on_a_phone(body: str, later: str) -> None:
+    """On a window too narrow for columns (Streamlit stacks them under 640 px), the element keyed ``later`` in
+    the columns of the container keyed ``body`` comes after the columns' other elements: the Explorer's graph
+    right after the editor, its sliders and their plots after the graph (they came first: the graph sat
+    ~1,300 px down at 420 px wide)."""
+    st.html(
+        "<style>@media (max-width: 639.98px) {"
+        f".st-key-{body} [data-testid='stHorizontalBlock'] {{ flex-direction: column; flex-wrap: nowrap; }}"
+        f".st-key-{body} [data-testid='stColumn'], .st-key-{body} [data-testid='stColumn'] > "
+        "[data-testid='stVerticalBlock'] { display: contents; }"
+        f".st-key-{later} {{ order: 1; }}"
+        "}</style>"
+    )
+
+
+def bring_into_view(key: str, seq: int) -> None:
+    """Scroll the page (smoothly) until the element keyed ``key`` is at the top of the window, under
+    Streamlit's toolbar: e.g. the node inspector after a click on a box of the graph above it, which
+    otherwise opened below the fold with nothing moving. ``seq`` makes each ask a new element (a script
+    runs when its element mounts)."""
+    st.html(
+        f"<script data-seq='{int(seq)}'>(() => {{ const t0 = performance.now(); const go = () => {{"
+        f" const target = document.querySelector('.st-key-{key}');"
+        " if (target) { target.style.scrollMarginTop = '3.5rem'; target.scrollIntoView({block: 'start', "
+        "behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth'}); return; }"
+        " if (performance.now() - t0 < 5000) requestAnimationFrame(go); }; go(); })();</script>",
+        unsafe_allow_javascript=True,
+    )
