@@ -102,7 +102,7 @@ def node_heading(node) -> str:
 def node_choice(node) -> str:
     """A selectbox line for a node: ``d = mul  ·  op, (3, 4)``; a scalar shows its value, as its
     box does (``c = add  ·  op, scalar = -2``), which tells apart the nodes of ``c += ...``."""
-    value = f" = {fmt_number(float(node.data))}" if np.size(node.data) == 1 else ""
+    value = f" = {fmt_number(np.asarray(node.data).item())}" if np.size(node.data) == 1 else ""  # (1,), (1, 1) too
     return f"{node_heading(node)}  ·  {node.kind}, {shape_dtype_text(node.shape, node.dtype)}{value}"
 
 
