@@ -197,3 +197,54 @@ def test_every_panel_of_a_program(text):
 @given(program_gen.programs())
 def test_every_panel_of_generated_programs(text):
     assert walk(text) > 0
+
+
+# ----------------------------------------------------------------------------- both pages through AppTest
+
+#: The pages' sample: the shapes issue 17 names, and programs of the registry's that draw int data, an empty
+#: tensor and a size-1 operand of a primitive of each family.
+PAGE_SAMPLE = ["size-1 bias", "int labels", "label picking", "empty reductions", "row and column"]
+
+
+def _page_programs() -> list[tuple[str, str]]:
+    picked = [(name, CASES[name]) for name in PAGE_SAMPLE]
+    for op in ("matmul", "getitem", "concat"):
+        picked.append(next((f"{op} (registry)", text) for name, text in REGISTRY_PROGRAMS if name == op))
+    return picked
+
+
+@pytest.mark.parametrize("text", [t for _, t in _page_programs()], ids=[n for n, _ in _page_programs()])
+def test_both_pages_walk_every_node_and_step(text):
+    """The Explorer through AppTest: the program from a link, every node chosen in the inspector (its data and
+    grad tables, the rule, the heatmap, the Jacobian), the check and the export tabs; then the Stepper at every
+    step as the browser reports it."""
+    from tests.test_app import app, no_exception, open_tab, report, view_data
+
+    graph, steps = explain.step_program(text)
+    at = app()
+    at.query_params["program"] = text
+    at.run()
+    no_exception(at)
+    assert len(view_data(at)["boxes"]) == len(graph.nodes)
+    assert at.table, "the check's table"
+    open_tab(at, "Inspect a node")
+    for node in graph.nodes:
+        at.selectbox(key="explorer_node").select(node.id).run()
+        no_exception(at)
+        frames = [d.value.to_numpy() for d in at.dataframe]
+        assert any(f.size == np.size(node.data) and np.array_equal(f.ravel(), np.ravel(node.data), equal_nan=True)
+                   for f in frames), (node.id, node.op)
+        assert at.get("plotly_chart"), "its heatmap"
+        assert bool(at.get("bidi_component")), "the graph (and the Jacobian for an op)"
+    open_tab(at, "Export")
+    no_exception(at)
+    assert {"DOT (Graphviz)", "As Python"} <= {b.proto.label for b in at.get("download_button")}
+
+    at.switch_page("pages/stepper.py").run()
+    no_exception(at)
+    data = view_data(at)
+    assert data["steps"]["count"] == len(steps) and len(data["steps"]["panels"]) == len(steps) + 1
+    for k in range(len(steps) + 1):
+        report(at, step=k)
+        no_exception(at)
+        assert at.query_params["step"] in (str(k), [str(k)])
