@@ -4,7 +4,6 @@ compact values, the straight main line, broadcast marks, validity."""
 import os
 import re
 import shutil
-import time
 
 import numpy as np
 import pytest
@@ -294,9 +293,7 @@ def test_graphs_too_big_show_the_output_neighbourhood_with_a_notice():
 
 def test_huge_graph_never_hangs():
     graph = synthetic_graph(20000)
-    t0 = time.perf_counter()
-    dot = to_dot(graph)
-    assert time.perf_counter() - t0 < 5.0
+    dot = to_dot(graph)  # NOTE: how fast is benchmarks' business (explorer.dot.bench_dot), never a timed assert
     assert len(node_lines(dot)) <= 200
 
 
