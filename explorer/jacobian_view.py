@@ -16,6 +16,7 @@ from autograd.jacobian import LIMIT, NodeJacobian, jacobian
 from explorer import explain, poke
 from explorer.numbers import json_numbers, shape_text
 
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 #: Jacobian entries (shown blocks) sent with the Backward Stepper's steps; later steps' are asked for.
 STEP_BUDGET = 20_000
 #: Up to this many entries per block, central differences are sent cell by cell (for the hover).
@@ -59,8 +60,11 @@ def _kron_identity(m: np.ndarray) -> int | None:
     return None
 
 
-def structure(m: np.ndarray, whole: bool) -> str:
-    """One line saying what pattern J has, read off the matrix itself (the block shown, if not whole)."""
+def structure(m: np.ndarray, whole: bool, input_name: str = "the input", weights: str | None = None) -> str:
+    """One line saying what pattern J has, read off the matrix itself (the block shown, if not whole).
+
+    ``input_name`` names the input J is taken with respect to, as the program does (``W``); ``weights`` the
+    operand whose numbers J's blocks are, where the op says so (``x`` for the W of ``x @ W``), else B."""
     m = np.nan_to_num(np.asarray(m, dtype=np.float64), nan=1.0)
     rows, cols = m.shape
     where = "" if whole else " (in the block shown)"
@@ -94,8 +98,11 @@ def structure(m: np.ndarray, whole: bool) -> str:
                 "own group of inputs (a row-wise op: softmax or a sum over the last axis, X·W seen from X).")
     p = _kron_identity(m)
     if p:
-        return (f"Blocks of scaled identities (B ⊗ I{p}){where}: output element (i, j) sees input (k, j) only, "
-                "weighted by B[i, k] (the pattern of W in X·W: J = X ⊗ I).")
+        b = weights or "B"
+        identity = f"I{p}".translate(_SUBSCRIPTS)
+        return (f"Blocks of scaled identities: J = {b} ⊗ {identity}{where}. Output element (i, j) sees "
+                f"{input_name}[k, j] only, weighted by {b}[i, k]"
+                + ("." if weights else " (the pattern of W in X @ W, where B = X)."))
     if nonzero == m.size:
         return (f"Dense{where}: every output element depends on every input element; reverse mode still never "
                 "forms these numbers.")
@@ -128,7 +135,7 @@ def view_data(jac: NodeJacobian, title: str, inputs: list[tuple[str, str]], out_
             "vjp": _full(j.vjp, j.shown_cols),
             "gtj": None if j.gtj is None else _full(j.gtj, j.shown_cols),
             "max_error": None if max_error is None else _finite(max_error),
-            "structure": structure(j.matrix, j.whole),
+            "structure": structure(j.matrix, j.whole, inputs[j.slot][0], _weights(jac.op, j.slot, inputs)),
         })
     errors = [s["max_error"] for s in sections if s["max_error"] is not None]
     return {
@@ -145,6 +152,13 @@ def view_data(jac: NodeJacobian, title: str, inputs: list[tuple[str, str]], out_
         "max_error": max(errors) if errors else None,
         "limit": LIMIT,
     }
+
+
+def _weights(op: str, slot: int, inputs: list[tuple[str, str]]) -> str | None:
+    """The operand whose numbers weight J's blocks, where the op says which: x for the W of ``x @ W``."""
+    if op == "matmul" and slot == 1 and len(inputs) == 2:
+        return inputs[0][0]
+    return None
 
 
 def _labels(graph, node) -> tuple[str, list[tuple[str, str]], str]:

@@ -374,6 +374,21 @@ def test_a_long_chain_over_many_numbers_is_within_float_error_not_a_kink():
     assert explain.rounding_noise(analysis.graph) < 1e-3
 
 
+@pytest.mark.parametrize("shape", [(), (1,), (2,), (1, 2), (2, 1), (3, 4), (40, 25)])
+def test_heatmap_ticks_sit_on_whole_indices(shape):
+    """Issue 17 item 7: a tiny tensor's heatmap had ticks at -0.5 ... 1.5; every tick is an index of a cell."""
+    from explorer.formatting import heatmap_figure
+
+    data = np.arange(float(np.prod(shape))).reshape(shape)
+    fig = heatmap_figure(data, np.ones(shape), "x")
+    rows, cols = explain.as_table(data).shape
+    for axis, n in (("xaxis", cols), ("yaxis", rows), ("xaxis2", cols), ("yaxis2", rows)):
+        a = fig.layout[axis]
+        assert a.tickmode == "linear" and a.tick0 == 0 and float(a.dtick).is_integer(), axis
+        ticks = np.arange(a.tick0, n, a.dtick)
+        assert ticks[0] == 0 and len(ticks) <= 10 and ticks[-1] <= n - 1, (axis, ticks)
+
+
 def test_heatmap():
     from explorer.formatting import heatmap_figure
 
