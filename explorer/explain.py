@@ -360,9 +360,9 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     if not result.output.requires_grad:
         note = "Nothing here requires grad (the output is made of constants only), so backward() has nothing to do."
         rows = tuple(_unchecked(name, t, "no grad") for name, t in result.variables.items())
-        return Analysis(graph=trace(result.output), checks=rows, python=python, note=note)
+        return Analysis(graph=trace(result.output, uses=result.uses), checks=rows, python=python, note=note)
     result.output.backward()
-    graph = trace(result.output)
+    graph = trace(result.output, uses=result.uses)
     # The inputs: leaves that require grad made by a name's first assignment, if the graph uses them.
     in_graph = {id(node.data) for node in graph.nodes if node.kind == "input"}
     leaves = {name: t for name, t in result.inputs.items() if id(t.data) in in_graph}
@@ -415,19 +415,20 @@ def step_program(text: str, poked: tuple = ()):
 
 
 def stepped_run(text: str, poked: tuple = ()):
-    """step_program's (graph, steps) and the output Tensor they were recorded from (its graph's tensors keep
-    their grads: explorer.jacobian_view builds each node's Jacobian from them in the same evaluation)."""
+    """step_program's (graph, steps) and the run they were recorded from (language's Result: its output's graph
+    keeps its grads, so explorer.jacobian_view builds each node's Jacobian from them in the same evaluation)."""
     from autograd.graph import backward_steps, trace
     from explorer.poke import resolve
     from language import compile_program
 
     program = compile_program(text)
     program.check_stepper()
-    output = program.run(inputs=resolve(program, poked)).output
+    result = program.run(inputs=resolve(program, poked))
+    output = result.output
     if not output.requires_grad:
-        return trace(output), (), output
-    graph, steps = backward_steps(output, plugged=plugged_rule)
-    return graph, steps, output
+        return trace(output, uses=result.uses), (), result
+    graph, steps = backward_steps(output, plugged=plugged_rule, uses=result.uses)
+    return graph, steps, result
 
 
 #: Operands of up to this many elements are put into a rule as numbers (past it, the line would not be read).

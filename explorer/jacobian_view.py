@@ -173,15 +173,14 @@ def _labels(graph, node) -> tuple[str, list[tuple[str, str]], str]:
 
 def _run(text: str, poked: poke.Poked):
     """(graph, tensors by node id) of the program run with its poked values, backward() done."""
-    from autograd.graph import trace
-    from autograd.tensor import toposort
+    from autograd.graph import order, trace
     from language import compile_program
 
     program = compile_program(text)
-    output = program.run(inputs=poke.resolve(program, poked)).output
-    if output.requires_grad:
-        output.backward()
-    return trace(output), toposort(output, only_grad=False)
+    result = program.run(inputs=poke.resolve(program, poked))
+    if result.output.requires_grad:
+        result.output.backward()
+    return trace(result.output, uses=result.uses), order(result.output, result.uses)
 
 
 def _node_view(graph, tensors, node_id: int) -> dict | None:
@@ -212,10 +211,10 @@ def step_jacobians(text: str, poked: poke.Poked, only: tuple = (), budget: int =
 def stepper_run(text: str, poked: poke.Poked) -> tuple:
     """(graph, steps, Jacobian views) for the Backward Stepper in one evaluation: explain.step_program's graph
     and steps and step_jacobians' views, from one run of the program."""
-    from autograd.tensor import toposort
+    from autograd.graph import order
 
-    graph, steps, output = explain.stepped_run(text, poked)
-    return graph, steps, _step_views(graph, toposort(output, only_grad=False), (), STEP_BUDGET)
+    graph, steps, result = explain.stepped_run(text, poked)
+    return graph, steps, _step_views(graph, order(result.output, result.uses), (), STEP_BUDGET)
 
 
 def _step_views(graph, tensors, only: tuple, budget: int) -> dict:

@@ -180,6 +180,12 @@ class Checker:
         self.instructions.append(Call(fn, args, kwargs, slot.index, self.at(node)))
         return slot
 
+    def reads_data(self, positions: list[int]) -> None:
+        """The last instruction's arguments at ``positions`` are tensors it reads as data (cross_entropy's labels,
+        an index tensor): the run records them (Result.uses), so the graph draws them."""
+        if positions:
+            self.instructions[-1] = replace(self.instructions[-1], data_args=tuple(positions))
+
     def charge(self, size: int, node: ast.AST, shape: tuple | None = None) -> None:
         self.budget.charge(size, node, shape)
 
@@ -620,6 +626,7 @@ class Checker:
         if by_tensor:  # logp[[0, 1, 2], y]: the index tensors are read when the program runs
             refs = [p.value.ref if isinstance(p, _TensorIndex) else p for p in parts]
             slot = self.emit(node, _pick, tensor.ref, isinstance(index, tuple), *refs)
+            self.reads_data([2 + k for k, p in enumerate(parts) if isinstance(p, _TensorIndex)])
         else:
             slot = self.emit(node, operator.getitem, tensor.ref, index)
         known = UNKNOWN
@@ -749,9 +756,12 @@ class Checker:
         converted = list(receiver)
         shapes: list = [r.shape for r in receiver]
         parents = list(receiver)
+        data_args = []  # positions of the tensors the op reads as data (labels, indices): drawn, not differentiated
         for i, (arg, arg_node) in enumerate(zip(args, node.args)):
             kind = entry.args[i] if i < len(entry.args) and entry.args != "*" else "P"
             value, shape_arg = self.argument(kind, arg, arg_node, entry.prim.name)
+            if kind == "L" and value.kind == "tensor":
+                data_args.append(len(converted))
             if kind == "N" and value.kind == "number":
                 self.budget.node(arg_node)
             converted.append(value)
@@ -766,6 +776,7 @@ class Checker:
             self.budget.matmul(math.prod(shape) * shapes[1][-1], node)
         refs = [v.ref for v in converted]
         slot = self.emit(node, entry.run, *refs, **keywords)
+        self.reads_data(data_args)
         known = UNKNOWN
         if math.prod(shape) <= msg.KNOWN_LIMIT and all(v.known is not UNKNOWN for v in converted):
             known_args = [self.known_argument(v) for v in converted]
