@@ -431,8 +431,8 @@ def stepped_run(text: str, poked: tuple = ()):
     return graph, steps, result
 
 
-#: Operands of up to this many elements are put into a rule as numbers (past it, the line would not be read).
-PLUG_LIMIT = 4
+#: Operands of up to this many elements are put into a rule whole; past it, one element's arithmetic is written.
+PLUG_LIMIT = 64
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
@@ -443,16 +443,16 @@ def plugged_of(steps, node_id: int) -> str:
 
 def plugged_rule(prim, g, out, inputs, meta, need) -> str:
     """A step's VJP rule with its numbers put in, one line per input that gets a grad (``dB = −1 ⊙ 49 / 2² =
-    -12.25``), from the rule's own plugged-in form (Primitive.plugged); a sentence instead when an operand has
-    more than PLUG_LIMIT elements. Each line ends in what the rule's arithmetic gives, which is what the VJP sent
-    (before broadcasting is undone: the panel says when it is)."""
-    largest = max(int(np.size(x)) for x in (g, *inputs))
-    if largest > PLUG_LIMIT:
-        return (f"Written with numbers for operands of up to {PLUG_LIMIT} elements; "
-                f"this step's largest has {largest}: see the grads below.")
+    -12.25``), from the rule's own plugged-in form (Primitive.plugged), for operands of up to PLUG_LIMIT elements.
+    Each line ends in what the rule's arithmetic gives, which is what the VJP sent (before broadcasting is undone:
+    the panel says when it is). With a bigger operand, each line is the arithmetic of one element of that input's
+    grad, the largest (``dW[0, 1] = Σᵢ X[i, 0]·G[i, 1] = …``: explorer.element_rule), where the op's is written."""
     slots = prim.slots
     if len(slots) < len(inputs):  # concat, stack: A₀, A₁, ... as their formulas say Aᵢ
         slots = [f"A{i}".translate(_SUBSCRIPTS) for i in range(len(inputs))]
+    largest = max(int(np.size(x)) for x in (g, *inputs))
+    if largest > PLUG_LIMIT:
+        return _element_rule(prim, list(slots), g, out, inputs, meta, need, largest)
     with np.errstate(all="ignore"):  # a pole or an overflow is shown as inf or nan, as the grads below are
         plugged = prim.plugged(plugged_text, g, out, *inputs, **meta)
     lines = []
@@ -461,6 +461,34 @@ def plugged_rule(prim, g, out, inputs, meta, need) -> str:
             result = plugged_text(value, operand=False)
             passed_on = text in (result, plugged_text(value))  # G itself (add, sub): the number once
             lines.append(f"d{slot} = {result}" if passed_on else f"d{slot} = {text} = {result}")
+    return "\n".join(lines)
+
+
+def _element_rule(prim, slots, g, out, inputs, meta, need, largest: int) -> str:
+    """plugged_rule past PLUG_LIMIT: per input that gets a grad, the arithmetic of its grad's largest element."""
+    from autograd.tensor import fit_gradient
+    from explorer.element_rule import element_line
+
+    with np.errstate(all="ignore"):
+        raw = prim.vjp(np.asarray(g), out, *inputs, need=tuple(need), **meta)
+    lines = [f"(operands of {largest:,} elements: written whole up to {PLUG_LIMIT}; here each grad's largest "
+             "element, worked out)"]
+    for k, (slot, wanted) in enumerate(zip(slots, need)):
+        if not wanted or raw[k] is None:
+            continue
+        grad = np.asarray(fit_gradient(raw[k], np.asarray(inputs[k]), prim.name), dtype=np.float64)
+        if grad.size == 0:
+            lines.append(f"d{slot} is empty (shape {_shape(grad.shape)})")
+            continue
+        index = tuple(int(i) for i in np.unravel_index(int(np.argmax(np.nan_to_num(np.abs(grad), nan=-1.0))),
+                                                     grad.shape))
+        with np.errstate(all="ignore"):
+            written = element_line(prim, k, slots, g, out, inputs, meta, index)
+        if written is None:
+            lines.append(f"d{slot}{list(index)} = {fmt_number(float(grad[index]))} (the largest of d{slot}'s "
+                         f"{grad.size:,}; {prim.name}'s per-element arithmetic is its formula above)")
+        else:
+            lines.append(written[0])
     return "\n".join(lines)
 
 
