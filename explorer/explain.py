@@ -433,6 +433,8 @@ def stepped_run(text: str, poked: tuple = ()):
 
 #: Operands of up to this many elements are put into a rule whole; past it, one element's arithmetic is written.
 PLUG_LIMIT = 64
+#: How a rule written element by element begins (the inspector then offers to work out another element).
+ELEMENT_NOTE_START = "(operands of"
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
@@ -447,9 +449,7 @@ def plugged_rule(prim, g, out, inputs, meta, need) -> str:
     Each line ends in what the rule's arithmetic gives, which is what the VJP sent (before broadcasting is undone:
     the panel says when it is). With a bigger operand, each line is the arithmetic of one element of that input's
     grad, the largest (``dW[0, 1] = Σᵢ X[i, 0]·G[i, 1] = …``: explorer.element_rule), where the op's is written."""
-    slots = prim.slots
-    if len(slots) < len(inputs):  # concat, stack: A₀, A₁, ... as their formulas say Aᵢ
-        slots = [f"A{i}".translate(_SUBSCRIPTS) for i in range(len(inputs))]
+    slots = rule_slots(prim, len(inputs))  # concat, stack: A₀, A₁, ... as their formulas say Aᵢ
     largest = max(int(np.size(x)) for x in (g, *inputs))
     if largest > PLUG_LIMIT:
         return _element_rule(prim, list(slots), g, out, inputs, meta, need, largest)
@@ -464,6 +464,42 @@ def plugged_rule(prim, g, out, inputs, meta, need) -> str:
     return "\n".join(lines)
 
 
+def rule_slots(prim, count: int) -> list[str]:
+    """The inputs' names as a rule writes them (matmul: X, W; concat: A₀, A₁, ...)."""
+    if len(prim.slots) >= count:
+        return list(prim.slots[:count])
+    return [f"A{i}".translate(_SUBSCRIPTS) for i in range(count)]
+
+
+def element_of(text: str, poked: tuple, node_id: int, slot: int, index: tuple) -> str:
+    """The arithmetic of element ``index`` of the grad node ``node_id``'s VJP sends its input ``slot``, for the
+    program run with its ``poked`` values (the inspector's "work out another element"); a sentence for an op whose
+    element arithmetic is not written out."""
+    from autograd.graph import order
+    from autograd.tensor import fit_gradient
+    from explorer.element_rule import element_line
+    from explorer.poke import resolve
+    from language import compile_program
+
+    program = compile_program(text)
+    result = program.run(inputs=resolve(program, poked))
+    if result.output.requires_grad:
+        result.output.backward()
+    tensor = order(result.output, result.uses)[node_id]
+    inputs = [p.data for p in tensor.parents]
+    names = rule_slots(tensor._prim, len(inputs))
+    index = tuple(int(i) for i in index)
+    with np.errstate(all="ignore"):
+        written = element_line(tensor._prim, slot, names, tensor.grad, tensor.data, inputs, tensor._meta or {}, index)
+        if written is not None:
+            return written[0]
+        need = tuple(i == slot for i in range(len(inputs)))
+        raw = tensor._prim.vjp(tensor.grad, tensor.data, *inputs, need=need, **(tensor._meta or {}))[slot]
+    value = fit_gradient(raw, inputs[slot], tensor.op)[index]
+    return (f"d{names[slot]}{list(index)} = {fmt_number(float(value))} ({tensor.op}'s per-element arithmetic is its "
+            "formula above)")
+
+
 def _element_rule(prim, slots, g, out, inputs, meta, need, largest: int) -> str:
     """plugged_rule past PLUG_LIMIT: per input that gets a grad, the arithmetic of its grad's largest element."""
     from autograd.tensor import fit_gradient
@@ -471,7 +507,7 @@ def _element_rule(prim, slots, g, out, inputs, meta, need, largest: int) -> str:
 
     with np.errstate(all="ignore"):
         raw = prim.vjp(np.asarray(g), out, *inputs, need=tuple(need), **meta)
-    lines = [f"(operands of {largest:,} elements: written whole up to {PLUG_LIMIT}; here each grad's largest "
+    lines = [f"{ELEMENT_NOTE_START} {largest:,} elements: written whole up to {PLUG_LIMIT}; here each grad's largest "
              "element, worked out)"]
     for k, (slot, wanted) in enumerate(zip(slots, need)):
         if not wanted or raw[k] is None:

@@ -69,3 +69,37 @@ def test_a_lecture_layer_is_written_whole_and_a_bigger_one_element_by_element():
     add = next(s for s in steps if s.op == "add")
     db = add.plugged.splitlines()[2]
     assert db.startswith("dB[") and "over the 20 outputs it was broadcast to" in db, db
+
+
+def test_any_element_is_worked_out_on_request():
+    """The inspector's "Work out another element": explain.element_of, the same arithmetic for a chosen index."""
+    text = "X = randn(20, 8)\nW = randn(8, 4)\nout = (X @ W).softmax(axis=-1).sum()"
+    graph, _ = explain.step_program(text)
+    w = next(n for n in graph.nodes if n.name == "W")
+    matmul = next(n for n in graph.nodes if n.op == "matmul")
+    line = explain.element_of(text, (), matmul.id, 1, (2, 3))
+    assert line.startswith("dW[2, 3] = Σᵢ X[i, 2]·G[i, 3] = ")
+    assert float(line.rsplit(" = ", 1)[1]) == pytest.approx(w.grad[2, 3], rel=1e-3, abs=1e-12)
+    softmax = next(n for n in graph.nodes if n.op == "softmax")
+    said = explain.element_of(text, (), softmax.id, 0, (0, 1))
+    assert said.startswith("dA[0, 1] = ") and "its formula above" in said
+
+
+def test_the_inspector_offers_another_element_of_a_big_operand():
+    from tests.test_app import app, no_exception, open_tab
+
+    text = "X = randn(20, 8)\nW = randn(8, 4)\nout = (X @ W).sum()"
+    graph, _ = explain.step_program(text)
+    matmul = next(n for n in graph.nodes if n.op == "matmul")
+    w = next(n for n in graph.nodes if n.name == "W")
+    at = app()
+    at.query_params["program"] = text
+    at.run()
+    open_tab(at, "Inspect a node")
+    at.selectbox(key="explorer_node").select(matmul.id).run()
+    chooser = at.selectbox(key=f"explorer_element_{matmul.id}")
+    assert chooser.value is None and len(chooser.options) == 160 + 32
+    chooser.select((1, (7, 2))).run()
+    no_exception(at)
+    shown = [c.value for c in at.code if c.value.startswith("dW[7, 2] = Σᵢ X[i, 7]·G[i, 2] = ")]
+    assert shown and float(shown[0].rsplit(" = ", 1)[1]) == pytest.approx(w.grad[7, 2], rel=1e-3)
