@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import shutil
 
 import numpy as np
@@ -21,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 
 from autograd.expr import evaluate
 from autograd.ops import PRIMITIVES
-from explorer import explain, graph_data, jacobian_view, poke, presets
+from explorer import explain, graph_data, jacobian_view, numbers, poke, presets
 from explorer.dot import to_svg
 from explorer.formatting import heatmap_figure
 from tests import program_gen
@@ -47,6 +48,8 @@ CASES = {
     "size-1 matmul": "a = tensor([[2.0]])\nb = tensor([[3.0]])\nout = a @ b\n",
     "int embedding": "W = randn(5, 2)\ny = tensor([4, 0, 4], requires_grad=False)\nout = embedding(W, y).sum()\n",
     "a lecture's layer": "X = randn(5, 3)\nW = randn(3, 2)\nb = randn(2)\nout = (X @ W + b).tanh().mean()\n",
+    "a big batch": ("X = randn(20, 8)\nW = randn(8, 4)\nb = randn(4)\nh = (X @ W + b).relu()\n"
+                    "out = h.softmax(axis=-1).sum() + linear(X, W.T, b).mean() + (h * h).sum(axis=0).mean()\n"),
 }
 
 
@@ -169,11 +172,37 @@ def stepper(text) -> int:
     for k, panel in enumerate(panels[1:], start=1):
         assert panel["title"].startswith(f"Step {k} of {len(steps)}")
         assert panel["formula"], panel["title"]
+    for step in steps:
+        rule_numbers_are_the_engine_s(step)
     later = tuple(int(node) for node, view in jacobians.items() if view == {"later": True})
     if later:
         asked = jacobian_view.step_jacobians(text, (), later)
         assert set(asked) == {str(n) for n in later}
     return len(panels)
+
+
+ELEMENT = re.compile(r"^d\S+?\[([\d, ]*)\] = (?:.* = (\S+)|(\S+) \(the largest .*)$")
+
+
+def rule_numbers_are_the_engine_s(step) -> None:
+    """The rule with the step's numbers ends each line in what the engine sent: the VJP's whole result (operands up
+    to 64 elements), or the worked-out element of the grad the parent received."""
+    lines = step.plugged.splitlines()
+    if not lines:
+        return
+    if lines[0].startswith(explain.ELEMENT_NOTE_START):
+        for line, c in zip(lines[1:], step.contributions):
+            m = ELEMENT.match(line)
+            if m is None or "is empty" in line:
+                continue
+            index = tuple(int(i) for i in m.group(1).split(",") if i.strip())
+            want = float(np.asarray(c.grad)[index])
+            shown = float(m.group(2) or m.group(3))
+            assert shown == pytest.approx(want, rel=1e-3, abs=1e-9, nan_ok=True), (step.op, line, want)
+        return
+    assert len(lines) == len(step.contributions), (step.op, step.plugged)
+    for line, c in zip(lines, step.contributions):
+        assert line.rsplit(" = ", 1)[-1] == numbers.plugged_text(c.raw, operand=False), (step.op, line)
 
 
 # ----------------------------------------------------------------------------- the sweep
