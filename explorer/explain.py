@@ -363,10 +363,13 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
         return Analysis(graph=trace(result.output, uses=result.uses), checks=rows, python=python, note=note)
     result.output.backward()
     graph = trace(result.output, uses=result.uses)
-    # The inputs: leaves that require grad made by a name's first assignment, if the graph uses them.
-    in_graph = {id(node.data) for node in graph.nodes if node.kind == "input"}
+    # The inputs: leaves that require grad made by a name's first assignment, if the graph differentiates them
+    # (a float tensor read as labels or an index is drawn, but a nudge would only make its labels fractional).
+    as_data = data_only(graph)
+    in_graph = {id(node.data) for node in graph.nodes if node.kind == "input" and node.id not in as_data}
     leaves = {name: t for name, t in result.inputs.items() if id(t.data) in in_graph}
-    shadowed = [n for n in graph.nodes if n.kind == "input" and n.name and leaves.get(n.name) is None]
+    shadowed = [n for n in graph.nodes
+                if n.kind == "input" and n.name and leaves.get(n.name) is None and n.id not in as_data]
     fixed = {name: leaves.pop(name) for name in program.fixed if name in leaves}  # a nudge would change a shape
     base = {name: t.data for name, t in leaves.items()}
 
@@ -390,11 +393,19 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     for node in shadowed:
         note = "not checked: assigned more than once (give each input a name of its own)"
         rows.append(_unchecked(node.name, node, note))
+    read = {graph.nodes[i].name for i in as_data}
     for name, t in result.variables.items():
         if name not in leaves and name not in fixed and not any(node.name == name for node in shadowed):
-            rows.append(_unchecked(name, t, "not an input"))
+            rows.append(_unchecked(name, t, "not checked: read as labels or an index (data), not differentiated"
+                                   if t.requires_grad and name in read else "not an input"))
     return Analysis(graph=graph, checks=tuple(rows), python=python,
                     check_note=check_note(timing[0] if timing else None, checked))
+
+
+def data_only(graph) -> set[int]:
+    """Ids of the nodes an op reads only as data (labels, index tensors: Node.data_parents), never differentiated."""
+    differentiated = {p for node in graph.nodes for p in node.parents} | {graph.output}
+    return {d for node in graph.nodes for d in node.data_parents if d not in differentiated}
 
 
 def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
@@ -638,9 +649,10 @@ def step_timeline(graph, steps) -> Timeline:
     for node, k in last_received.items():
         if active_at[node] == -1:
             done_at[node] = k
+    as_data = data_only(graph)  # read as labels or an index: no grad ever flows into it
     return Timeline(
         output=graph.output,
-        takes_part=tuple(bool(node.requires_grad) for node in graph.nodes),
+        takes_part=tuple(bool(node.requires_grad) and node.id not in as_data for node in graph.nodes),
         active_at=tuple(active_at),
         done_at=tuple(done_at),
     )

@@ -491,3 +491,18 @@ def test_a_check_stopped_by_its_budget_never_says_all_inputs_match():
     assert one.startswith("The 1 input checked matches (of 2)")
     (_, whole), = explain.check_verdicts(rows[:2] + rows[3:])
     assert whole.startswith("All 2 inputs match")
+
+
+def test_a_float_tensor_read_as_labels_is_drawn_but_not_nudged():
+    """Labels written as floats (y = [2.0, 0.0, 1.0]) require grad, yet cross_entropy only reads them: the check
+    nudges the logits alone (a nudged label is no class number), and the Stepper never waits for y's grad."""
+    text = "logits = randn(3, 4)\ny = [2.0, 0.0, 1.0]\nloss = cross_entropy(logits, y)"
+    analysis = explain.analyse_program(text)
+    rows = {r.name: r for r in analysis.checks}
+    assert rows["logits"].ok is True
+    assert rows["y"].ok is None and rows["y"].note.startswith("not checked: read as labels or an index")
+    graph, steps = explain.step_program(text)
+    y = next(n for n in graph.nodes if n.name == "y")
+    assert explain.data_only(graph) == {y.id}
+    timeline = explain.step_timeline(graph, steps)
+    assert timeline.state(y.id, len(steps)) is None, "drawn as data, not 'waiting' for a grad that never comes"

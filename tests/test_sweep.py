@@ -46,6 +46,7 @@ CASES = {
     "fan-out": "x = randn(2, 3)\nh = x * x + x.exp()\nout = h.sum()\n",
     "broadcasting": "X = randn(3, 4)\nb = randn(4)\nc = randn(3, 1)\nout = ((X + b) * c).mean()\n",
     "size-1 matmul": "a = tensor([[2.0]])\nb = tensor([[3.0]])\nout = a @ b\n",
+    "float labels": "logits = randn(3, 4)\ny = [2.0, 0.0, 1.0]\nloss = cross_entropy(logits, y)\n",
     "int embedding": "W = randn(5, 2)\ny = tensor([4, 0, 4], requires_grad=False)\nout = embedding(W, y).sum()\n",
     "a lecture's layer": "X = randn(5, 3)\nW = randn(3, 2)\nb = randn(2)\nout = (X @ W + b).tanh().mean()\n",
     "a big batch": ("X = randn(20, 8)\nW = randn(8, 4)\nb = randn(4)\nh = (X @ W + b).relu()\n"
