@@ -798,6 +798,8 @@ class Checker:
                 return Value("array", array, literal(array), array.shape, known=array), (
                     array if prim == "getitem" else array.shape)
             tensor = self.tensor(value, node)
+            for source in tensor.sources:  # labels made from an input: a nudge would make them fractional
+                self.fixed.setdefault(source, node.lineno)
             if prim != "getitem":
                 return tensor, tensor.shape
             # NOTE: the result's shape does not depend on the index's values, only its shape; a stand-in

@@ -506,3 +506,6 @@ def test_a_float_tensor_read_as_labels_is_drawn_but_not_nudged():
     assert explain.data_only(graph) == {y.id}
     timeline = explain.step_timeline(graph, steps)
     assert timeline.state(y.id, len(steps)) is None, "drawn as data, not 'waiting' for a grad that never comes"
+    from explorer import poke
+
+    assert [k.name for k in poke.knobs(text)] == ["logits"], "no slider to make the labels fractional"
