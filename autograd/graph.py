@@ -20,6 +20,7 @@ class Node:
     parents: tuple  # parent ids in argument order (x * x lists x twice)
     formula: str  # the op's VJP as a formula, '' for leaves
     requires_grad: bool
+    data_parents: tuple = ()  # ids of tensors the op reads as data, not differentiated (labels, index tensors)
 
     @property
     def label(self):
@@ -47,12 +48,34 @@ def _kind(t, root):
     return "input" if t.requires_grad else "const"
 
 
-def _order(output):
-    order = toposort(output, only_grad=False)
-    return order, {t: i for i, t in enumerate(order)}
+def order(output, uses=None):
+    """The tensors of `output`'s graph, parents before children (a node's id is its position here).
+
+    `uses` (op result -> the tensors it read as data: cross_entropy's labels, an index tensor), if given,
+    puts each such tensor (and what made it) just before its first reader, so the drawings show the data an
+    op read beside the inputs it differentiates (the expression language records them: Result.uses).
+    """
+    tensors = toposort(output, only_grad=False)
+    if not uses:
+        return tensors
+    seen = set(tensors)
+    placed = []
+    for t in tensors:
+        for d in uses.get(t, ()):
+            if d not in seen:
+                new = [n for n in toposort(d, only_grad=False) if n not in seen]
+                seen.update(new)
+                placed.extend(new)
+        placed.append(t)
+    return placed
 
 
-def _build(order, ids, output):
+def _order(output, uses=None):
+    tensors = order(output, uses)
+    return tensors, {t: i for i, t in enumerate(tensors)}
+
+
+def _build(tensors, ids, output, uses=None):
     nodes = tuple(
         Node(
             id=i,
@@ -66,19 +89,21 @@ def _build(order, ids, output):
             parents=tuple(ids[p] for p in t._parents),
             formula=t._prim.formula if t._prim is not None else "",
             requires_grad=t.requires_grad,
+            data_parents=tuple(ids[d] for d in uses.get(t, ()) if d in ids) if uses else (),
         )
-        for i, t in enumerate(order)
+        for i, t in enumerate(tensors)
     )
-    edges = tuple((p, node.id) for node in nodes for p in node.parents)
+    edges = tuple((p, node.id) for node in nodes for p in (*node.parents, *node.data_parents))
     return Graph(nodes=nodes, edges=edges, output=ids[output])
 
 
-def trace(output):
-    """The graph that made `output`: every tensor (constants too), its data, grad and parents."""
+def trace(output, uses=None):
+    """The graph that made `output`: every tensor (constants too), its data, grad and parents, and with
+    `uses` the tensors its ops read as data (see `order`)."""
     if not isinstance(output, Tensor):
         raise TypeError(f"trace() needs a Tensor, got {type(output).__name__}")
-    order, ids = _order(output)
-    return _build(order, ids, output)
+    tensors, ids = _order(output, uses)
+    return _build(tensors, ids, output, uses)
 
 
 @dataclass(frozen=True)
@@ -103,15 +128,15 @@ class Step:
     plugged: object = None  # what backward_steps' `plugged` hook made of this step's numbers, if given one
 
 
-def backward_steps(output, seed=None, plugged=None):
+def backward_steps(output, seed=None, plugged=None, uses=None):
     """Runs `output.backward(seed)` recording every step; returns (graph with final grads, steps).
 
     The steps are the engine's own backward pass observed (same order, same sums), so the grads
     they end in are exactly those backward() gives. `plugged(prim, g, out, inputs, meta, need)`, if
     given, is called at each step with what its VJP was called with; what it returns is kept as the
-    step's `plugged` (the Backward Stepper writes the rule with the step's numbers put in).
+    step's `plugged` (the Backward Stepper writes the rule with the step's numbers put in). `uses`: see `order`.
     """
-    order, ids = _order(output)
+    tensors, ids = _order(output, uses)
     running = {}
     received = {}
     records = []
@@ -151,7 +176,7 @@ def backward_steps(output, seed=None, plugged=None):
         )
         for k, (node_id, op, formula, g, contributions, note) in enumerate(records)
     )
-    return _build(order, ids, output), steps
+    return _build(tensors, ids, output, uses), steps
 
 
 

@@ -3,6 +3,9 @@ under the graph (the check, the node inspector, the export). The words and numbe
 
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
 import streamlit as st
 
 from components.jacobian_view import jacobian_view
@@ -99,8 +102,9 @@ def _pick_node() -> None:
     ss["explorer_select_seq"] = ss.get("explorer_select_seq", 0) + 1
 
 
-def inspector(graph, steps, picked, jacobian) -> None:
-    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian (``jacobian(node id)``)."""
+def inspector(graph, steps, picked, jacobian, element=None) -> None:
+    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian (``jacobian(node id)``); for big
+    operands, any element of an input's grad worked out (``element(node id, slot, index)``: explain.element_of)."""
     # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed.
     ss["explorer_node"] = graph.output if picked is None else picked
     st.caption("Click a box in the graph, or choose it here.")
@@ -110,9 +114,12 @@ def inspector(graph, steps, picked, jacobian) -> None:
     if node.formula:
         st.markdown(f"**VJP of `{node.op}`** (G is the upstream grad)")
         st.code(node.formula, language=None, wrap_lines=True)
-        if explain.plugged_of(steps, node_id):
+        plugged = explain.plugged_of(steps, node_id)
+        if plugged:
             st.markdown("**With its numbers** (G is this node's grad)")
-            st.code(explain.plugged_of(steps, node_id), language=None, wrap_lines=True)
+            st.code(plugged, language=None, wrap_lines=True)
+        if plugged.startswith(explain.ELEMENT_NOTE_START) and element is not None:
+            _another_element(graph, node, element)
     else:
         st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
     d_col, g_col = st.columns(2)
@@ -129,6 +136,24 @@ def inspector(graph, steps, picked, jacobian) -> None:
     st.plotly_chart(heatmap_figure(node.data, node.grad, explain.node_label(node), dark=dark), width="stretch")
     if node.op and node.requires_grad:
         jacobian_view(jacobian(node_id), key="explorer_jacobian")
+
+
+#: Elements of one input offered by "Work out another element" (the first ones, in order).
+ELEMENTS_OFFERED = 4096
+
+
+def _another_element(graph, node, element) -> None:
+    """A choice of any element of the grad each input receives, and its arithmetic written out."""
+    from autograd.ops import PRIMITIVES
+
+    names = explain.rule_slots(PRIMITIVES[node.op], len(node.parents))
+    choices = [(slot, index) for slot, p in enumerate(node.parents) if graph.nodes[p].requires_grad
+               for index in itertools.islice(np.ndindex(*graph.nodes[p].shape), ELEMENTS_OFFERED)]
+    pick = st.selectbox("Work out another element", choices, index=None, key=f"explorer_element_{node.id}",
+                        placeholder="Choose an element of an input's grad…",
+                        format_func=lambda c: f"d{names[c[0]]}[{', '.join(map(str, c[1]))}]")
+    if pick is not None:
+        st.code(element(node.id, *pick), language=None, wrap_lines=True)
 
 
 def export(graph, steps, view, analysis, poked, svg_of) -> None:

@@ -6,7 +6,9 @@ light theme's, written into the DOT for downloads; the graph view recolours by e
 
 - **input** — pale blue: a leaf that requires grad (a variable of the program).
 - **param** — pale green: an ``nn.Parameter`` (a weight or bias of a module).
-- **const** — pale grey: a leaf without grad (data that is not differentiated).
+- **const** — pale grey: a leaf without grad (data that is not differentiated). Data an op reads without
+  differentiating it (cross_entropy's labels, an index tensor) comes in on a dashed edge named for its role
+  (``y``, ``index``).
 - **op** — white: an intermediate result, labelled with the op that made it.
 - **output** — pale orange: the tensor ``backward()`` starts from.
 
@@ -114,6 +116,12 @@ def slot_names(node) -> list[str]:
     return [str(i) for i in range(len(node.parents))]
 
 
+def data_role(node) -> str:
+    """What the tensors an op reads as data are to it, as its formula names them: cross_entropy's labels are y
+    (``onehot(y)``), anything else reads an index."""
+    return "y" if node.op == "cross_entropy" else "index"
+
+
 def _title(node) -> str:
     if node.name and node.op:
         return f"<b>{_esc(node.name)}</b> = {_esc(node.op)}"
@@ -192,6 +200,7 @@ def _collapse_chains(graph, keep: set[int]) -> dict[int, list[int]]:
             and len(n.parents) == 1
             and out_degree[i] == 1
             and n.shape == nodes[n.parents[0]].shape
+            and not n.data_parents  # its data's edge would have no box to go to
             and i not in keep
         )
 
@@ -365,6 +374,10 @@ def to_dot(
             if words:
                 attrs.append(f'label="{_esc(" · ".join(words))}"')
             out.append(f"  n{src} -> n{b} [{', '.join(attrs)}];")
+        for k, d in enumerate(node.data_parents, start=len(parents)):  # labels, index tensors: data, not grads
+            if box_of(d) in visible:
+                word = data_role(node)
+                out.append(f'  n{box_of(d)} -> n{b} [id="e{b}.{k}", class="data", style=dashed, label="{word}"];')
     for b in hidden_parents:
         out.append(f'  notice -> n{b} [id="en{b}", style=dashed, color="#d97706"];')
     out.append("}")

@@ -102,7 +102,7 @@ def node_heading(node) -> str:
 def node_choice(node) -> str:
     """A selectbox line for a node: ``d = mul  ·  op, (3, 4)``; a scalar shows its value, as its
     box does (``c = add  ·  op, scalar = -2``), which tells apart the nodes of ``c += ...``."""
-    value = f" = {fmt_number(float(node.data))}" if np.size(node.data) == 1 else ""
+    value = f" = {fmt_number(np.asarray(node.data).item())}" if np.size(node.data) == 1 else ""  # (1,), (1, 1) too
     return f"{node_heading(node)}  ·  {node.kind}, {shape_dtype_text(node.shape, node.dtype)}{value}"
 
 
@@ -360,13 +360,16 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     if not result.output.requires_grad:
         note = "Nothing here requires grad (the output is made of constants only), so backward() has nothing to do."
         rows = tuple(_unchecked(name, t, "no grad") for name, t in result.variables.items())
-        return Analysis(graph=trace(result.output), checks=rows, python=python, note=note)
+        return Analysis(graph=trace(result.output, uses=result.uses), checks=rows, python=python, note=note)
     result.output.backward()
-    graph = trace(result.output)
-    # The inputs: leaves that require grad made by a name's first assignment, if the graph uses them.
-    in_graph = {id(node.data) for node in graph.nodes if node.kind == "input"}
+    graph = trace(result.output, uses=result.uses)
+    # The inputs: leaves that require grad made by a name's first assignment, if the graph differentiates them
+    # (a float tensor read as labels or an index is drawn, but a nudge would only make its labels fractional).
+    as_data = data_only(graph)
+    in_graph = {id(node.data) for node in graph.nodes if node.kind == "input" and node.id not in as_data}
     leaves = {name: t for name, t in result.inputs.items() if id(t.data) in in_graph}
-    shadowed = [n for n in graph.nodes if n.kind == "input" and n.name and leaves.get(n.name) is None]
+    shadowed = [n for n in graph.nodes
+                if n.kind == "input" and n.name and leaves.get(n.name) is None and n.id not in as_data]
     fixed = {name: leaves.pop(name) for name in program.fixed if name in leaves}  # a nudge would change a shape
     base = {name: t.data for name, t in leaves.items()}
 
@@ -390,11 +393,19 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     for node in shadowed:
         note = "not checked: assigned more than once (give each input a name of its own)"
         rows.append(_unchecked(node.name, node, note))
+    read = {graph.nodes[i].name for i in as_data}
     for name, t in result.variables.items():
         if name not in leaves and name not in fixed and not any(node.name == name for node in shadowed):
-            rows.append(_unchecked(name, t, "not an input"))
+            rows.append(_unchecked(name, t, "not checked: read as labels or an index (data), not differentiated"
+                                   if t.requires_grad and name in read else "not an input"))
     return Analysis(graph=graph, checks=tuple(rows), python=python,
                     check_note=check_note(timing[0] if timing else None, checked))
+
+
+def data_only(graph) -> set[int]:
+    """Ids of the nodes an op reads only as data (labels, index tensors: Node.data_parents), never differentiated."""
+    differentiated = {p for node in graph.nodes for p in node.parents} | {graph.output}
+    return {d for node in graph.nodes for d in node.data_parents if d not in differentiated}
 
 
 def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
@@ -415,23 +426,26 @@ def step_program(text: str, poked: tuple = ()):
 
 
 def stepped_run(text: str, poked: tuple = ()):
-    """step_program's (graph, steps) and the output Tensor they were recorded from (its graph's tensors keep
-    their grads: explorer.jacobian_view builds each node's Jacobian from them in the same evaluation)."""
+    """step_program's (graph, steps) and the run they were recorded from (language's Result: its output's graph
+    keeps its grads, so explorer.jacobian_view builds each node's Jacobian from them in the same evaluation)."""
     from autograd.graph import backward_steps, trace
     from explorer.poke import resolve
     from language import compile_program
 
     program = compile_program(text)
     program.check_stepper()
-    output = program.run(inputs=resolve(program, poked)).output
+    result = program.run(inputs=resolve(program, poked))
+    output = result.output
     if not output.requires_grad:
-        return trace(output), (), output
-    graph, steps = backward_steps(output, plugged=plugged_rule)
-    return graph, steps, output
+        return trace(output, uses=result.uses), (), result
+    graph, steps = backward_steps(output, plugged=plugged_rule, uses=result.uses)
+    return graph, steps, result
 
 
-#: Operands of up to this many elements are put into a rule as numbers (past it, the line would not be read).
-PLUG_LIMIT = 4
+#: Operands of up to this many elements are put into a rule whole; past it, one element's arithmetic is written.
+PLUG_LIMIT = 64
+#: How a rule written element by element begins (the inspector then offers to work out another element).
+ELEMENT_NOTE_START = "(operands of"
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
@@ -442,16 +456,14 @@ def plugged_of(steps, node_id: int) -> str:
 
 def plugged_rule(prim, g, out, inputs, meta, need) -> str:
     """A step's VJP rule with its numbers put in, one line per input that gets a grad (``dB = −1 ⊙ 49 / 2² =
-    -12.25``), from the rule's own plugged-in form (Primitive.plugged); a sentence instead when an operand has
-    more than PLUG_LIMIT elements. Each line ends in what the rule's arithmetic gives, which is what the VJP sent
-    (before broadcasting is undone: the panel says when it is)."""
+    -12.25``), from the rule's own plugged-in form (Primitive.plugged), for operands of up to PLUG_LIMIT elements.
+    Each line ends in what the rule's arithmetic gives, which is what the VJP sent (before broadcasting is undone:
+    the panel says when it is). With a bigger operand, each line is the arithmetic of one element of that input's
+    grad, the largest (``dW[0, 1] = Σᵢ X[i, 0]·G[i, 1] = …``: explorer.element_rule), where the op's is written."""
+    slots = rule_slots(prim, len(inputs))  # concat, stack: A₀, A₁, ... as their formulas say Aᵢ
     largest = max(int(np.size(x)) for x in (g, *inputs))
     if largest > PLUG_LIMIT:
-        return (f"Written with numbers for operands of up to {PLUG_LIMIT} elements; "
-                f"this step's largest has {largest}: see the grads below.")
-    slots = prim.slots
-    if len(slots) < len(inputs):  # concat, stack: A₀, A₁, ... as their formulas say Aᵢ
-        slots = [f"A{i}".translate(_SUBSCRIPTS) for i in range(len(inputs))]
+        return _element_rule(prim, list(slots), g, out, inputs, meta, need, largest)
     with np.errstate(all="ignore"):  # a pole or an overflow is shown as inf or nan, as the grads below are
         plugged = prim.plugged(plugged_text, g, out, *inputs, **meta)
     lines = []
@@ -460,6 +472,70 @@ def plugged_rule(prim, g, out, inputs, meta, need) -> str:
             result = plugged_text(value, operand=False)
             passed_on = text in (result, plugged_text(value))  # G itself (add, sub): the number once
             lines.append(f"d{slot} = {result}" if passed_on else f"d{slot} = {text} = {result}")
+    return "\n".join(lines)
+
+
+def rule_slots(prim, count: int) -> list[str]:
+    """The inputs' names as a rule writes them (matmul: X, W; concat: A₀, A₁, ...)."""
+    if len(prim.slots) >= count:
+        return list(prim.slots[:count])
+    return [f"A{i}".translate(_SUBSCRIPTS) for i in range(count)]
+
+
+def element_of(text: str, poked: tuple, node_id: int, slot: int, index: tuple) -> str:
+    """The arithmetic of element ``index`` of the grad node ``node_id``'s VJP sends its input ``slot``, for the
+    program run with its ``poked`` values (the inspector's "work out another element"); a sentence for an op whose
+    element arithmetic is not written out."""
+    from autograd.graph import order
+    from autograd.tensor import fit_gradient
+    from explorer.element_rule import element_line
+    from explorer.poke import resolve
+    from language import compile_program
+
+    program = compile_program(text)
+    result = program.run(inputs=resolve(program, poked))
+    if result.output.requires_grad:
+        result.output.backward()
+    tensor = order(result.output, result.uses)[node_id]
+    inputs = [p.data for p in tensor.parents]
+    names = rule_slots(tensor._prim, len(inputs))
+    index = tuple(int(i) for i in index)
+    with np.errstate(all="ignore"):
+        written = element_line(tensor._prim, slot, names, tensor.grad, tensor.data, inputs, tensor._meta or {}, index)
+        if written is not None:
+            return written[0]
+        need = tuple(i == slot for i in range(len(inputs)))
+        raw = tensor._prim.vjp(tensor.grad, tensor.data, *inputs, need=need, **(tensor._meta or {}))[slot]
+    value = fit_gradient(raw, inputs[slot], tensor.op)[index]
+    return (f"d{names[slot]}{list(index)} = {fmt_number(float(value))} ({tensor.op}'s per-element arithmetic is its "
+            "formula above)")
+
+
+def _element_rule(prim, slots, g, out, inputs, meta, need, largest: int) -> str:
+    """plugged_rule past PLUG_LIMIT: per input that gets a grad, the arithmetic of its grad's largest element."""
+    from autograd.tensor import fit_gradient
+    from explorer.element_rule import element_line
+
+    with np.errstate(all="ignore"):
+        raw = prim.vjp(np.asarray(g), out, *inputs, need=tuple(need), **meta)
+    lines = [f"{ELEMENT_NOTE_START} {largest:,} elements: written whole up to {PLUG_LIMIT}; here each grad's largest "
+             "element, worked out)"]
+    for k, (slot, wanted) in enumerate(zip(slots, need)):
+        if not wanted or raw[k] is None:
+            continue
+        grad = np.asarray(fit_gradient(raw[k], np.asarray(inputs[k]), prim.name), dtype=np.float64)
+        if grad.size == 0:
+            lines.append(f"d{slot} is empty (shape {_shape(grad.shape)})")
+            continue
+        index = tuple(int(i) for i in np.unravel_index(int(np.argmax(np.nan_to_num(np.abs(grad), nan=-1.0))),
+                                                     grad.shape))
+        with np.errstate(all="ignore"):
+            written = element_line(prim, k, slots, g, out, inputs, meta, index)
+        if written is None:
+            lines.append(f"d{slot}{list(index)} = {fmt_number(float(grad[index]))} (the largest of d{slot}'s "
+                         f"{grad.size:,}; {prim.name}'s per-element arithmetic is its formula above)")
+        else:
+            lines.append(written[0])
     return "\n".join(lines)
 
 
@@ -573,9 +649,10 @@ def step_timeline(graph, steps) -> Timeline:
     for node, k in last_received.items():
         if active_at[node] == -1:
             done_at[node] = k
+    as_data = data_only(graph)  # read as labels or an index: no grad ever flows into it
     return Timeline(
         output=graph.output,
-        takes_part=tuple(bool(node.requires_grad) for node in graph.nodes),
+        takes_part=tuple(bool(node.requires_grad) and node.id not in as_data for node in graph.nodes),
         active_at=tuple(active_at),
         done_at=tuple(done_at),
     )

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -49,11 +50,19 @@ def heatmap_figure(data: np.ndarray, grad: np.ndarray | None, title: str = "", d
             row=1,
             col=col,
         )
-        fig.update_yaxes(autorange="reversed", row=1, col=col, title_text="row" if col == 1 else None, showgrid=False)
-        fig.update_xaxes(title_text="column", row=1, col=col, showgrid=False)
+        rows, cols = table.shape
+        fig.update_yaxes(autorange="reversed", row=1, col=col, title_text="row" if col == 1 else None, showgrid=False,
+                         **index_ticks(rows))
+        fig.update_xaxes(title_text="column", row=1, col=col, showgrid=False, **index_ticks(cols))
     height = int(min(480, max(220, 60 + 28 * min(as_table(np.asarray(data)).shape[0], 14))))
     fig.update_layout(title=title or None, height=height, margin=dict(l=40, r=20, t=50, b=40))
     return fig
+
+
+def index_ticks(n: int, most: int = 10) -> dict:
+    """An axis of n cells at 0 .. n-1: ticks on whole indices only, at most ``most`` of them (Plotly's own
+    choice for 1 or 2 cells was -0.5, 0, 0.5, 1, 1.5: positions between cells, no index at all)."""
+    return {"tickmode": "linear", "tick0": 0, "dtick": max(1, math.ceil(n / most))}
 
 
 _MARKDOWN = re.compile(r"([\\*_\[\]<>$~#|])")

@@ -16,6 +16,7 @@ from autograd.jacobian import LIMIT, NodeJacobian, jacobian
 from explorer import explain, poke
 from explorer.numbers import json_numbers, shape_text
 
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 #: Jacobian entries (shown blocks) sent with the Backward Stepper's steps; later steps' are asked for.
 STEP_BUDGET = 20_000
 #: Up to this many entries per block, central differences are sent cell by cell (for the hover).
@@ -59,8 +60,11 @@ def _kron_identity(m: np.ndarray) -> int | None:
     return None
 
 
-def structure(m: np.ndarray, whole: bool) -> str:
-    """One line saying what pattern J has, read off the matrix itself (the block shown, if not whole)."""
+def structure(m: np.ndarray, whole: bool, input_name: str = "the input", weights: str | None = None) -> str:
+    """One line saying what pattern J has, read off the matrix itself (the block shown, if not whole).
+
+    ``input_name`` names the input J is taken with respect to, as the program does (``W``); ``weights`` the
+    operand whose numbers J's blocks are, where the op says so (``x`` for the W of ``x @ W``), else B."""
     m = np.nan_to_num(np.asarray(m, dtype=np.float64), nan=1.0)
     rows, cols = m.shape
     where = "" if whole else " (in the block shown)"
@@ -94,8 +98,11 @@ def structure(m: np.ndarray, whole: bool) -> str:
                 "own group of inputs (a row-wise op: softmax or a sum over the last axis, X·W seen from X).")
     p = _kron_identity(m)
     if p:
-        return (f"Blocks of scaled identities (B ⊗ I{p}){where}: output element (i, j) sees input (k, j) only, "
-                "weighted by B[i, k] (the pattern of W in X·W: J = X ⊗ I).")
+        b = weights or "B"
+        identity = f"I{p}".translate(_SUBSCRIPTS)
+        return (f"Blocks of scaled identities: J = {b} ⊗ {identity}{where}. Output element (i, j) sees "
+                f"{input_name}[k, j] only, weighted by {b}[i, k]"
+                + ("." if weights else " (the pattern of W in X @ W, where B = X)."))
     if nonzero == m.size:
         return (f"Dense{where}: every output element depends on every input element; reverse mode still never "
                 "forms these numbers.")
@@ -128,7 +135,7 @@ def view_data(jac: NodeJacobian, title: str, inputs: list[tuple[str, str]], out_
             "vjp": _full(j.vjp, j.shown_cols),
             "gtj": None if j.gtj is None else _full(j.gtj, j.shown_cols),
             "max_error": None if max_error is None else _finite(max_error),
-            "structure": structure(j.matrix, j.whole),
+            "structure": structure(j.matrix, j.whole, inputs[j.slot][0], _weights(jac.op, j.slot, inputs)),
         })
     errors = [s["max_error"] for s in sections if s["max_error"] is not None]
     return {
@@ -147,6 +154,13 @@ def view_data(jac: NodeJacobian, title: str, inputs: list[tuple[str, str]], out_
     }
 
 
+def _weights(op: str, slot: int, inputs: list[tuple[str, str]]) -> str | None:
+    """The operand whose numbers weight J's blocks, where the op says which: x for the W of ``x @ W``."""
+    if op == "matmul" and slot == 1 and len(inputs) == 2:
+        return inputs[0][0]
+    return None
+
+
 def _labels(graph, node) -> tuple[str, list[tuple[str, str]], str]:
     """The node's heading, each argument's (label, slot letter or ''), and the output's name."""
     slots = explain.slot_names(node)
@@ -159,15 +173,14 @@ def _labels(graph, node) -> tuple[str, list[tuple[str, str]], str]:
 
 def _run(text: str, poked: poke.Poked):
     """(graph, tensors by node id) of the program run with its poked values, backward() done."""
-    from autograd.graph import trace
-    from autograd.tensor import toposort
+    from autograd.graph import order, trace
     from language import compile_program
 
     program = compile_program(text)
-    output = program.run(inputs=poke.resolve(program, poked)).output
-    if output.requires_grad:
-        output.backward()
-    return trace(output), toposort(output, only_grad=False)
+    result = program.run(inputs=poke.resolve(program, poked))
+    if result.output.requires_grad:
+        result.output.backward()
+    return trace(result.output, uses=result.uses), order(result.output, result.uses)
 
 
 def _node_view(graph, tensors, node_id: int) -> dict | None:
@@ -198,10 +211,10 @@ def step_jacobians(text: str, poked: poke.Poked, only: tuple = (), budget: int =
 def stepper_run(text: str, poked: poke.Poked) -> tuple:
     """(graph, steps, Jacobian views) for the Backward Stepper in one evaluation: explain.step_program's graph
     and steps and step_jacobians' views, from one run of the program."""
-    from autograd.tensor import toposort
+    from autograd.graph import order
 
-    graph, steps, output = explain.stepped_run(text, poked)
-    return graph, steps, _step_views(graph, toposort(output, only_grad=False), (), STEP_BUDGET)
+    graph, steps, result = explain.stepped_run(text, poked)
+    return graph, steps, _step_views(graph, order(result.output, result.uses), (), STEP_BUDGET)
 
 
 def _step_views(graph, tensors, only: tuple, budget: int) -> dict:

@@ -55,6 +55,8 @@ def format_array(array: np.ndarray) -> list[str]:
     array = np.asarray(array)
     if array.ndim == 0:
         return [fmt_number(array.item())]
+    if array.size == 0:  # (0,), (0, 3): one line, as NumPy prints it
+        return ["[]"]
     if array.ndim == 1 and array.shape[0] <= PER_LINE:  # the common case, kept fast
         return ["[" + ", ".join(_cells(array.tolist())) + "]"]
     rows = array.reshape(-1, array.shape[-1]) if array.ndim > 1 else array.reshape(1, -1)
@@ -148,6 +150,8 @@ def value_lines(array: np.ndarray | None, compact: bool = False) -> list[str]:
 
 
 def lines_in_full(array: np.ndarray) -> int:
+    if array.size == 0:
+        return 1
     if array.size > SMALL:
         return 2
     if array.ndim <= 1:

@@ -19,7 +19,7 @@ import numpy as np
 
 from autograd import Parameter, Tensor, nn, optim
 from autograd import functional as F
-from autograd.graph import Graph, trace
+from autograd.graph import Graph, order, trace
 from explorer import graph_data, training
 
 POINTS = 4  # training points in a step graph
@@ -85,13 +85,15 @@ def step_graph(state: training.TrainState, params: np.ndarray | None = None) -> 
                 x.name = f"h{k}"
         criterion = state.criterion
         targets = criterion.targets(state.y_train[rows])
-        if targets.dtype.kind == "f":
-            targets = Tensor(targets)
-            targets.name = "y"
+        # NOTE: class numbers stay integers (cross_entropy's labels): a Tensor of data all the same, drawn as y
+        targets = Tensor(targets, dtype=targets.dtype if targets.dtype.kind in "iu" else None)
+        targets.name = "y"
         loss = criterion.compare(x, targets)
         loss.name = "loss"
         loss.backward()
-    return trace(loss)
+    # the labels cross_entropy reads are data, not a parent it differentiates: drawn beside it (graph.order)
+    uses = {t: (targets,) for t in order(loss) if t.op == "cross_entropy"}
+    return trace(loss, uses=uses)
 
 
 # ----------------------------------------------------------------------------- for the graph view

@@ -131,6 +131,7 @@ def _worker_main(read_fd: int, write_fd: int, memory_bytes: int, preload: Sequen
         limit = baseline + memory_bytes
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resident = _rss_bytes()
+    _name_process(IDLE_NAME)
     outbox.send_bytes(pickle.dumps(("ready", os.getpid())))
     while True:
         try:
@@ -141,7 +142,9 @@ def _worker_main(read_fd: int, write_fd: int, memory_bytes: int, preload: Sequen
         soft = int(used + cpu_seconds) + 2  # the parent stops the task at cpu_seconds; this is a backstop
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+        _name_process(getattr(fn, "__name__", "task"))
         retire = _run_task(outbox, fn, args, result_bytes)
+        _name_process(IDLE_NAME)
         if _rss_bytes() > resident + 32 * MB:
             _malloc_trim()  # freed arrays go back to the OS, not into this worker's heap
         retire = retire or _rss_bytes() > resident + 128 * MB
@@ -250,6 +253,20 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         if os.getppid() == 1:  # the parent died before prctl
             os._exit(0)
+
+
+#: A worker's process name (``ps -o comm``, /proc/PID/comm) between tasks; during one it is the task's function
+#: (``analyse_program``), so ps, top and the tests see what each worker is doing.
+IDLE_NAME = "sandbox-idle"
+
+
+def _name_process(name: str) -> None:
+    """Linux: the process's name as ps shows it (at most 15 bytes: the kernel keeps no more)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(15, name.encode()[:15])  # PR_SET_NAME
 
 
 def _malloc_trim() -> None:

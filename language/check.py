@@ -180,6 +180,12 @@ class Checker:
         self.instructions.append(Call(fn, args, kwargs, slot.index, self.at(node)))
         return slot
 
+    def reads_data(self, positions: list[int]) -> None:
+        """The last instruction's arguments at ``positions`` are tensors it reads as data (cross_entropy's labels,
+        an index tensor): the run records them (Result.uses), so the graph draws them."""
+        if positions:
+            self.instructions[-1] = replace(self.instructions[-1], data_args=tuple(positions))
+
     def charge(self, size: int, node: ast.AST, shape: tuple | None = None) -> None:
         self.budget.charge(size, node, shape)
 
@@ -610,16 +616,43 @@ class Checker:
             return self.tuple_item(node, value)
         tensor = self.tensor(value, node.value)
         index, code = self.index(node.slice)
+        parts = index if isinstance(index, tuple) else (index,)
+        by_tensor = any(isinstance(p, _TensorIndex) for p in parts)
         try:
-            shape = engine.PRIMITIVES["getitem"].shape(tensor.shape, index)
+            shape = engine.PRIMITIVES["getitem"].shape(tensor.shape, _index_with(index, "stand_in"))
         except (IndexError, ValueError) as exc:
             reason = str(exc).removeprefix("getitem: ").split(" (tensor of shape")[0]
             raise self.fail(node, msg.bad_index(self.source.quote(node), tensor.shape, reason)) from None
-        slot = self.emit(node, operator.getitem, tensor.ref, index)
+        if by_tensor:  # logp[[0, 1, 2], y]: the index tensors are read when the program runs
+            refs = [p.value.ref if isinstance(p, _TensorIndex) else p for p in parts]
+            slot = self.emit(node, _pick, tensor.ref, isinstance(index, tuple), *refs)
+            self.reads_data([2 + k for k, p in enumerate(parts) if isinstance(p, _TensorIndex)])
+        else:
+            slot = self.emit(node, operator.getitem, tensor.ref, index)
         known = UNKNOWN
-        if tensor.known is not UNKNOWN and math.prod(shape) <= msg.KNOWN_LIMIT:
-            known = np.asarray(self.fold(node, operator.getitem, np.asarray(tensor.known), index))
+        if tensor.known is not UNKNOWN and math.prod(shape) <= msg.KNOWN_LIMIT and all(
+                p.value.known is not UNKNOWN for p in parts if isinstance(p, _TensorIndex)):
+            known = np.asarray(self.fold(node, operator.getitem, np.asarray(tensor.known), _index_with(index, "known")))
         return self.result(node, "getitem", shape, [tensor], slot, ast.Subscript(tensor.code, code, ast.Load()), known)
+
+    def tensor_index(self, value: Value, node: ast.AST) -> "_TensorIndex":
+        """A tensor used as an index (PyTorch's ``logp[rows, y]``): data of whole numbers (or a mask whose value
+        is known), never one that requires grad. Its values are read when the program runs; the shape rule
+        gets a stand-in of its shape (bounds are checked then), or its value when known."""
+        if value.grad:
+            raise self.fail(node, msg.GRAD_INDEX.format(value.describe()))
+        known = value.known
+        if known is not UNKNOWN:
+            array = np.asarray(known)
+            whole = array.dtype.kind in "iub" or array.dtype.kind == "f" and bool(np.all(array == np.round(array)))
+            if not whole:
+                raise self.fail(node, msg.WHOLE_NUMBERS.format("an index tensor"))
+            for source in value.sources:  # a mask made from an input: a nudge would change the result's shape
+                self.fixed.setdefault(source, node.lineno)
+            stand_in = array if array.dtype.kind == "b" else array.astype(np.int64)
+        else:
+            stand_in = np.zeros(value.shape, np.int64)
+        return _TensorIndex(value, stand_in)
 
     def tuple_item(self, node: ast.Subscript, value: Value) -> Value:
         """x.shape[0], x.shape[1:]: a tuple's item (or items), known before running."""
@@ -656,6 +689,8 @@ class Checker:
         if value.kind == "list":
             array = self.integer_array(value, node, "an index list")
             return array, literal(array)
+        if value.kind == "tensor" and value.size != 1:
+            return self.tensor_index(value, node), value.code
         number = self.integer(value, node, "an index")
         return number, literal(number)
 
@@ -721,9 +756,12 @@ class Checker:
         converted = list(receiver)
         shapes: list = [r.shape for r in receiver]
         parents = list(receiver)
+        data_args = []  # positions of the tensors the op reads as data (labels, indices): drawn, not differentiated
         for i, (arg, arg_node) in enumerate(zip(args, node.args)):
             kind = entry.args[i] if i < len(entry.args) and entry.args != "*" else "P"
             value, shape_arg = self.argument(kind, arg, arg_node, entry.prim.name)
+            if kind == "L" and value.kind == "tensor":
+                data_args.append(len(converted))
             if kind == "N" and value.kind == "number":
                 self.budget.node(arg_node)
             converted.append(value)
@@ -738,6 +776,7 @@ class Checker:
             self.budget.matmul(math.prod(shape) * shapes[1][-1], node)
         refs = [v.ref for v in converted]
         slot = self.emit(node, entry.run, *refs, **keywords)
+        self.reads_data(data_args)
         known = UNKNOWN
         if math.prod(shape) <= msg.KNOWN_LIMIT and all(v.known is not UNKNOWN for v in converted):
             known_args = [self.known_argument(v) for v in converted]
@@ -759,6 +798,8 @@ class Checker:
                 return Value("array", array, literal(array), array.shape, known=array), (
                     array if prim == "getitem" else array.shape)
             tensor = self.tensor(value, node)
+            for source in tensor.sources:  # labels made from an input: a nudge would make them fractional
+                self.fixed.setdefault(source, node.lineno)
             if prim != "getitem":
                 return tensor, tensor.shape
             # NOTE: the result's shape does not depend on the index's values, only its shape; a stand-in
@@ -875,6 +916,28 @@ class Checker:
 
 
 # ---- run-time helpers the instructions call ---------------------------------------------------------
+@dataclass(frozen=True)
+class _TensorIndex:
+    """A tensor in an index: its Value, and what the shape rule takes for it."""
+
+    value: Value
+    stand_in: np.ndarray
+
+
+def _index_with(index, what: str):
+    """The index with each tensor in it replaced by its ``stand_in`` or its ``known`` value."""
+    if isinstance(index, tuple):
+        return tuple(_index_with(p, what) for p in index)
+    if isinstance(index, _TensorIndex):
+        return index.stand_in if what == "stand_in" else np.asarray(index.value.known)
+    return index
+
+
+def _pick(a, whole_tuple: bool, *parts):
+    """a[parts] (a tuple index) or a[parts[0]], with index tensors filled in when the program runs."""
+    return a[parts] if whole_tuple else a[parts[0]]
+
+
 def _list(*items):
     return list(items)
 

@@ -207,6 +207,8 @@ LIST_OF_NUMBERS = ("a list here may hold only numbers (or lists of numbers); to 
 RAGGED = "the rows of this nested list have different lengths"
 TENSOR_LIST = "expected a list of tensors here, like [a, b]"
 WHOLE_NUMBERS = "{} must hold whole numbers only, like [0, 2, 1]"
+GRAD_INDEX = ("an index cannot be a tensor that requires grad (got {}); make it data, like "
+              "y = tensor([2, 0, 1], requires_grad=False)")
 SLICE_STEP_ZERO = "a slice step cannot be zero"
 STAR_ARGS = "* unpacking is not allowed: pass the arguments one by one"
 DOUBLE_STAR = "** unpacking is not allowed: write keywords out, like axis=0"

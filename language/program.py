@@ -5,7 +5,7 @@ Tensors each time (the same random draws for the same seed), so re-running with 
 gradient check) or slider values is cheap.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -30,6 +30,7 @@ class Call:
     kwargs: dict
     out: int
     at: tuple  # (line, col, end_col, ast node) for errors
+    data_args: tuple = ()  # positions of args that are tensors read as data (labels, indices): see Result.uses
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,9 @@ class Result:
     variables: dict[str, Tensor]
     text: str
     inputs: dict[str, Tensor]  # name -> the leaf that requires grad made by the name's first literal assignment
+    # op result -> the tensors it read as data, not as differentiated inputs (cross_entropy's labels y, the y of
+    # logp[rows, y]): autograd.graph.trace(output, uses=...) draws them beside the op's parents
+    uses: dict = field(default_factory=dict)
 
 
 def make_constant_tensor(array):
@@ -120,12 +124,15 @@ class Program:
         values[0] = np.random.default_rng(self.seed if seed is None else seed)
         variables: dict[str, Tensor] = {}
         leaves: dict[str, Tensor] = {}
+        uses: dict[Tensor, tuple] = {}
         with np.errstate(all="ignore"):  # overflow gives inf and 0/0 gives nan, as in NumPy; both are shown
             for ins in self.instructions:
                 kind = type(ins)
                 if kind is Call:
                     args = [values[a.index] if type(a) is Slot else a for a in ins.args]
                     values[ins.out] = _call(ins, args, self.text)
+                    if ins.data_args:
+                        uses[values[ins.out]] = tuple(args[k] for k in ins.data_args if isinstance(args[k], Tensor))
                 elif kind is Leaf:
                     data = values[ins.value.index] if type(ins.value) is Slot else ins.value
                     if ins.input and ins.name in given:
@@ -139,7 +146,8 @@ class Program:
                     if tensor.name is None:
                         tensor.name = ins.name
                     variables[ins.name] = tensor
-        return Result(output=values[self.output.index], variables=variables, text=self.text, inputs=leaves)
+        return Result(output=values[self.output.index], variables=variables, text=self.text, inputs=leaves,
+                      uses=uses)
 
     def _validate(self, inputs: dict) -> dict:
         given = {}

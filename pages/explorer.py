@@ -22,6 +22,7 @@ ss = st.session_state
 analyse = functools.partial(session.sandboxed, explain.analyse_program)
 stepped = functools.partial(session.sandboxed, explain.step_program)
 jacobian_of = functools.partial(session.sandboxed, node_jacobian)
+element_of = functools.partial(session.sandboxed, explain.element_of)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
 
 
@@ -115,7 +116,8 @@ def page() -> None:
 
     panels.tabs(
         lambda: panels.checks(analysis, knobs, poked),
-        lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node)),
+        lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
+                                 lambda node, slot, index: element_of(shown, poked, node, slot, index)),
         lambda: panels.export(graph, steps, view, analysis, poked, svg_of),
         stale=stale,
     )

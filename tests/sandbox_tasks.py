@@ -58,3 +58,8 @@ def counted(marker, value):
     with open(marker, "a") as f:
         f.write("run\n")
     return value
+
+
+def own_name():
+    """The worker's process name while it runs this task (what ps shows)."""
+    return Path("/proc/self/comm").read_text().strip(), os.getpid()

@@ -263,7 +263,8 @@ def test_inspect_a_node_shows_its_data_grad_and_rule():
     no_exception(at)
     rule = [c for c in at.code if c.value == add.formula]
     assert rule and rule[0].proto.wrap_lines, "the rule wraps in the narrow column instead of scrolling"
-    assert any(c.value.startswith("Written with numbers for operands of up to 4") for c in at.code), "(3, 4): words"
+    grads = "[[0.1833, 0.3667, 0.55, 0.7333], [0.1, -0.1333, 0.3833, 0.06667], [-0.3167, 0.2, 0.05, 0.5667]]"
+    assert any(c.value == f"dA = {grads}\ndB = {grads}" for c in at.code), "(3, 4): written whole (issue 17)"
     frames = [d.value for d in at.dataframe]
     assert any(f.shape == (3, 4) for f in frames)
     assert at.get("plotly_chart"), "a heatmap of data and grad"
@@ -386,7 +387,7 @@ def test_stepper_panel_explains_fan_out_and_broadcasting():
     panel = view_data(at)["steps"]["panels"][add_step]
     assert panel["title"].startswith(f"Step {add_step} of {len(steps)}")
     assert panel["formula"] == "dA = G,  dB = G"
-    assert panel["plugged"].startswith("Written with numbers for operands of up to 4 elements")
+    assert panel["plugged"].startswith("dA = [[0.1833, 0.3667, 0.55, 0.7333],"), "(3, 4): written whole (issue 17)"
     notes = [c["broadcast"] for c in panel["contributions"]]
     assert "summed over axis 0 to undo broadcasting (3, 4) → (4,)" in notes
     assert 'class="broadcast"' in view_data(at)["dot"], "the edge is marked in the graph too"

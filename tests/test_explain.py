@@ -374,6 +374,21 @@ def test_a_long_chain_over_many_numbers_is_within_float_error_not_a_kink():
     assert explain.rounding_noise(analysis.graph) < 1e-3
 
 
+@pytest.mark.parametrize("shape", [(), (1,), (2,), (1, 2), (2, 1), (3, 4), (40, 25)])
+def test_heatmap_ticks_sit_on_whole_indices(shape):
+    """Issue 17 item 7: a tiny tensor's heatmap had ticks at -0.5 ... 1.5; every tick is an index of a cell."""
+    from explorer.formatting import heatmap_figure
+
+    data = np.arange(float(np.prod(shape))).reshape(shape)
+    fig = heatmap_figure(data, np.ones(shape), "x")
+    rows, cols = explain.as_table(data).shape
+    for axis, n in (("xaxis", cols), ("yaxis", rows), ("xaxis2", cols), ("yaxis2", rows)):
+        a = fig.layout[axis]
+        assert a.tickmode == "linear" and a.tick0 == 0 and float(a.dtick).is_integer(), axis
+        ticks = np.arange(a.tick0, n, a.dtick)
+        assert ticks[0] == 0 and len(ticks) <= 10 and ticks[-1] <= n - 1, (axis, ticks)
+
+
 def test_heatmap():
     from explorer.formatting import heatmap_figure
 
@@ -441,7 +456,9 @@ def test_the_rule_with_the_step_s_numbers_put_in():
     _, steps = explain.step_program("a = -3.0\nb = a * a\n")
     assert steps[0].plugged == "dA = 1 ⊙ (-3) = -3\ndB = 1 ⊙ (-3) = -3", "a negative operand in parentheses"
     _, steps = explain.step_program("w = [1.0, 2.0, 3.0, 4.0, 5.0]\ny = w.sum()\n")
-    assert "up to 4 elements" in steps[0].plugged and "largest has 5" in steps[0].plugged
+    assert steps[0].plugged == "dA = 1 broadcast to (5,) = [1, 1, 1, 1, 1]", "5 elements: written whole (issue 17)"
+    _, steps = explain.step_program("w = randn(65)\ny = (w * w).sum()\n")
+    assert steps[0].plugged.startswith("(operands of 65 elements: written whole up to 64;")
     graph, steps = explain.step_program("x = [[1.0, 2.0], [3.0, 4.0]]\nb = [0.5, -0.5]\ny = (x + b).sum()\n")
     add = [s for s in steps if s.op == "add"][0]
     assert add.plugged == "dA = [[1, 1], [1, 1]]\ndB = [[1, 1], [1, 1]]", "the VJP's own value, before Σ axis 0"
@@ -452,7 +469,7 @@ def test_the_rule_with_the_step_s_numbers_put_in():
 def test_every_plugged_in_line_ends_in_the_number_the_engine_sent(name):
     graph, steps = explain.step_program(presets.program(name))
     for step in steps:
-        if "up to 4 elements" in step.plugged:
+        if "written whole up to 64" in step.plugged:
             continue
         lines = step.plugged.splitlines()
         assert len(lines) == len(step.contributions), step.plugged
@@ -474,3 +491,21 @@ def test_a_check_stopped_by_its_budget_never_says_all_inputs_match():
     assert one.startswith("The 1 input checked matches (of 2)")
     (_, whole), = explain.check_verdicts(rows[:2] + rows[3:])
     assert whole.startswith("All 2 inputs match")
+
+
+def test_a_float_tensor_read_as_labels_is_drawn_but_not_nudged():
+    """Labels written as floats (y = [2.0, 0.0, 1.0]) require grad, yet cross_entropy only reads them: the check
+    nudges the logits alone (a nudged label is no class number), and the Stepper never waits for y's grad."""
+    text = "logits = randn(3, 4)\ny = [2.0, 0.0, 1.0]\nloss = cross_entropy(logits, y)"
+    analysis = explain.analyse_program(text)
+    rows = {r.name: r for r in analysis.checks}
+    assert rows["logits"].ok is True
+    assert rows["y"].ok is None and rows["y"].note.startswith("not checked: read as labels or an index")
+    graph, steps = explain.step_program(text)
+    y = next(n for n in graph.nodes if n.name == "y")
+    assert explain.data_only(graph) == {y.id}
+    timeline = explain.step_timeline(graph, steps)
+    assert timeline.state(y.id, len(steps)) is None, "drawn as data, not 'waiting' for a grad that never comes"
+    from explorer import poke
+
+    assert [k.name for k in poke.knobs(text)] == ["logits"], "no slider to make the labels fractional"

@@ -3,6 +3,7 @@ result, the checks and the cost), the one-line reading of J's structure, and the
 Backward Stepper's steps (a budget, then asked for one by one)."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -59,7 +60,7 @@ def test_matmul_shows_kronecker_blocks():
     np.testing.assert_allclose(matrix(A), np.kron(np.eye(2), w.T))
     np.testing.assert_allclose(matrix(W), np.kron(a, np.eye(2)))
     assert A["structure"].startswith("Block-diagonal: 2 blocks of 2 × 3")
-    assert W["structure"].startswith("Blocks of scaled identities (B ⊗ I2)")
+    assert W["structure"].startswith("Blocks of scaled identities: J = A ⊗ I₂. Output element (i, j) sees W[k, j]")
     assert data["operations"] == 2 * 2 * 3 + 3 * 2 * 2
 
 
@@ -100,7 +101,7 @@ def test_a_big_jacobian_is_a_block_and_says_so():
     (np.array([[0.25, 0.25, 0.25, 0.25]]), "One row, every entry 0.25"),
     (np.array([[1.0, -2.0, 0.5]]), "One row:"),
     (np.kron(np.eye(3), np.ones((2, 2))), "Block-diagonal: 3 dense blocks of 2 × 2"),
-    (np.kron(np.array([[1.0, 2.0], [3.0, 4.0]]), np.eye(3)), "Blocks of scaled identities (B ⊗ I3)"),
+    (np.kron(np.array([[1.0, 2.0], [3.0, 4.0]]), np.eye(3)), "Blocks of scaled identities: J = B ⊗ I₃"),
     (np.ones((3, 4)), "Dense"),
     (np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0], [4.0, 5.0, 0.0]]), "Sparse: 5 of 9"),
     (np.zeros((2, 2)), "All zero"),
@@ -108,6 +109,20 @@ def test_a_big_jacobian_is_a_block_and_says_so():
 ])
 def test_structure_reads_the_pattern(m, starts):
     assert jacobian_view.structure(m, True).startswith(starts), jacobian_view.structure(m, True)
+
+
+def test_the_jacobian_of_x_at_w_names_the_program_s_operands():
+    """Issue 17 item 7: the text beside J of ``x @ W`` with respect to W uses the program's names throughout
+    (J = x ⊗ I₂, W[k, j], x[i, k]), never a mix of X, B and the program's own."""
+    text = "x = randn(3, 4)\nW = randn(4, 2)\ny = (x @ W).sum()"
+    graph, _ = explain.step_program(text)
+    matmul = next(n for n in graph.nodes if n.op == "matmul")
+    view = jacobian_view.node_jacobian(text, (), matmul.id)
+    by_label = {s["label"]: s["structure"] for s in view["inputs"]}
+    assert by_label["W"] == ("Blocks of scaled identities: J = x ⊗ I₂. Output element (i, j) sees W[k, j] only, "
+                             "weighted by x[i, k].")
+    assert not re.search(r"\b[BX]\b", by_label["W"]), "no name the program does not have"
+    assert by_label["x"].startswith("Block-diagonal: 3 dense blocks of 2 × 4")
 
 
 def test_the_stepper_gets_the_jacobian_of_every_step_s_node():

@@ -152,6 +152,33 @@ def test_index_with_none_and_ellipsis():
     assert "single ellipsis" in message("x = randn(2)\ny = x[..., ...]").message
 
 
+def test_a_tensor_of_labels_picks_elements_as_in_pytorch():
+    """``logp[[0, 1, 2, 3], y]`` (issue 17 item 7): PyTorch's label picking, grads as central differences give."""
+    text = ("y = tensor([2, 0, 1, 1], requires_grad=False)\nlogits = randn(4, 3)\n"
+            "logp = log_softmax(logits, axis=-1)\nloss = -logp[[0, 1, 2, 3], y].mean()")
+    program = compile_program(text)
+    r = program.run()
+    logits = r.variables["logits"].data
+    expected = F.cross_entropy(Tensor(logits), [2, 0, 1, 1]).item()
+    assert r.output.item() == pytest.approx(expected, rel=1e-12)
+    r.output.backward()
+
+    def loss(x):
+        return Tensor(program.run(inputs={"logits": x.data}).output.data)
+
+    numeric = numerical_vjp(loss, [Tensor(logits.copy())], 1.0, 1e-6)[0]
+    np.testing.assert_allclose(r.variables["logits"].grad, numeric, atol=1e-8)
+    assert "loss = -logp[np.array([0, 1, 2, 3], dtype=np.int64), y].mean()" in program.to_python()
+    # a tensor alone, a mask known before running, and the refusals, each pointing at the index
+    assert evaluate("x = randn(5)\ni = tensor([4, 0, 4], requires_grad=False)\nz = x[i]").output.shape == (3,)
+    assert evaluate("x = tensor([1.0, -2.0, 3.0])\nz = x[x > 0]").output.shape == (2,)
+    err = message("x = randn(3)\ni = randn(2)\nz = x[i]")
+    assert "cannot be a tensor that requires grad" in err.message and (err.line, err.col) == (3, 7)
+    halves = "x = randn(2, 3)\ni = tensor([1.5, 0], requires_grad=False)\nz = x[[0, 1], i]"
+    assert "whole numbers" in message(halves).message
+    assert "out of bounds" in message("x = randn(3)\nz = x[tensor([5, 0], requires_grad=False)]").message
+
+
 # ---- the Program: compiled once, run many times -----------------------------------------------------
 def test_a_program_runs_again_with_new_inputs_without_parsing(monkeypatch):
     program = compile_program("W = randn(2, 3)\nx = [1.0, 2.0, 3.0]\ny = (W @ x).sum()")

@@ -744,3 +744,13 @@ def test_pow_gradient_conventions_at_zero():
     x = Tensor(np.array([0.0, -2.0]), requires_grad=True)
     (x**2).sum().backward()
     assert np.array_equal(x.grad, [0.0, -4.0])
+
+
+def test_getitem_takes_integer_tensors_in_a_tuple_index_with_repeats():
+    """``logp[rows, y]`` with Tensors of labels (issue 17 item 7): repeated picks add up their grads."""
+    rows, labels = Tensor(np.array([0, 1, 2, 2])), Tensor(np.array([2, 0, 1, 1]))
+    check_grads("getitem[rows, labels]", lambda x: x[rows, labels], [np.random.default_rng(1).standard_normal((3, 3))])
+    check_grads("getitem[[0, 1, 2, 2], labels]", lambda x: x[[0, 1, 2, 2], labels], [np.arange(9.0).reshape(3, 3)])
+    x = leaves(np.arange(6.0).reshape(2, 3))[0]
+    x[np.array([0, 0]), Tensor(np.array([1, 1]))].sum().backward()
+    assert x.grad.tolist() == [[0, 2, 0], [0, 0, 0]]

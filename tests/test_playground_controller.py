@@ -46,6 +46,24 @@ def test_play_trains_speed_steps_per_second_of_the_clock_in_frames(clock):
     assert [f.step for f in pg.tick()] == [28, 29, 30]
 
 
+def test_a_tick_stops_training_when_its_budget_on_the_clock_is_spent(clock):
+    """The compute budget is read on the run's clock (never the wall clock): a test's clock that stands still
+    trains every step due however loaded the machine is; one that moves past the budget stops after a part."""
+    pg = make(clock, TrainConfig(speed=250))
+    pg.play()
+    clock.now += 0.2
+    reads = []
+
+    def slow_clock():  # each read inside the tick finds the budget long spent
+        reads.append(clock.now)
+        clock.now += 1.0 if len(reads) > 1 else 0.0
+        return clock.now
+
+    pg.clock = slow_clock
+    frames = pg.tick()
+    assert len(frames) == 1 and frames[0].step == 7, "the first of 8 parts, then the budget is spent"
+
+
 def test_many_steps_are_shared_between_at_most_six_frames(clock):
     pg = make(clock, TrainConfig(speed=250))
     pg.play()

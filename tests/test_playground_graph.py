@@ -195,15 +195,32 @@ def test_the_program_is_the_panels_graph_with_x_and_y_as_data(config):
     text = pg.step_program(state)
     result = expr.evaluate(text)
     result.output.backward()
-    program = trace(result.output)
+    program = trace(result.output, uses=result.uses)
     panel = pg.step_graph(state)
-    assert [(n.name, n.op, n.shape, n.parents) for n in program.nodes] == [
-        (n.name, n.op, n.shape, n.parents) for n in panel.nodes]
+    assert [(n.name, n.op, n.shape, n.parents, n.data_parents) for n in program.nodes] == [
+        (n.name, n.op, n.shape, n.parents, n.data_parents) for n in panel.nodes]
     for mine, theirs in zip(program.nodes, panel.nodes):
         assert mine.kind == {"param": "input"}.get(theirs.kind, theirs.kind)  # the language has no Parameter
         np.testing.assert_allclose(mine.data, theirs.data, rtol=2e-3, atol=2e-3, err_msg=mine.name or mine.op)
     assert set(result.inputs) == {f"{k}{i}" for k in "Wb" for i in range(1, len(state.linears()) + 1)}
     assert "X" not in result.inputs and not result.variables["X"].requires_grad
+
+
+def test_the_multi_class_step_graph_draws_its_labels_y_as_data():
+    """Issue 17 item 3: cross_entropy's integer labels are a grey y box, its edge into the loss named y (the
+    formula's onehot(y)), in the panel's graph and in the Explorer's graph of the step's program."""
+    state = trained(TrainConfig(dataset="three blobs", hidden=(5,)))
+    graph = pg.step_graph(state)
+    y = next(n for n in graph.nodes if n.name == "y")
+    loss = next(n for n in graph.nodes if n.op == "cross_entropy")
+    assert y.kind == "const" and y.dtype == "int64" and y.grad is None
+    np.testing.assert_array_equal(y.data, state.y_train[pg.fixed_batch(state)])
+    assert loss.data_parents == (y.id,) and (y.id, loss.id) in graph.edges
+    assert loss.formula == "dZ = (softmax(Z) − onehot(y)) · G / N"
+    dot = pg.layout(state)["dot"]
+    assert f'n{y.id} -> n{loss.id} [id="e{loss.id}.1", class="data", style=dashed, label="y"]' in dot
+    assert f"n{y.id} [label=<" in dot and "<b>y</b>" in dot
+    assert str(y.id) not in pg.frame_values(graph), "data: the same in every frame"
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)

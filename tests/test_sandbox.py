@@ -225,3 +225,13 @@ def test_replacing_an_entry_counts_its_bytes_once():
     cache.put("a", 1, 60)
     cache.put("a", 2, 70)
     assert cache.nbytes == 70 and cache.get("a") == 2
+
+
+@pytest.mark.skipif(not Path("/proc/self/comm").exists(), reason="process names are read from Linux's /proc")
+def test_a_worker_is_named_after_the_task_it_runs(sandbox):
+    """ps (and the tab-close browser test) sees what each worker does: the task's function, else idle."""
+    from explorer.sandbox import IDLE_NAME
+
+    name, pid = sandbox.run(tasks.own_name)
+    assert name == "own_name"
+    assert wait_until(lambda: Path(f"/proc/{pid}/comm").read_text().strip() == IDLE_NAME)

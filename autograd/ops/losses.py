@@ -34,8 +34,8 @@ def _loss_scale(g, reduction, count):
     NOTE: a reduced loss's G is one number, taken as a Python float: multiplying an array by it is one
     NumPy call and keeps the array's dtype (float32 stays float32).
     """
-    if reduction == "mean":
-        return float(g) / count
+    if reduction == "mean":  # NOTE: the mean of no items is nan, so is its slope (PyTorch's too)
+        return float(g) / count if count else float("nan")
     if reduction == "sum":
         return float(g)
     return g

@@ -483,9 +483,13 @@ def test_the_step_graph_moves_with_the_view_and_shows_the_engines_numbers(page, 
     page.wait_for_timeout(300)
     lv.evaluate(GRAPH_SAMPLER_JS)
     snapshots = []
-    for _ in range(3):
-        page.wait_for_timeout(1200)
+    for _ in range(3):  # NOTE: each once the run has moved on (a condition, not a sleep: a loaded machine is slower)
+        seen = snapshots[-1]["lvStep"] if snapshots else 0
+        deadline = time.monotonic() + 60
+        while _step(page) <= seen and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
         snapshots.append(lv.evaluate(SNAPSHOT_JS))
+    page.wait_for_function("() => window.__gvSampler.pairs.length >= 20", timeout=60_000)
     page.screenshot(path=str(artifacts / "playground_step_graph_playing.png"))
     pairs = page.evaluate("() => window.__gvSampler.pairs")
     end = lv.evaluate(SNAPSHOT_JS)

@@ -13,11 +13,13 @@ import os
 import time
 import urllib.parse
 import urllib.request
+from pathlib import Path
 
 import psutil
 import pytest
 
 from benchmarks.load import many_inputs_program
+from explorer.sandbox import IDLE_NAME
 
 from .helpers import APP, app_exception, main_text, open_page, wait_for_idle, wait_for_text
 from .server import start_streamlit
@@ -31,6 +33,9 @@ ALERT = '[data-testid="stAlert"]'
 # ~4 s of CPU in one worker (evaluate and to_python each do 1e9 multiply-adds, backward 2e9) and none of
 # it bound by the wall clock, as the gradient check is: closing the tab is what must stop it.
 CPU_BOUND = "W = randn(1000, 1000)\nx = randn(1000, 1000)\ny = (W @ x).sum()"
+#: The tasks the pages give the sandbox, by function name (a worker's process name while it runs one).
+TASKS = ("step_program", "analyse_program", "node_jacobian", "stepper_run", "step_jacobians", "knobs", "curve",
+         "surface", "to_svg")
 
 
 @pytest.fixture(scope="module")
@@ -76,27 +81,27 @@ def wait_until(condition, timeout: float = 20.0, period: float = 0.1):
     return condition()
 
 
-def children_cpu(server) -> dict[int, float]:
-    cpu = {}
-    for child in psutil.Process(server.process.pid).children(recursive=True):
-        try:
-            cpu[child.pid] = sum(child.cpu_times()[:2])
-        except psutil.NoSuchProcess:
-            continue
-    return cpu
+def workers(server) -> list[psutil.Process]:
+    return psutil.Process(server.process.pid).children(recursive=True)
 
 
-def wait_for_quiet_workers(server, timeout: float = 60.0) -> dict[int, float]:
-    """The workers' CPU clocks once none has used any CPU for a second (replacements done starting)."""
+def task_of(process: psutil.Process) -> str:
+    """What a sandbox worker is doing: the task's function while it runs one (explorer/sandbox.py names the
+    process after it), else ``sandbox-idle``; '' for a process that has gone."""
+    try:
+        return Path(f"/proc/{process.pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
-    def quiet():
-        before = children_cpu(server)
-        time.sleep(1.0)
-        after = children_cpu(server)
-        still = before.keys() == after.keys() and all(after[p] - before[p] < 0.05 for p in after)
-        return after if still and after else None
 
-    return wait_until(quiet, timeout, period=0)
+def idle_workers(server, timeout: float = 60.0) -> list[psutil.Process]:
+    """The server's sandbox workers once every one is idle (started and waiting for a task)."""
+
+    def idle():
+        found = [p for p in workers(server) if task_of(p) in (IDLE_NAME, *TASKS)]
+        return found if found and all(task_of(p) == IDLE_NAME for p in found) else None
+
+    return wait_until(idle, timeout)
 
 
 def stopped(process: psutil.Process) -> bool:
@@ -107,29 +112,21 @@ def stopped(process: psutil.Process) -> bool:
         return True
 
 
-def busy_worker(server, base: dict[int, float], timeout: float = 60.0) -> psutil.Process | None:
-    """A worker in the middle of a long evaluation: one of `base`'s that has run flat out (over 60 % of a
-    core in each 0.25 s) for the last second.
+def worker_in(server, task: str, timeout: float = 60.0) -> psutil.Process | None:
+    """A worker running ``task`` (a function's name).
 
-    NOTE: a page asks for several evaluations of one program, one after another: its graph (0.35 s for
-    CPU_BOUND), the pictures of its poked inputs, the gradient check (its 3 s budget). A tab closed while
-    a short one is in flight leaves nothing to kill (it ends within the sandbox's grace and the page's
-    script stops before asking for the next), and a worker that has only *used* CPU since `base` may be
-    idle again. One busy for a second is in the check, with more than a second of it left.
+    NOTE: a page asks for several evaluations of one program, one after another: its graph, the pictures of
+    its poked inputs, then the gradient check (analyse_program: the program evaluated and differentiated, then
+    its check for up to 3 s). A tab closed while a short one is in flight leaves nothing to kill (it ends within
+    the sandbox's grace and the page's script stops before asking for the next); one in the check has seconds
+    of it left. Its name says so whatever the machine's load (a share of a core, measured before, did not:
+    with the cores loaded no worker reached it).
     """
-    busy_for: dict[int, int] = {}
 
     def find():
-        before = children_cpu(server)
-        time.sleep(0.25)
-        after = children_cpu(server)
-        for pid in base:
-            busy = pid in before and pid in after and after[pid] - before[pid] > 0.15
-            busy_for[pid] = busy_for.get(pid, 0) + 1 if busy else 0
-        long = [pid for pid, windows in busy_for.items() if windows >= 4]
-        return psutil.Process(long[0]) if long else None
+        return next((p for p in workers(server) if task_of(p) == task), None)
 
-    return wait_until(find, timeout, period=0)
+    return wait_until(find, timeout, period=0.02)
 
 
 @pytest.mark.parametrize("path", ["/", "/stepper"])
@@ -150,17 +147,15 @@ def test_a_program_over_the_memory_limit_gets_a_clear_message_and_the_server_sta
 
 def test_closing_the_tab_kills_the_evaluation_it_was_waiting_for(browser, page, small_server):
     open_page(page, link(small_server, "/", "a = 1.0\nb = a * 2"))  # the sandbox and its workers are up
-    base = wait_for_quiet_workers(small_server)
-    assert base, "the server has its worker processes, idle"
+    assert idle_workers(small_server), "the server has its worker processes, idle"
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     tab = context.new_page()
     tab.goto(link(small_server, "/", CPU_BOUND), wait_until="domcontentloaded")
-    worker = busy_worker(small_server, base)
-    assert worker is not None, "the program is evaluated in a worker process of the server"
+    worker = worker_in(small_server, "analyse_program")
+    assert worker is not None, "the program's check is evaluated in a worker process of the server"
     context.close()
-    assert wait_until(lambda: stopped(worker), timeout=10), (
-        "nobody waits for the evaluation any more: its worker is stopped"
-    )
+    assert wait_until(lambda: stopped(worker) or task_of(worker) != "analyse_program", timeout=10)
+    assert stopped(worker), "nobody waits for the evaluation any more: its worker is stopped, not left to finish"
     assert healthy(small_server)
 
 

@@ -1,0 +1,92 @@
+"""The sweep in a real browser (issue 17): a handful of programs, the shapes that broke panels and a few generated
+from the op registry (tests/program_gen.py), each opened from a link in the Explorer with every box clicked (the
+inspector opens on it) and in the Stepper with every step taken by key; no page may show an exception."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from autograd.expr import evaluate
+from autograd.graph import backward_steps
+from explorer import explain
+from tests import program_gen
+from tests.test_sweep import CASES
+
+from .helpers import (
+    GRAPH,
+    PANEL,
+    app_exception,
+    boxes,
+    main_text,
+    view_state,
+    wait_for_idle,
+    wait_for_rerun,
+    wait_for_view,
+)
+
+pytestmark = pytest.mark.browser
+
+WRITTEN = ["size-1 bias", "label picking", "empty reductions"]
+GENERATED = settings(derandomize=True, max_examples=3, deadline=None, database=None,
+                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+def no_exception_shown(page, where: str) -> None:
+    exception = app_exception(page)
+    assert exception is None, f"{where}: {exception[:800]}"
+    assert "Traceback" not in main_text(page), where
+
+
+def walk_the_explorer(page, app_url: str, program: str) -> None:
+    graph, _ = explain.step_program(program)
+    page.goto(f"{app_url}/?program={quote(program)}", wait_until="domcontentloaded")
+    wait_for_view(page)
+    wait_for_idle(page)
+    no_exception_shown(page, "the Explorer's first run")
+    drawn = boxes(page)
+    assert len(drawn) == len(graph.nodes), "a box per tensor"
+    for node in graph.nodes:
+        box = page.locator(f'{GRAPH} svg.gv-graph g.node[data-node="{node.id}"]')
+        box.scroll_into_view_if_needed()
+        wait_for_rerun(page, box.click)
+        wait_for_view(page, selected=node.id)
+        wait_for_idle(page)
+        no_exception_shown(page, f"inspecting {explain.node_label(node)}")
+        picked = page.get_by_role("combobox", name="Node")
+        page.wait_for_function("([box, head]) => box.value.startsWith(head)",
+                               arg=[picked.element_handle(), explain.node_heading(node)])
+
+
+def walk_the_stepper(page, app_url: str, program: str) -> None:
+    _, steps = backward_steps(evaluate(program).output)
+    page.goto(f"{app_url}/stepper?program={quote(program)}", wait_until="domcontentloaded")
+    wait_for_view(page, steps=len(steps))
+    wait_for_idle(page)
+    no_exception_shown(page, "the Stepper's first run")
+    page.locator(f"{GRAPH} .gv-pane").click(position={"x": 5, "y": 5})
+    for k in range(1, len(steps) + 1):
+        page.keyboard.press("ArrowRight")
+        wait_for_view(page, step=k)
+        panel = page.locator(PANEL)
+        assert panel.get_attribute("data-step") == str(k)
+        assert f"Step {k} of {len(steps)}:" in panel.inner_text()
+    wait_for_idle(page)
+    no_exception_shown(page, "after the last step")
+    assert view_state(page)["step"] == str(len(steps))
+
+
+@pytest.mark.parametrize("name", WRITTEN)
+def test_every_box_and_every_step_of_a_written_case(page, app_url, name):
+    walk_the_explorer(page, app_url, CASES[name])
+    walk_the_stepper(page, app_url, CASES[name])
+
+
+@GENERATED
+@given(program_gen.programs(max_lines=3))
+def test_every_box_and_every_step_of_generated_programs(page, app_url, program):
+    walk_the_explorer(page, app_url, program)
+    if evaluate(program).output.requires_grad:
+        walk_the_stepper(page, app_url, program)
