@@ -7,7 +7,7 @@ import streamlit as st
 
 from components.jacobian_view import jacobian_view
 from explorer import explain, graph_data, poke, presets
-from explorer.formatting import heatmap_figure, markdown_safe
+from explorer.formatting import markdown_safe
 
 ss = st.session_state
 TABS = ("Gradients and check", "Inspect a node", "Export")
@@ -82,8 +82,9 @@ def _pick_node() -> None:
     ss["explorer_select_seq"] = ss.get("explorer_select_seq", 0) + 1
 
 
-def inspector(graph, steps, picked, jacobian) -> None:
-    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian (``jacobian(node id)``)."""
+def inspector(graph, steps, picked, jacobian, view_of) -> None:
+    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian. ``view_of(node id, dark)``
+    is its explorer.inspector.NodeView (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view."""
     # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed.
     ss["explorer_node"] = graph.output if picked is None else picked
     st.caption("Click a box in the graph, or choose it here.")
@@ -98,18 +99,17 @@ def inspector(graph, steps, picked, jacobian) -> None:
             st.code(explain.plugged_of(steps, node_id), language=None, wrap_lines=True)
     else:
         st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
+    view = view_of(node_id, st.context.theme.type == "dark")
     d_col, g_col = st.columns(2)
-    with d_col:
-        st.markdown("**data**")
-        st.dataframe(explain.as_table(node.data), width="stretch")
-    with g_col:
-        st.markdown("**grad**")
-        if node.grad is None:
-            st.caption("— (this tensor does not require grad)")
-        else:
-            st.dataframe(explain.as_table(node.grad), width="stretch")
-    dark = st.context.theme.type == "dark"
-    st.plotly_chart(heatmap_figure(node.data, node.grad, explain.node_label(node), dark=dark), width="stretch")
+    for column, title, shown in ((d_col, "data", view.data), (g_col, "grad", view.grad)):
+        with column:
+            st.markdown(f"**{title}**")
+            if shown is None:
+                st.caption("— (this tensor does not require grad)")
+                continue
+            st.caption(shown.summary + (f" {shown.note}" if shown.note else ""))
+            st.dataframe(shown.table, width="stretch")
+    st.plotly_chart(view.figure, width="stretch")
     if node.op and node.requires_grad:
         jacobian_view(jacobian(node_id), key="explorer_jacobian")
 

@@ -12,6 +12,7 @@ from components.poke import full_run_wanted, poke_panel, synced
 from explorer import explain, graph_data
 from explorer.dot import to_svg
 from explorer.formatting import markdown_safe
+from explorer.inspector import node_view
 from explorer.jacobian_view import node_jacobian
 
 through_app()
@@ -21,6 +22,7 @@ ss = st.session_state
 analyse = functools.partial(session.sandboxed, explain.analyse_program)
 stepped = functools.partial(session.sandboxed, explain.step_program)
 jacobian_of = functools.partial(session.sandboxed, node_jacobian)
+inspected = functools.partial(session.sandboxed, node_view)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
 
 
@@ -109,7 +111,8 @@ def page() -> None:
 
     panels.tabs(
         lambda: panels.checks(analysis, knobs, poked),
-        lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node)),
+        lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
+                                 lambda node, dark: inspected(shown, poked, node, dark)),
         lambda: panels.export(graph, steps, view, analysis, poked, svg_of),
         stale=stale,
     )
