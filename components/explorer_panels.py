@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components import session
 from components.jacobian_view import jacobian_view
 from explorer import explain, graph_data, poke, presets
 from explorer.formatting import markdown_safe
@@ -25,10 +26,7 @@ def shared_program() -> str:
 
 def program_error(program: str, exc: Exception) -> None:
     """A program that did not run: the message with its line and column, and the line with a caret under it."""
-    message, caret = explain.error_report(program, exc)
-    st.error(markdown_safe(message), icon=":material/error:")
-    if caret:
-        st.code(caret, language=None)
+    session.show_failure(exc, program)
 
 
 def _load_preset() -> None:
@@ -143,7 +141,7 @@ def tabs(show_checks, show_node, show_export, stale: bool) -> None:
             with tab:
                 if stale:
                     st.caption(explain.STALE_NOTE)
-                with st.container(key="explorer_results_tab"):
+                with st.container(key="explorer_results_tab"), session.failures_shown():
                     show()
     if stale:  # NOTE: dimmed by their keys, so nothing is remounted: the graph is not laid out again
         st.html("<style>[class*='st-key-explorer_results'] {opacity: 0.45}</style>")
