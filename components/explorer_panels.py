@@ -119,11 +119,13 @@ def export(graph, steps, view, analysis, poked, svg_of) -> None:
     e1, e2, e3 = st.columns(3)
     download = ":material/download:"
     e1.download_button("DOT (Graphviz)", dot, file_name="autograd-graph.dot", mime="text/vnd.graphviz", icon=download)
-    svg = svg_of(dot)
-    if svg is None:
-        e2.caption("SVG export needs Graphviz's `dot` program (apt-get install graphviz).")
-    else:
-        e2.download_button("SVG picture", svg, file_name="autograd-graph.svg", mime="image/svg+xml", icon=download)
+    with session.failures_shown(into=e2):  # past its limits, Graphviz's drawing is a message in its column
+        svg = svg_of(dot)
+        if svg is None:
+            e2.caption("SVG export needs Graphviz's `dot` program (apt-get install graphviz).")
+        else:
+            e2.download_button("SVG picture", svg, file_name="autograd-graph.svg", mime="image/svg+xml",
+                               icon=download)
     e3.download_button("As Python", analysis.python, file_name="program.py", mime="text/x-python", icon=download)
     if poked:
         st.caption("The script has the program's own values; the poked ones are in this page's link.")

@@ -22,7 +22,7 @@ analyse = functools.partial(session.sandboxed, explain.analyse_program)
 stepped = functools.partial(session.sandboxed, explain.step_program)
 jacobian_of = functools.partial(session.sandboxed, node_jacobian)
 inspected = functools.partial(session.sandboxed, node_view)
-svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
+svg_of = functools.partial(session.sandboxed, to_svg)  # Graphviz's dot, limited as an evaluation is
 
 
 st.title("Expression Explorer")

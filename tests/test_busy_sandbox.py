@@ -27,9 +27,9 @@ class BusySandbox:
         return self.real.run(fn, *args, cancelled=cancelled)
 
 
-def _page(page: str, fail_at: int | None, monkeypatch):
-    """A run of ``page`` with poked values and (on the Explorer) the inspector open on a node, whose sandbox
-    call ``fail_at`` fails. Returns (AppTest, the calls made)."""
+def _page(page: str, tab: str | None, fail_at: int | None, monkeypatch):
+    """A run of ``page`` with poked values and (on the Explorer) ``tab`` open (the inspector on a node), whose
+    sandbox call ``fail_at`` fails. Returns (AppTest, the calls made)."""
     real = session.sandbox()
     busy = BusySandbox(real, None)
     monkeypatch.setattr(session, "sandbox", lambda: busy)
@@ -37,7 +37,7 @@ def _page(page: str, fail_at: int | None, monkeypatch):
     at.query_params["program"] = presets.program(presets.DEFAULT)
     at.query_params["poke"] = "a=-3,b=2.5"
     if page == EXPLORER:
-        at.session_state["explorer_tab"] = "Inspect a node"
+        at.session_state["explorer_tab"] = tab
         at.session_state["explorer_picked"] = 4
         at.run()
     else:
@@ -49,14 +49,19 @@ def _page(page: str, fail_at: int | None, monkeypatch):
     return at, list(busy.calls)
 
 
-@pytest.mark.parametrize("page", [EXPLORER, STEPPER])
-def test_any_sandbox_call_that_fails_is_a_message(page, monkeypatch):
-    _, calls = _page(page, None, monkeypatch)
-    expected = {"step_program", "analyse_program", "knobs", "curve", "surface", "node_view", "node_jacobian"}
-    if page == STEPPER:
-        expected = {"stepper_run", "knobs", "curve", "surface"}
+CALLS = {
+    "Inspect a node": {"step_program", "analyse_program", "knobs", "curve", "surface", "node_view", "node_jacobian"},
+    "Export": {"step_program", "analyse_program", "knobs", "curve", "surface", "to_svg"},
+    None: {"stepper_run", "knobs", "curve", "surface"},
+}
+
+
+@pytest.mark.parametrize(("page", "tab"), [(EXPLORER, "Inspect a node"), (EXPLORER, "Export"), (STEPPER, None)])
+def test_any_sandbox_call_that_fails_is_a_message(page, tab, monkeypatch):
+    _, calls = _page(page, tab, None, monkeypatch)
+    expected = CALLS[tab]
     assert expected <= set(calls), f"the run makes the calls under test: {calls}"
     for n, name in enumerate(calls):
-        at, _ = _page(page, n, monkeypatch)
+        at, _ = _page(page, tab, n, monkeypatch)
         assert not at.exception, f"call {n} ({name}) failing: {[e.message for e in at.exception]}"
         assert any(BUSY.message in e.value for e in at.error), f"call {n} ({name}): its message is shown"
