@@ -285,13 +285,15 @@ def forward_of(node: Tensor):
     return f
 
 
-def numeric_columns(node: Tensor, slot: int, cols: int, eps: float = EPS) -> np.ndarray:
+def numeric_columns(node: Tensor, slot: int, cols: int, eps: float = EPS, rows: int | None = None) -> np.ndarray:
     """Columns 0..cols-1 of J = ∂out/∂input[slot] by central differences of the op's forward, in float64:
-    column j = (f(x + ε·eⱼ) − f(x − ε·eⱼ)) / 2ε, a matrix of out.size × cols."""
+    column j = (f(x + ε·eⱼ) − f(x − ε·eⱼ)) / 2ε, a matrix of out.size × cols (of its first ``rows`` rows only,
+    if given: what a shown block needs of a 1,000,000-element output)."""
     f = forward_of(node)
     arrays = [np.array(p.data, dtype=np.float64) for p in node._parents]
     flat = arrays[slot].reshape(-1)
-    columns = np.empty((node.data.size, cols))
+    rows = node.data.size if rows is None else min(rows, node.data.size)
+    columns = np.empty((rows, cols))
     for j in range(cols):
         saved = flat[j]
         flat[j] = saved + eps
@@ -299,24 +301,28 @@ def numeric_columns(node: Tensor, slot: int, cols: int, eps: float = EPS) -> np.
         flat[j] = saved - eps
         minus = np.array(f(*arrays), dtype=np.float64).reshape(-1)
         flat[j] = saved
-        columns[:, j] = (plus - minus) / (2 * eps)
+        columns[:, j] = (plus[:rows] - minus[:rows]) / (2 * eps)
     return columns
 
 
 # ---- J, row by row ---------------------------------------------------------------------------------
-def jacobian_rows(node: Tensor, count: int) -> list:
+def jacobian_rows(node: Tensor, count: int, widths: list | None = None) -> list:
     """Rows 0..count-1 of J for every input (None for an input without grad): row i is what the VJP sends
-    back for the one-hot upstream eᵢ (1 at output element i, 0 elsewhere). float64, count × input.size each."""
+    back for the one-hot upstream eᵢ (1 at output element i, 0 elsewhere). float64, count × input.size each,
+    or count × widths[k] (the first columns only) where ``widths`` gives one: a block of 64 whole rows of a
+    1,000,000-element input is 512 MB."""
     _check(node)
     inputs = [p.data for p in node._parents]
-    rows = [np.empty((count, x.size)) if p.requires_grad else None for p, x in zip(node._parents, inputs)]
+    widths = widths or [None] * len(inputs)
+    widths = [x.size if w is None else min(w, x.size) for w, x in zip(widths, inputs)]
+    rows = [np.empty((count, w)) if p.requires_grad else None for p, w in zip(node._parents, widths)]
     one_hot = np.zeros(node.data.shape, dtype=node.data.dtype)
     flat = one_hot.reshape(-1)
     for i in range(count):
         flat[i] = 1
         for k, grad in enumerate(_vjp(node, one_hot, inputs, node.data)):
             if grad is not None:
-                rows[k][i] = grad.reshape(-1)
+                rows[k][i] = grad.reshape(-1)[:widths[k]]
         flat[i] = 0
     return rows
 
@@ -342,7 +348,7 @@ def jacobian(node: Tensor, upstream=None, limit: int = LIMIT) -> NodeJacobian:
     whole = [p.requires_grad and out_size * p.data.size <= WHOLE_ENTRIES and out_size * per_row <= WHOLE_WORK
              for p in parents]
     count = out_size if any(whole) else min(out_size, limit)
-    rows = jacobian_rows(node, count)
+    rows = jacobian_rows(node, count, [None if w else limit for w in whole])
     inputs = []
     for k, p in enumerate(parents):
         if not p.requires_grad:
@@ -359,7 +365,7 @@ def jacobian(node: Tensor, upstream=None, limit: int = LIMIT) -> NodeJacobian:
             rows=out_size,
             cols=cols,
             matrix=full[:shown_rows, :shown_cols].copy(),
-            numeric=numeric_columns(node, k, shown_cols)[:shown_rows],
+            numeric=numeric_columns(node, k, shown_cols, rows=shown_rows),
             vjp=np.asarray(sent[k], dtype=np.float64),
             gtj=gtj,
         ))

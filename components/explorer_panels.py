@@ -8,9 +8,10 @@ import itertools
 import numpy as np
 import streamlit as st
 
+from components import session
 from components.jacobian_view import jacobian_view
 from explorer import explain, graph_data, poke, presets
-from explorer.formatting import heatmap_figure, markdown_safe
+from explorer.formatting import markdown_safe
 
 ss = st.session_state
 TABS = ("Gradients and check", "Inspect a node", "Export")
@@ -28,10 +29,7 @@ def shared_program() -> str:
 
 def program_error(program: str, exc: Exception) -> None:
     """A program that did not run: the message with its line and column, and the line with a caret under it."""
-    message, caret = explain.error_report(program, exc)
-    st.error(markdown_safe(message), icon=":material/error:")
-    if caret:
-        st.code(caret, language=None)
+    session.show_failure(exc, program)
 
 
 def _load_default() -> None:
@@ -102,9 +100,10 @@ def _pick_node() -> None:
     ss["explorer_select_seq"] = ss.get("explorer_select_seq", 0) + 1
 
 
-def inspector(graph, steps, picked, jacobian, element=None) -> None:
-    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian (``jacobian(node id)``); for big
-    operands, any element of an input's grad worked out (``element(node id, slot, index)``: explain.element_of)."""
+def inspector(graph, steps, picked, jacobian, view_of, element=None) -> None:
+    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian. ``view_of(node id, dark)``
+    is its explorer.inspector.NodeView (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
+    big operands, any element of an input's grad worked out (``element(node id, slot, index)``: explain.element_of)."""
     # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed.
     ss["explorer_node"] = graph.output if picked is None else picked
     st.caption("Click a box in the graph, or choose it here.")
@@ -122,18 +121,17 @@ def inspector(graph, steps, picked, jacobian, element=None) -> None:
             _another_element(graph, node, element)
     else:
         st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
+    view = view_of(node_id, st.context.theme.type == "dark")
     d_col, g_col = st.columns(2)
-    with d_col:
-        st.markdown("**data**")
-        st.dataframe(explain.as_table(node.data), width="stretch")
-    with g_col:
-        st.markdown("**grad**")
-        if node.grad is None:
-            st.caption("— (this tensor does not require grad)")
-        else:
-            st.dataframe(explain.as_table(node.grad), width="stretch")
-    dark = st.context.theme.type == "dark"
-    st.plotly_chart(heatmap_figure(node.data, node.grad, explain.node_label(node), dark=dark), width="stretch")
+    for column, title, shown in ((d_col, "data", view.data), (g_col, "grad", view.grad)):
+        with column:
+            st.markdown(f"**{title}**")
+            if shown is None:
+                st.caption("— (this tensor does not require grad)")
+                continue
+            st.caption(shown.summary + (f" {shown.note}" if shown.note else ""))
+            st.dataframe(shown.table, width="stretch")
+    st.plotly_chart(view.figure, width="stretch")
     if node.op and node.requires_grad:
         jacobian_view(jacobian(node_id), key="explorer_jacobian")
 
@@ -163,11 +161,13 @@ def export(graph, steps, view, analysis, poked, svg_of) -> None:
     e1, e2, e3 = st.columns(3)
     download = ":material/download:"
     e1.download_button("DOT (Graphviz)", dot, file_name="autograd-graph.dot", mime="text/vnd.graphviz", icon=download)
-    svg = svg_of(dot)
-    if svg is None:
-        e2.caption("SVG export needs Graphviz's `dot` program (apt-get install graphviz).")
-    else:
-        e2.download_button("SVG picture", svg, file_name="autograd-graph.svg", mime="image/svg+xml", icon=download)
+    with session.failures_shown(into=e2):  # past its limits, Graphviz's drawing is a message in its column
+        svg = svg_of(dot)
+        if svg is None:
+            e2.caption("SVG export needs Graphviz's `dot` program (apt-get install graphviz).")
+        else:
+            e2.download_button("SVG picture", svg, file_name="autograd-graph.svg", mime="image/svg+xml",
+                               icon=download)
     e3.download_button("As Python", analysis.python, file_name="program.py", mime="text/x-python", icon=download)
     if poked:
         st.caption("The script has the program's own values; the poked ones are in this page's link.")
@@ -185,7 +185,7 @@ def tabs(show_checks, show_node, show_export, stale: bool) -> None:
             with tab:
                 if stale:
                     st.caption(explain.STALE_NOTE)
-                with st.container(key="explorer_results_tab"):
+                with st.container(key="explorer_results_tab"), session.failures_shown():
                     show()
     if stale:  # NOTE: dimmed by their keys, so nothing is remounted: the graph is not laid out again
         st.html("<style>[class*='st-key-explorer_results'] {opacity: 0.45}</style>")

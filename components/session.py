@@ -13,6 +13,7 @@ has waited for it for half a second (a rerun that wants the same program picks i
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import os
@@ -28,6 +29,8 @@ from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, Stop
 from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+from explorer import explain
+from explorer.formatting import markdown_safe
 from explorer.sandbox import Limits, Sandbox
 
 REAP_PERIOD = 15.0  # seconds between looks for closed sessions whose reconnect time (TTL) has passed
@@ -55,6 +58,30 @@ def limits() -> Limits:
 def sandboxed(fn: Callable, *args: Any) -> Any:
     """``fn(*args)`` evaluated in the sandbox for this session (cached, limited, cancelled with the session)."""
     return sandbox().run(fn, *args, cancelled=_session_watcher())
+
+
+def show_failure(exc: Exception, program: str = "", into=None) -> None:
+    """The one way a page shows work that failed (a program's error, a sandbox limit, a busy server): its
+    message, led by its line and column when it has them, never a traceback; with ``program``, the line with
+    a caret under the column. ``into``: the container to write in (default: where the page is)."""
+    message, caret = explain.error_report(program, exc)
+    place = into if into is not None else st
+    place.error(markdown_safe(message), icon=":material/error:")
+    if caret and program:
+        place.code(caret, language=None)
+
+
+@contextlib.contextmanager
+def failures_shown(program: str = "", *, stop: bool = False, into=None):
+    """Runs a block of a page that evaluates in the sandbox: a failure in it is shown (show_failure) and the
+    rest of the block is skipped; with ``stop`` the page's run ends there. Streamlit's own stop and rerun
+    pass through (they are not Exceptions). Every sandboxed call a page makes is inside one of these."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - whatever went wrong, the user gets words, not a traceback
+        show_failure(exc, program, into)
+        if stop:
+            st.stop()
 
 
 def _session_watcher() -> Callable[[], bool] | None:

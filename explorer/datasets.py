@@ -13,6 +13,8 @@ import numpy as np
 Generator = Callable[[int, float, int], tuple[np.ndarray, np.ndarray]]
 
 MAX_CSV_ROWS = 5000
+#: A points file is refused before it is read past this size (5,000 points written with 17 digits: ~350 KB).
+MAX_CSV_BYTES = 1024 * 1024
 MAX_CLASSES = 10
 # A coordinate column is rescaled by its spread: both bounds keep that spread a normal float.
 _LARGEST_COORDINATE = 1e300
@@ -220,6 +222,10 @@ def parse_csv(text: str | bytes, task: str) -> tuple[np.ndarray, np.ndarray]:
     """
     if task not in HEADERS:
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "replace"))
+    if size > MAX_CSV_BYTES:
+        raise CSVError(f"the file is {size / 1024 / 1024:,.1f} MB; a points file may be at most "
+                       f"{MAX_CSV_BYTES // 1024 // 1024} MB ({MAX_CSV_ROWS:,} points)")
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8-sig")
@@ -228,7 +234,9 @@ def parse_csv(text: str | bytes, task: str) -> tuple[np.ndarray, np.ndarray]:
     header = HEADERS[task]
     width = len(header)
     rows: list[list[float]] = []
-    reader = csv.reader(io.StringIO(text))
+    # NOTE: newline=None reads any line ending: \n, \r\n, and old Macs' \r alone (one line to the csv module,
+    # which refused it as "new-line character seen in unquoted field").
+    reader = csv.reader(io.StringIO(text, newline=None))
     line_no = 0
     while True:
         try:

@@ -63,6 +63,9 @@ class Limits:
     cpu_seconds: float = 10.0
     wall_seconds: float = 30.0
     result_mb: int = 352
+    #: CPU seconds one worker may use over its whole life (its hard RLIMIT_CPU, set once); a worker that could
+    #: not fit one more task's budget under it retires and a fresh one takes its place.
+    worker_cpu_seconds: float = 300.0
 
 
 class SandboxError(Exception):
@@ -110,8 +113,9 @@ def size_message(limits: Limits, nbytes: int) -> str:
 # ----------------------------------------------------------------------------- the worker process
 
 
-def _worker_main(read_fd: int, write_fd: int, memory_bytes: int, preload: Sequence[str]) -> None:
-    """A worker's life: import, limit itself, then run tasks until its pipe closes."""
+def _worker_main(read_fd: int, write_fd: int, memory_bytes: int, preload: Sequence[str],
+                 lifetime_cpu: float = 300.0) -> None:
+    """A worker's life: import, limit itself, then run tasks until its pipe closes (or it retires)."""
     inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     _die_with_parent()
     with contextlib.suppress(OSError):
@@ -131,6 +135,7 @@ def _worker_main(read_fd: int, write_fd: int, memory_bytes: int, preload: Sequen
         limit = baseline + memory_bytes
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resident = _rss_bytes()
+    hard = _lifetime_cpu_limit(lifetime_cpu)
     _name_process(IDLE_NAME)
     outbox.send_bytes(pickle.dumps(("ready", os.getpid())))
     while True:
@@ -138,19 +143,41 @@ def _worker_main(read_fd: int, write_fd: int, memory_bytes: int, preload: Sequen
             fn, args, cpu_seconds, result_bytes = pickle.loads(inbox.recv_bytes())
         except EOFError:
             return
-        used = sum(os.times()[:2])
-        soft = int(used + cpu_seconds) + 2  # the parent stops the task at cpu_seconds; this is a backstop
+        # The parent stops the task at cpu_seconds; this is a backstop, below the hard limit and so always
+        # allowed (a soft limit may move anywhere under the hard one without any privilege).
+        soft = min(int(_cpu_used() + cpu_seconds) + 2, hard)
         with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
         _name_process(getattr(fn, "__name__", "task"))
         retire = _run_task(outbox, fn, args, result_bytes)
         _name_process(IDLE_NAME)
         if _rss_bytes() > resident + 32 * MB:
             _malloc_trim()  # freed arrays go back to the OS, not into this worker's heap
-        retire = retire or _rss_bytes() > resident + 128 * MB
+        retire = retire or _rss_bytes() > resident + 128 * MB or _cpu_used() + cpu_seconds + 3 > hard
         outbox.send_bytes(pickle.dumps("retiring" if retire else "idle"))
         if retire:
             return
+
+
+def _cpu_used() -> float:
+    return sum(os.times()[:2])
+
+
+def _lifetime_cpu_limit(lifetime_cpu: float) -> int:
+    """Sets the worker's hard CPU limit once, ``lifetime_cpu`` seconds past what it has used (or lower, where
+    the server's own hard limit is lower): the limit each task's soft limit stays under. Returns it.
+
+    NOTE: RLIMIT_CPU counts a process's whole life, and without CAP_SYS_RESOURCE (any server not run as root,
+    and root in most containers) a hard limit can be lowered but never raised again: a per-task hard limit
+    (used + budget) froze at the first task's and killed the worker with SIGXCPU after ~12 s of CPU in all.
+    """
+    _, inherited = resource.getrlimit(resource.RLIMIT_CPU)
+    hard = int(_cpu_used() + lifetime_cpu) + 1
+    if inherited != resource.RLIM_INFINITY:
+        hard = min(hard, inherited)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+    return hard
 
 
 def _run_task(outbox: Connection, fn: Callable, args: tuple, result_bytes: int) -> bool:
@@ -306,7 +333,8 @@ class _Worker:
         env.update({name: "1" for name in _THREAD_ENV})  # one core per evaluation
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH", "")) if p)
         code = (f"from explorer.sandbox import _worker_main; "
-                f"_worker_main({task_read}, {result_write}, {limits.memory_mb * MB}, {tuple(preload)!r})")
+                f"_worker_main({task_read}, {result_write}, {limits.memory_mb * MB}, {tuple(preload)!r}, "
+                f"{max(limits.worker_cpu_seconds, limits.cpu_seconds + 4)!r})")
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", code], pass_fds=(task_read, result_write), env=env, cwd=str(_ROOT),
@@ -542,17 +570,26 @@ class Sandbox:
         return "error", _rebuild_exception(detail)
 
     def _death(self, worker: _Worker, start_cpu: float | None) -> SandboxError:
-        """Why a worker died mid-task: its CPU limit's signals, else something it did not survive."""
+        """Why a worker died mid-task, said by its cause: its CPU limit (SIGXCPU, or SIGKILL past the task's CPU
+        budget), the system killing it (SIGKILL: on Linux mostly for memory), another signal, or an exit."""
         cpu = worker.cpu_seconds()
         with contextlib.suppress(subprocess.TimeoutExpired):
             worker.process.wait(timeout=2)
         code = worker.process.returncode
         spent = None if cpu is None or start_cpu is None else cpu - start_cpu
-        if code in (-signal.SIGXCPU, -signal.SIGKILL) and (spent is None or spent >= self.limits.cpu_seconds - 1):
+        over = spent is None or spent >= self.limits.cpu_seconds - 1
+        if code == -signal.SIGXCPU or (code == -signal.SIGKILL and over):
             return SandboxError("time", time_message(self.limits))
-        how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        return SandboxError("crash", f"the evaluation stopped unexpectedly ({how}), perhaps for lack of memory "
-                                     f"(one evaluation may use {self.limits.memory_mb:,} MB); make the program smaller")
+        if code == -signal.SIGKILL:
+            return SandboxError("memory", "the system killed the evaluation (signal 9, SIGKILL), which on Linux "
+                                          "mostly means the machine ran short of memory; try again in a moment, "
+                                          "or make the program's tensors smaller")
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else "unknown"
+            return SandboxError("crash", f"the evaluation stopped on signal {-code} ({name}); "
+                                         "try again, or make the program smaller")
+        return SandboxError("crash", f"the evaluation's worker process exited (exit code {code}) before "
+                                     "answering; try again")
 
     def _finish(self, job: _Job, outcome: tuple[str, Any]) -> None:
         kind, detail = outcome

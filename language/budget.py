@@ -49,6 +49,10 @@ class Budget:
         """An array the program creates: within the limit for one tensor, and for all of them together."""
         if size > msg.MAX_ELEMENTS:
             raise self.source.error(node, msg.tensor_too_big(size, shape))
+        if shape is not None and math.prod(d for d in shape if d) > msg.MAX_SPAN:
+            # NOTE: a shape with a 0 holds no numbers (zeros(0, 10**8) is fine, as in PyTorch), but NumPy refuses
+            # dimensions whose product overflows its index type ("array is too big", with no line or column).
+            raise self.source.error(node, msg.shape_too_wide(shape))
         self.costs["forward_elements"] += size
         if self.costs["forward_elements"] > msg.MAX_TOTAL_ELEMENTS:
             raise self.source.error(node, msg.total_too_big(self.costs["forward_elements"]))

@@ -7,6 +7,7 @@ is a better way.
 
 import ast
 import difflib
+import math
 
 # ---- limits -----------------------------------------------------------------------------------------
 MAX_CHARS = 10_000  # characters of program text
@@ -16,6 +17,7 @@ MAX_INT = 10**15  # the largest integer literal
 MAX_DIMS = 6
 MAX_NODES = 5_000  # graph nodes: op results, constants used as operands, leaves
 MAX_ELEMENTS = 1_000_000  # in one tensor
+MAX_SPAN = 2**53  # the product of a shape's nonzero dimensions (NumPy overflows its index past ~2**60)
 MAX_TOTAL_ELEMENTS = 10_000_000  # forward: every array the program creates, summed
 MAX_BACKWARD_ELEMENTS = 30_000_000  # backward: every gradient a VJP returns, and every node's grad, summed
 MAX_STEPPER_ELEMENTS = 20_000_000  # what the Backward Stepper records for its steps, summed
@@ -348,6 +350,12 @@ def engine_bug(quote, error):
 def tensor_too_big(size, shape):
     where = f" (shape {shape})" if shape is not None else ""
     return f"this would make a tensor of {size:,} elements{where}; the limit is {MAX_ELEMENTS:,}"
+
+
+def shape_too_wide(shape):
+    span = math.prod(d for d in shape if d)
+    return (f"this would make a tensor of shape {shape}: its dimensions other than 0 multiply to {span:,}, more "
+            f"than the {MAX_SPAN:,} a shape may span even when it holds no numbers")
 
 
 def total_too_big(total):

@@ -12,7 +12,7 @@ from components.layout import bring_into_view, header, later_on_a_phone
 from components.poke import full_run_wanted, poke_panel, synced
 from explorer import explain, graph_data
 from explorer.dot import to_svg
-from explorer.formatting import markdown_safe
+from explorer.inspector import node_view
 from explorer.jacobian_view import node_jacobian
 
 through_app()
@@ -23,7 +23,8 @@ analyse = functools.partial(session.sandboxed, explain.analyse_program)
 stepped = functools.partial(session.sandboxed, explain.step_program)
 jacobian_of = functools.partial(session.sandboxed, node_jacobian)
 element_of = functools.partial(session.sandboxed, explain.element_of)
-svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
+inspected = functools.partial(session.sandboxed, node_view)
+svg_of = functools.partial(session.sandboxed, to_svg)  # Graphviz's dot, limited as an evaluation is
 
 
 header(
@@ -56,15 +57,20 @@ def live(shown, knobs, picked, left, right):
     and the graph retexts in place."""
     if full_run_wanted() or ss.pop("explorer_whole_run", False):
         st.rerun()  # the values settled, or a click or a toggle: the tabs below follow
-    graph, steps = stepped(shown)  # from the sandbox's cache: the fragment keeps only text between runs
-    now = ss.get("poked", ())
-    poked_graph, _ = stepped(shown, now) if now else (graph, steps)
-    with left:
-        poke_panel(shown, knobs, poked_graph, key="explorer_poke")
+    with session.failures_shown(into=right):  # a busy sandbox: its words, here and in the sliders' column
+        graph, steps = stepped(shown)  # from the sandbox's cache: the fragment keeps only text between runs
+        now = ss.get("poked", ())
+        poked_graph, _ = stepped(shown, now) if now else (graph, steps)
+        with left, session.failures_shown():
+            poke_panel(shown, knobs, poked_graph, key="explorer_poke")
+        _graph(shown, graph, steps, picked, right, poked_graph if now else None)
+
+
+def _graph(shown, graph, steps, picked, right, poked_graph) -> None:
     with right, st.container(key="explorer_results_graph"):
         graph_view(program_view(shown, graph, steps), key="explorer_graph", view=ss.get("graph_view", {}),
                    selected=picked, select_seq=ss.get("explorer_select_seq", 0),
-                   values=graph_data.value_texts(poked_graph) if now else None,
+                   values=graph_data.value_texts(poked_graph) if poked_graph is not None else None,
                    on_select=clicked, on_view=view_changed)
 
 
@@ -89,8 +95,10 @@ def page() -> None:
                 with right:
                     panels.nothing_drawn()
                 st.stop()
-            graph, steps = stepped(shown)
-        knobs, poked = synced(shown)
+            with session.failures_shown(stop=True):
+                graph, steps = stepped(shown)
+        with session.failures_shown(stop=True):
+            knobs, poked = synced(shown)
 
     stale = shown != program  # the editor's program has an error: everything drawn below is the last that ran
     picked = ss.get("explorer_picked")  # a node clicked or chosen, if this graph has it
@@ -104,19 +112,16 @@ def page() -> None:
     with right:  # under the graph; the same for any poked numbers, so not rerun with them
         st.caption(explain.graph_caption(graph, graph_data.MAX_DRAWN))
     view = ss.get("graph_view", {})
-    graph, steps = stepped(shown, poked) if poked else (graph, steps)  # the numbers the tabs below show
-
-    try:
+    with session.failures_shown(stop=True, into=note):  # the graph is drawn; the rest says why it stopped
+        graph, steps = stepped(shown, poked) if poked else (graph, steps)  # the numbers the tabs below show
         analysis = analyse(shown, poked)
-    except Exception as exc:  # noqa: BLE001 - the graph is drawn; the check's failure is a message, never a traceback
-        note.error(markdown_safe(explain.error_report(shown, exc)[0]), icon=":material/error:")
-        st.stop()
     if analysis.note and not stale:
         note.info(analysis.note, icon=":material/info:")
 
     panels.tabs(
         lambda: panels.checks(analysis, knobs, poked),
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
+                                 lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index)),
         lambda: panels.export(graph, steps, view, analysis, poked, svg_of),
         stale=stale,

@@ -78,7 +78,8 @@ if st.session_state.get("stepper_jacobians_for") != program:
     st.session_state["stepper_jacobians_for"] = program
     st.session_state["stepper_jacobians_asked"] = ()
 
-knobs, _ = synced(program)
+with session.failures_shown(stop=True):
+    knobs, _ = synced(program)
 if n == 0:
     st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad.")
 
@@ -89,6 +90,11 @@ def live(program, knobs):
     takes the new numbers in place, at the same step."""
     if full_run_wanted():
         st.rerun()  # the values settled: the URL follows
+    with session.failures_shown():  # a busy sandbox: its words where the graph would be
+        _live(program, knobs)
+
+
+def _live(program, knobs):
     # NOTE: from the sandbox's cache, not arguments: a fragment keeps its arguments while its session lives, and
     # a closed tab's session outlives it (+336 MB per 8M-number program)
     graph, steps, _ = stepped(program, ())

@@ -63,3 +63,22 @@ def counted(marker, value):
 def own_name():
     """The worker's process name while it runs this task (what ps shows)."""
     return Path("/proc/self/comm").read_text().strip(), os.getpid()
+
+
+def burn(cpu_seconds, tag=0):
+    """Uses ``cpu_seconds`` of CPU time (measured by the process's own CPU clock) and returns ``tag``."""
+    end = time.process_time() + cpu_seconds
+    x = 0
+    while time.process_time() < end:
+        x += 1
+    return tag
+
+
+def signalled(signum):
+    """Dies of signal ``signum`` mid-task (what the OOM killer, a CPU limit or a crash do to a worker)."""
+    import signal
+
+    if signum not in (signal.SIGKILL, signal.SIGSTOP):
+        signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    time.sleep(5)

@@ -149,3 +149,21 @@ def test_a_long_value_is_quoted_short():
     with pytest.raises(datasets.CSVError) as info:
         datasets.parse_csv("x1,x2,label\n1," + "z" * 5000 + ",0\n", "classification")
     assert "…" in str(info.value) and len(str(info.value)) < 200
+
+
+@pytest.mark.parametrize("ending", ["\r", "\r\n", "\n"])
+def test_csv_with_any_line_ending_is_read(ending):
+    """Issue 23 item 6: a file with old Macs' CR-only line endings was refused in the csv module's words."""
+    text = ending.join(["x1,x2,label", "1,2,0", "3,4,1", "5,6,0", "7,8,1"]) + ending
+    X, y = datasets.parse_csv(text.encode(), "classification")
+    assert X.tolist() == [[1, 2], [3, 4], [5, 6], [7, 8]] and y.tolist() == [0, 1, 0, 1]
+    with pytest.raises(datasets.CSVError) as info:
+        datasets.parse_csv(ending.join(["x1,x2,label", "1,2,0", "3,x,1"]), "classification")
+    assert info.value.line == 3, "line numbers count the file's own lines"
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read():
+    text = b"\n" * (datasets.MAX_CSV_BYTES + 1)  # blank lines: a reader would skip them one by one
+    with pytest.raises(datasets.CSVError, match=r"the file is 1.0 MB; a points file may be at most 1 MB") as info:
+        datasets.parse_csv(text, "regression")
+    assert info.value.line == 0

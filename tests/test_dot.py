@@ -303,12 +303,7 @@ def test_bench_dot_reports_timings():
 
 
 def test_to_svg_without_the_binary_returns_none(monkeypatch):
-    import graphviz
-
-    def missing(*args, **kwargs):
-        raise graphviz.ExecutableNotFound(("dot",))
-
-    monkeypatch.setattr(graphviz.Source, "pipe", missing)
+    monkeypatch.setattr(dotmod, "_dot_binary", lambda: None)
     assert to_svg("digraph { a -> b }") is None
 
 
@@ -384,3 +379,17 @@ def test_integer_labels_and_index_tensors_are_drawn_as_data():
     step = next(s for s in steps if s.node == ce)
     assert "onehot(y)" in explain.describe_step(graph, step, len(steps)).formula, "y names a box on the page"
     assert not [c for s in steps for c in s.contributions if c.parent == y[0].id], "no grad flows into data"
+
+
+@pytest.mark.skipif(DOT_BINARY is None and not os.environ.get("CI"), reason="Graphviz 'dot' is not installed")
+def test_graphviz_past_its_cpu_limit_is_stopped_with_a_message():
+    """Issue 23 item 6: the SVG export ran `dot` with no limit. A tangle of 1,500 nodes and 6,000 edges takes dot
+    well over 20 s of CPU here; with a 1 s budget it is stopped after 1 s and the message says what to do."""
+    rng = np.random.default_rng(0)
+    edges = rng.integers(0, 1500, size=(6000, 2))
+    dot = "digraph G {\n" + "\n".join(f"n{a} -> n{b};" for a, b in edges) + "\n}"
+    with pytest.raises(dotmod.DrawingError) as caught:
+        to_svg(dot, cpu_seconds=1.0)
+    assert "more than 1 s to draw" in caught.value.message and "download the DOT" in caught.value.message
+    with pytest.raises(dotmod.DrawingError, match="could not draw this graph: .*syntax error"):
+        to_svg("digraph { a -> }")

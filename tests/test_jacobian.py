@@ -177,3 +177,17 @@ def test_numeric_columns_of_a_function_of_two_inputs():
     out = F.maximum(a * b, b)  # a·b wins the first element, b the second
     np.testing.assert_allclose(numeric_columns(out, 0, 2), np.diag([1.0, 0.0]), atol=1e-8)
     np.testing.assert_allclose(numeric_columns(out, 1, 2), np.diag([0.0, 1.0]), atol=1e-8)
+
+
+def test_a_long_input_s_block_is_built_without_its_whole_rows():
+    """Issue 23 item 2: relu of 1,000,000 numbers built 64 whole rows of J (512 MB) and 1,000,000 x 64 central
+    differences (512 MB) for a 64 x 64 block; the worker ran out of memory. Only the block's columns are kept."""
+    x = Tensor(np.linspace(-1.0, 1.0, 200_001), requires_grad=True)
+    y = x.relu()
+    (rows,) = jacobian_rows(y, 3, [5])
+    assert rows.shape == (3, 5)
+    assert numeric_columns(y, 0, 4, rows=6).shape == (6, 4)
+    (j,) = jacobian(y).inputs
+    assert j.matrix.shape == (LIMIT, LIMIT) and j.numeric.shape == (LIMIT, LIMIT) and not j.whole
+    np.testing.assert_allclose(j.matrix, j.numeric, atol=1e-8)
+    np.testing.assert_array_equal(j.matrix, np.diag((x.data[:LIMIT] > 0).astype(float)))

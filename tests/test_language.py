@@ -272,6 +272,19 @@ def test_budgets_say_what_is_too_big_where_and_the_limit(text, where, words):
     assert error.line == where[0] and (where[1] is None or error.col == where[1])
 
 
+@pytest.mark.parametrize(("text", "where"), [
+    ("y = zeros(10**15, 10**15, 10**15, 0)", (1, 5)),
+    ("y = randn(0, 10**9, 10**9)", (1, 5)),
+    ("x = randn(3)\ny = ones((10**15, 10**15, 0))", (2, 5)),
+])
+def test_an_empty_tensor_with_an_enormous_dimension_is_refused_with_its_place(text, where):
+    """Issue 23 item 6: NumPy's own 'array is too big' came through with no line or column."""
+    error = message(text)
+    assert (error.line, error.col) == where
+    assert "its dimensions other than 0 multiply to 1,000,000,000,000,000" in error.message
+    assert f"more than the {msg.MAX_SPAN:,} a shape may span" in error.message
+
+
 def test_the_stepper_budget_is_checked_apart():
     text = "x = randn(1000000)\ny = " + " + ".join(["x[0]"] * 12)
     program = compile_program(text)  # fine for forward and backward

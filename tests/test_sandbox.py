@@ -2,6 +2,7 @@
 byte-bounded cache behind it. Tasks run in real worker processes (tests/sandbox_tasks.py)."""
 
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -105,6 +106,76 @@ def test_cpu_time_over_the_limit_stops_the_task(sandbox, tmp_path):
     with pytest.raises(SandboxError):
         sandbox.run(tasks.spin, str(marker))
     assert len(pids(marker)) == 1
+
+
+NON_ROOT_RUN = """
+import json, resource, sys
+import sandbox_tasks as tasks
+from explorer.sandbox import Limits, Sandbox, SandboxError
+
+# What the test is about: this process cannot raise a hard CPU limit once lowered (no CAP_SYS_RESOURCE).
+resource.setrlimit(resource.RLIMIT_CPU, (10**6, 10**6))
+try:
+    resource.setrlimit(resource.RLIMIT_CPU, (10**6, 10**6 + 1))
+    privileged = True
+except (ValueError, OSError):
+    privileged = False
+box = Sandbox(Limits(cpu_seconds=1.0, wall_seconds=60.0, worker_cpu_seconds=3.0), workers=1,
+              preload=("numpy", "sandbox_tasks"))
+answers, failures, workers = [], [], set()
+for i in range(50):
+    try:
+        answers.append(box.run(tasks.burn, 0.12, i))
+    except SandboxError as exc:
+        failures.append(f"{i}: {exc.kind}: {exc.message}")
+    workers.update(w.pid for w in box._idle)
+box.close()
+print(json.dumps({"privileged": privileged, "answers": answers, "failures": failures, "workers": len(workers)}))
+"""
+
+
+def _without_cap_sys_resource() -> None:
+    """In the child, before exec: CAP_SYS_RESOURCE leaves the bounding set, so root runs as a service would."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(24, 24, 0, 0, 0) != 0:  # PR_CAPBSET_DROP, CAP_SYS_RESOURCE
+        raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE)")
+
+
+def test_fifty_evaluations_in_a_row_without_cap_sys_resource_all_finish():
+    """Issue 23 item 3: RLIMIT_CPU counts a worker's whole life and without CAP_SYS_RESOURCE its hard limit never
+    rises again; per-task hard limits killed a long-lived worker with SIGXCPU after ~12 s of CPU in all. Here 50
+    tasks of 0.12 s use 6 s of CPU, six times the per-task budget (1 s) and twice a worker's lifetime (3 s)."""
+    import json
+    import subprocess
+    import sys
+
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join((TESTS, root)))
+    preexec = _without_cap_sys_resource if os.geteuid() == 0 else None
+    done = subprocess.run([sys.executable, "-c", NON_ROOT_RUN], env=env, cwd=root, preexec_fn=preexec,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not outcome["privileged"], "the child could raise its hard CPU limit: the test would prove nothing"
+    assert outcome["failures"] == [], "no evaluation dies of the CPU limit"
+    assert outcome["answers"] == list(range(50))
+    assert outcome["workers"] >= 2, "a worker near its lifetime CPU retires and a fresh one takes over"
+
+
+def test_the_message_of_a_dead_worker_names_its_cause(tmp_path):
+    box = Sandbox(LIMITS, workers=1, preload=("sandbox_tasks",))
+    try:
+        for signum, kind, words in ((signal.SIGSEGV, "crash", "signal 11 (SIGSEGV)"),
+                                    (signal.SIGKILL, "memory", "SIGKILL"),
+                                    (signal.SIGXCPU, "time", "1.5 s of CPU")):
+            with pytest.raises(SandboxError) as caught:
+                box.run(tasks.signalled, int(signum))
+            assert caught.value.kind == kind and words in caught.value.message
+            assert "perhaps" not in caught.value.message
+    finally:
+        box.close()
 
 
 def test_wall_clock_over_the_limit_stops_the_task_and_is_not_remembered(tmp_path):
