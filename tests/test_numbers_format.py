@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from explorer.numbers import fmt_number, fmt_percent, ticks
@@ -55,8 +56,6 @@ def test_every_exact_tie_rounds_to_even():
 
 
 def test_numpy_scalars_and_integers():
-    import numpy as np
-
     assert fmt_number(np.float32(0.1)) == "0.1"
     assert fmt_number(np.int64(12345)) == "1.234e4"
     assert fmt_number(7) == "7"
@@ -72,3 +71,34 @@ def test_the_browser_twin_passes_the_same_table_in_node():
                           timeout=300)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout
+
+
+def test_the_browser_twin_agrees_on_random_doubles():
+    """Beyond the table: 4000 seeded doubles (any bit pattern, and the usual magnitudes) and ranges print and tick
+    the same in Node as here."""
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is not installed on CI")
+        pytest.skip("node is not installed (Debian: apt-get install nodejs)")
+    rng = np.random.default_rng(20)
+    bits = rng.integers(0, 2**63, size=1000, dtype=np.int64).view(np.float64)
+    usual = rng.standard_normal(1000) * 10.0 ** rng.uniform(-6, 6, 1000)
+    ties = (rng.integers(1000, 10000, 1000) + 0.5) * 10.0 ** rng.integers(-3, 4, 1000)
+    values = [float(v) for v in np.concatenate([bits, usual, ties, usual / 100]) if math.isfinite(v)]
+    ranges = [(float(a), float(b), int(c)) for a, b, c in zip(usual[:300], usual[300:600], rng.integers(1, 12, 300),
+                                                              strict=True)]
+    script = (
+        f"import({json.dumps((ROOT / 'components' / 'web' / 'format.js').as_uri())}).then((f) => {{\n"
+        "  const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+        "  console.log(JSON.stringify({number: input.values.map(f.formatNumber),\n"
+        "    percent: input.values.map(f.formatPercent), ticks: input.ranges.map((r) => f.ticks(...r))}));\n"
+        "});"
+    )
+    done = subprocess.run([node, "-e", script], input=json.dumps({"values": values, "ranges": ranges}),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["number"] == [fmt_number(v) for v in values]
+    assert got["percent"] == [fmt_percent(v) for v in values]
+    assert got["ticks"] == [ticks(*r) for r in ranges]
