@@ -23,10 +23,12 @@ about count intervals (lo and hi in either order; count below 1 is 1). Each tick
 as a number (0.3, not 0.30000000000000004), so Python and JS give the same numbers. lo == hi gives [lo]; a
 non-finite end gives []; a range too narrow for its magnitude (hi - lo below 1e-14 × (count + 1) × the larger of
 |lo| and |hi|) gives [lo, hi]. At the very ends of the doubles (a step past 1e308) the step is 1e308:
-ticks(-1.7e308, 1.7e308, 1) is [-1e308, 0, 1e308].
+ticks(-1.7e308, 1.7e308, 1) is [-1e308, 0, 1e308]. A tick's label is fmt_number(tick).
 
-Numbers the user typed (a learning rate echoed in a sentence, a program exported as a script) are not
-reformatted: they are written as typed (``:g``) or in full (``repr``).
+Not through it, on purpose: numbers the user typed, echoed back (a learning rate in a sentence: as typed, ``:g``);
+code the app writes (an exported script, a link: full precision); counts (1,024 inputs) and durations and sizes
+with their unit (0.4 s, 12 MB); and the depth lab's prose about orders of magnitude (plain_number: "3.2×10⁻²⁰",
+power_of_ten: "10⁻¹²").
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@
  * parsed as a number (0.3, not 0.30000000000000004), so Python and JS give the same numbers. lo == hi gives
  * [lo]; a non-finite end gives []; a range too narrow for its magnitude (hi - lo below 1e-14 × (count + 1)
  * × the larger of |lo| and |hi|) gives [lo, hi]. At the very ends of the doubles (a step past 1e308) the step
- * is 1e308: ticks(-1.7e308, 1.7e308, 1) is [-1e308, 0, 1e308].
+ * is 1e308: ticks(-1.7e308, 1.7e308, 1) is [-1e308, 0, 1e308]. A tick's label is formatNumber(tick).
  */
 
 /** The sign, the four significant digits and the decimal exponent of a finite non-zero x, rounded half to even. */
