@@ -101,7 +101,8 @@ export function formatNumber(value) {
 export const PERCENT_FLOOR = 0.01;
 export const PERCENT_CEILING = 99999;
 
-/** A fraction as a percentage: 0.35 -> "35%", three significant digits, "<0.01%" and "more than 99999%" at the ends. */
+/** A fraction as a percentage: 0.35 -> "35%", three significant digits, "<0.01%" and "more than 99999%" at the
+ * ends (see the format above). */
 export function formatPercent(fraction) {
   const f = fraction === null || fraction === undefined ? NaN : Number(fraction);
   if (Number.isNaN(f)) return "nan";
@@ -132,14 +133,18 @@ export function ticks(lo, hi, count = 5) {
   const c = Number(count);
   const n = Number.isFinite(c) ? Math.max(1, Math.floor(c)) : 1;
   const raw = hi / (n + 1) - lo / (n + 1);  // the smallest step tried (no overflow at ±1e308)
-  if (raw === 0 || Math.max(Math.abs(lo), Math.abs(hi)) / raw > 1e14) return [lo + 0, hi + 0];  // k × m stays an exact integer
+  // too narrow for its magnitude: the ends (below this, k × m stays an exact integer)
+  if (raw === 0 || Math.max(Math.abs(lo), Math.abs(hi)) / raw > 1e14) return [lo + 0, hi + 0];
   let m = 1;
   let p = 308;
   if (raw < decimal(1, 308)) {
     p = Math.floor(Math.log10(raw));  // an estimate, made exact with decimal powers: 10^p <= raw < 10^(p+1)
     while (p > -324 && decimal(1, p) > raw) p -= 1;
     while (decimal(1, p + 1) <= raw) p += 1;
-    const many = (c, q) => { const [a, b] = span(lo, hi, c, q); return b - a + 1; };
+    const many = (mm, q) => {
+      const [a, b] = span(lo, hi, mm, q);
+      return b - a + 1;
+    };
     for (m = 1; decimal(m, p) < raw || many(m, p) > n + 1;) {
       if (m === 5) [m, p] = [1, p + 1];
       else m = m === 1 ? 2 : 5;

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { URL } from "node:url";
 
 import { formatNumber, formatPercent, ticks } from "../../components/web/format.js";
 
