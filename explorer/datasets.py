@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.numbers import fmt_number
+
 Generator = Callable[[int, float, int], tuple[np.ndarray, np.ndarray]]
 
 MAX_CSV_ROWS = 5000
@@ -288,14 +290,14 @@ def _check_scale(values: np.ndarray, name: str) -> None:
     low, high = float(values.min()), float(values.max())
     if max(abs(low), abs(high)) > _LARGEST_COORDINATE:
         raise CSVError(
-            f"the {name} values reach {high if abs(high) >= abs(low) else low:.3g}; coordinates up to "
-            f"±{_LARGEST_COORDINATE:.0e} can be rescaled. Divide the column by a large factor"
+            f"the {name} values reach {fmt_number(high if abs(high) >= abs(low) else low)}; coordinates up to "
+            f"±{fmt_number(_LARGEST_COORDINATE)} can be rescaled. Divide the column by a large factor"
         )
     spread = high - low
     if 0 < spread < _SMALLEST_SPREAD:
         raise CSVError(
-            f"the {name} values differ by only {spread:.3g}, too little to rescale (the spread must be at "
-            f"least {_SMALLEST_SPREAD:.0e}). Multiply the column by a large factor"
+            f"the {name} values differ by only {fmt_number(spread)}, too little to rescale (the spread must be at "
+            f"least {fmt_number(_SMALLEST_SPREAD)}). Multiply the column by a large factor"
         )
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.depth_lab import LabResult, LayerStats, scaled
-from explorer.numbers import fmt_number, plain_number, power_of_ten
+from explorer.numbers import fmt_number, fmt_percent, plain_number, power_of_ten
 
 ACT_COLOUR = "rgb(31, 119, 220)"
 GRAD_COLOUR = "rgb(220, 96, 38)"
@@ -132,7 +132,7 @@ _STYLE = """<style>
 
 
 def _share(value: float | None) -> str:
-    return "—" if value is None else f"{value:.0%}"
+    return "—" if value is None else fmt_percent(value)
 
 
 def _versus(stats: LayerStats, last: LayerStats) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 
 from autograd import Tensor, nn
 from explorer import datasets, health, nets
-from explorer.numbers import plain_number, power_of_ten
+from explorer.numbers import fmt_percent, plain_number, power_of_ten
 from explorer.playground_settings import Setting, clip_text, setting
 
 MAX_WIDTH = 256
@@ -259,11 +259,11 @@ def findings(result: LabResult) -> list[str]:
         if tails:
             flat = "|a| > 0.99" if config.activation == "tanh" else "a < 0.01 or a > 0.99"
             said.append(f"In {_count(tails, len(layers))} most activations sit on {config.activation}'s flat tails "
-                        f"({flat}: {last.saturated:.0%} in the last layer), where its slope is under 0.02: "
+                        f"({flat}: {fmt_percent(last.saturated)} in the last layer), where its slope is under 0.02: "
                         "those neurons hardly respond to their input and pass almost no gradient back.")
     said.append(_spread_words(layers))
     if config.activation == "relu" and last.dead is not None and last.dead > MOSTLY and not last.identical:
-        said.append(f"{last.dead:.0%} of the last layer's ReLU neurons output 0 for every point of the batch "
+        said.append(f"{fmt_percent(last.dead)} of the last layer's ReLU neurons output 0 for every point of the batch "
                     "(dead): no gradient reaches their weights from it.")
     return [s for s in said if s]
 

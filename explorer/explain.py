@@ -322,7 +322,7 @@ def check_note(timing: CheckTime | None, rows: list[GradCheckRow]) -> str:
         names = ", ".join(r.name for r in noisy[:5]) + (", …" if len(noisy) > 5 else "")
         parts.append(
             f"{names} {'matches' if len(noisy) == 1 else 'match'} within float error "
-            f"(±{max(r.float_error for r in noisy):.1g}): the program's own rounding moves its output more "
+            f"(±{fmt_number(max(r.float_error for r in noisy))}): the program's own rounding moves its output more "
             "than the check's usual tolerance, so that is all central differences can tell here."
         )
     return " ".join(parts)
@@ -579,7 +579,7 @@ def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:
         if row.ok is None:
             verdict = row.note or "not checked"
         elif row.ok:
-            verdict = f"pass (within float error ±{row.float_error:.1g})" if row.float_error else "pass"
+            verdict = f"pass (within float error ±{fmt_number(row.float_error)})" if row.float_error else "pass"
         else:
             verdict = "FAIL"
         sample = "" if row.checked == row.total else f" ({row.checked} of {row.total} checked)"
@@ -589,7 +589,7 @@ def check_table(rows: list[GradCheckRow]) -> list[dict[str, object]]:
                 "shape": shape_dtype_text(row.shape, row.dtype),
                 "grad": compact(row.grad),
                 "numerical grad": _numeric_text(row, sample),
-                "max |error|": "—" if row.max_abs_error is None else f"{row.max_abs_error:.2g}",
+                "max |error|": "—" if row.max_abs_error is None else fmt_number(row.max_abs_error),
                 "check": verdict,
             }
         )

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.numbers import fmt_number, fmt_percent
+
 SATURATED_TANH = 0.99  # |tanh(z)| above this: the slope 1 − tanh² is below 0.02
 SATURATED_SIGMOID = 0.01  # sigmoid(z) within this of 0 or 1: the slope is below 0.0099
 # When a layer is marked as in trouble.
@@ -96,19 +98,20 @@ def change_in_words(ratio: float) -> str:
     if not np.isfinite(ratio) or ratio > RATIO_CEILING:
         return f"more than {RATIO_CEILING:.0f}× their size"
     if ratio >= 10:
-        return f"{ratio:.0f}× their size"
-    return f"{ratio:.0%} of their size"
+        return f"{fmt_number(round(ratio))}× their size"
+    return f"{fmt_percent(ratio)} of their size"
 
 
 def _trouble(grad: float, ratio: float, dead: float | None, saturated: float | None, activation: str) -> str:
     if dead is not None and dead >= TROUBLE_FRACTION:
-        return f"{dead:.0%} of its ReLUs are dead: 0 on every point, so no gradient reaches their weights"
+        return f"{fmt_percent(dead)} of its ReLUs are dead: 0 on every point, so no gradient reaches their weights"
     if saturated is not None and saturated >= TROUBLE_FRACTION:
-        return f"{saturated:.0%} of its {activation} units are saturated: flat there, so their gradients vanish"
+        return (f"{fmt_percent(saturated)} of its {activation} units are saturated: flat there, so their gradients "
+                "vanish")
     if not ratio < RATIO_TOO_HIGH:  # NaN included
         return f"one step changes its weights by {change_in_words(ratio)}: the learning rate is too high"
     if grad < GRAD_VANISHED:
         return "no gradient reaches it: its weights have stopped learning"
     if ratio < RATIO_TOO_LOW:
-        return f"its weights hardly move ({ratio:.0e} of their size per step): raise the learning rate"
+        return f"its weights hardly move ({fmt_number(ratio)} of their size per step): raise the learning rate"
     return ""

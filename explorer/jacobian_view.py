@@ -14,7 +14,7 @@ import numpy as np
 
 from autograd.jacobian import LIMIT, NodeJacobian, jacobian
 from explorer import explain, poke
-from explorer.numbers import json_numbers, shape_text
+from explorer.numbers import fmt_number, json_numbers, shape_text
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 #: Jacobian entries (shown blocks) sent with the Backward Stepper's steps; later steps' are asked for.
@@ -88,7 +88,8 @@ def structure(m: np.ndarray, whole: bool, input_name: str = "the input", weights
         return f"0/1, at most one 1 per row and column{where}: the op only moves elements, and the VJP moves G back."
     if rows == 1:
         if np.allclose(m, m[0, 0]):
-            return f"One row, every entry {m[0, 0]:.4g}: the output takes every input element alike (a sum or a mean)."
+            return (f"One row, every entry {fmt_number(m[0, 0])}: the output takes every input element alike (a sum "
+                    "or a mean).")
         return "One row: the output's sensitivity to each input element (a scalar output's gradient is this row)."
     blocks = _block_diagonal(m)
     if blocks:

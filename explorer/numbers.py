@@ -1,5 +1,35 @@
 """Numbers and arrays as the app writes them: one place for the digits, the summaries, the shapes and dtypes,
-and the numbers sent to the browser's pictures. Plain NumPy (no Streamlit, no drawing)."""
+and the numbers sent to the browser's pictures. Plain NumPy (no Streamlit, no drawing).
+
+THE NUMBER FORMAT (the same text heads components/web/format.js, its browser twin; the cases both are checked
+against are tests/number_format.json, read by tests/test_numbers_format.py and by `node --test tests/js/`):
+
+fmt_number(x) (format.js formatNumber) — a number in a box, a tile, a tooltip or a sentence:
+- four significant digits, rounded half to even on the double's exact value (1234.5 -> "1234", 1235.5 -> "1236",
+  0.00012345 -> "1.234e-4" since that double lies below the tie), trailing zeros dropped;
+- plain from 0.001 up to 9999 (after rounding: 9999.5 -> "1e4"), so a plain number never shows a digit that is
+  not significant and never needs a thousands separator (there are none);
+- otherwise an exponent, written as a program would take it back: "1.235e4", "-2.5e-7", "1e300", "1e-300";
+- zero and -0 are "0"; infinities "inf" and "-inf"; nan "nan" (as Python and NumPy print them).
+
+fmt_percent(fraction) (formatPercent) — a fraction as a percentage (0.35 -> "35%"):
+- three significant digits ("99.6%", "33.3%", "0.25%"), whole percents from 1000% ("1234%");
+- a floor and a ceiling instead of noise: below 0.01% (not 0) "<0.01%" (">-0.01%" below zero), above 99999%
+  "more than 99999%" ("less than -99999%"); inf likewise; 0 and -0 "0%"; nan "nan".
+
+ticks(lo, hi, count) (ticks) — axis ticks: the multiples of one nice step (1, 2 or 5 × a power of ten) within
+[lo, hi]: the smallest such step of at least (hi - lo) / (count + 1) that gives at most count + 1 ticks, i.e.
+about count intervals (lo and hi in either order; count below 1 is 1). Each tick is the decimal k × step parsed
+as a number (0.3, not 0.30000000000000004), so Python and JS give the same numbers. lo == hi gives [lo]; a
+non-finite end gives []; a range too narrow for its magnitude (hi - lo below 1e-14 × (count + 1) × the larger of
+|lo| and |hi|) gives [lo, hi]. At the very ends of the doubles (a step past 1e308) the step is 1e308:
+ticks(-1.7e308, 1.7e308, 1) is [-1e308, 0, 1e308]. A tick's label is fmt_number(tick).
+
+Not through it, on purpose: numbers the user typed, echoed back (a learning rate in a sentence: as typed, ``:g``);
+code the app writes (an exported script, a link: full precision); counts (1,024 inputs) and durations and sizes
+with their unit (0.4 s, 12 MB); and the depth lab's prose about orders of magnitude (plain_number: "3.2×10⁻²⁰",
+power_of_ten: "10⁻¹²").
+"""
 
 from __future__ import annotations
 
@@ -12,17 +42,116 @@ SMALL = 12
 #: Numbers per printed line in a node's value rows.
 PER_LINE = 6
 _SPARK = "▁▂▃▄▅▆▇█"
+PERCENT_FLOOR = 0.01
+PERCENT_CEILING = 99999
 
 
 # ----------------------------------------------------------------------------- one number, a small array
+
+
+def _digits(a: float, significant: int) -> tuple[str, int]:
+    """The significant digits and decimal exponent of a finite a > 0, rounded half to even (exactly: Python's
+    formatting rounds the double's exact value)."""
+    mantissa, power = f"{a:.{significant - 1}e}".split("e")
+    return mantissa.replace(".", ""), int(power)
+
+
+def _plain(digits: str, exponent: int) -> str:
+    """Digits d₁d₂… meaning d₁.d₂… × 10^exponent as plain decimal text, trailing zeros dropped."""
+    if exponent >= 0:
+        whole, fraction = digits[: exponent + 1].ljust(exponent + 1, "0"), digits[exponent + 1 :]
+    else:
+        whole, fraction = "0", "0" * (-exponent - 1) + digits
+    fraction = fraction.rstrip("0")
+    return f"{whole}.{fraction}" if fraction else whole
+
 
 _FOUR = "{:.4g}".format
 
 
 def fmt_number(value: float) -> str:
-    """Four significant digits, no '-0' (nan and inf print as such)."""
+    """Four significant digits, plain from 0.001 to 9999, else "1.235e4"; no '-0' (the format above)."""
+    # NOTE: Python's "{:.4g}" already rounds half to even, trims zeros and is plain from 1e-4 to 9999 (after
+    # rounding): only its exponent's spelling and the 1e-4 decade differ; this is 5x faster than building digits.
     text = _FOUR(value)
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        return f"{mantissa}e{int(exponent)}"
+    if "0.000" in text:  # the 1e-4 decade: an exponent here
+        mantissa, exponent = f"{value:.3e}".split("e")
+        return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
     return "0" if text == "-0" else text
+
+
+def fmt_percent(fraction: float) -> str:
+    """A fraction as a percentage: 0.35 -> "35%", three significant digits, "<0.01%" and "more than 99999%" at
+    the ends (the format above)."""
+    f = float(fraction)
+    if f != f:
+        return "nan"
+    if f == 0:
+        return "0%"
+    p = f * 100
+    if not abs(p) <= PERCENT_CEILING:
+        return f"more than {PERCENT_CEILING}%" if p > 0 else f"less than -{PERCENT_CEILING}%"
+    if abs(p) < PERCENT_FLOOR:
+        return f"<{PERCENT_FLOOR}%" if p > 0 else f">-{PERCENT_FLOOR}%"
+    sign = "-" if p < 0 else ""
+    digits, exponent = _digits(abs(p), 3)
+    if exponent < 3:
+        return sign + _plain(digits, exponent) + "%"
+    return f"{sign}{round(abs(p))}%"  # from 999.5%: whole percents, half to even
+
+
+def _decimal(m: int, p: int) -> float:
+    return float(f"{m}e{p}")
+
+
+def _span(lo: float, hi: float, m: int, p: int) -> tuple[int, int]:
+    """The first and last k with lo <= decimal(k × m, p) <= hi (lo / step alone misses 0.7 in 0.1…0.7)."""
+    step = _decimal(m, p)
+    first, last = math.ceil(lo / step), math.floor(hi / step)
+    if _decimal((first - 1) * m, p) >= lo:
+        first -= 1
+    elif _decimal(first * m, p) < lo:
+        first += 1
+    if _decimal((last + 1) * m, p) <= hi:
+        last += 1
+    elif _decimal(last * m, p) > hi:
+        last -= 1
+    return first, last
+
+
+def ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """Nice axis ticks within [lo, hi]: multiples of 1, 2 or 5 × 10^p, at most count + 1 of them (the format
+    above)."""
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return []
+    if lo > hi:
+        lo, hi = hi, lo
+    if lo == hi:
+        return [lo + 0.0]
+    n = max(1, math.floor(count)) if math.isfinite(count) else 1
+    raw = hi / (n + 1) - lo / (n + 1)  # the smallest step tried (no overflow at ±1e308)
+    if raw == 0 or max(abs(lo), abs(hi)) / raw > 1e14:
+        return [lo + 0.0, hi + 0.0]  # k × m stays an exact integer below this
+    m, p = 1, 308
+    if raw < _decimal(1, 308):
+        p = math.floor(math.log10(raw))  # an estimate, made exact with decimal powers: 10^p <= raw < 10^(p+1)
+        while p > -324 and _decimal(1, p) > raw:
+            p -= 1
+        while _decimal(1, p + 1) <= raw:
+            p += 1
+
+        def many(c: int, q: int) -> int:
+            first, last = _span(lo, hi, c, q)
+            return last - first + 1
+
+        while _decimal(m, p) < raw or many(m, p) > n + 1:
+            m, p = (1, p + 1) if m == 5 else (2 if m == 1 else 5, p)
+    first, last = _span(lo, hi, m, p)
+    return [_decimal(k * m, p) + 0.0 for k in range(first, last + 1)]
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -44,10 +173,7 @@ def plain_number(value: float) -> str:
 
 
 def _cells(values: list) -> list[str]:
-    cells = list(map(_FOUR, values))
-    if "-0" in cells:
-        cells = ["0" if c == "-0" else c for c in cells]
-    return cells
+    return list(map(fmt_number, values))
 
 
 def format_array(array: np.ndarray) -> list[str]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograd import no_grad
-from explorer.numbers import json_numbers
+from explorer.numbers import fmt_number, json_numbers
 
 #: (name, number) pairs sorted by name: a scalar input's new value, or an array input's scale.
 Poked = tuple
@@ -400,4 +400,5 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
 def described(poked: Poked, knobs_: tuple) -> str:
     """Poked values in words: ``a = -2.5, W × 1.5``."""
     kinds = {k.name: k.kind for k in knobs_}
-    return ", ".join(f"{name} {'×' if kinds.get(name) == 'scale' else '='} {value:.6g}" for name, value in poked)
+    return ", ".join(f"{name} {'×' if kinds.get(name) == 'scale' else '='} {fmt_number(value)}"
+                     for name, value in poked)

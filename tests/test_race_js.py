@@ -16,6 +16,10 @@ CASES = [0.0, -0.0, 1.0, -155.0, 12.5, 0.1, 0.0001234567, 0.00001234, -1e-8, 123
          float("inf"), float("-inf"), float("nan")]
 
 
+# NOTE: fmt_number now follows the one number format (explorer/numbers.py, components/web/format.js); the race's
+# num() is replaced by format.js's formatNumber once the race view can import components/web by URL (the ES
+# modules change serves components/web/). Strict: it fails as soon as the two agree again, to drop this mark.
+@pytest.mark.xfail(strict=True, reason="race's num() still prints Python's old '{:.4g}' (1.235e+04, not 1.235e4)")
 def test_num_prints_as_fmt_number():
     node = shutil.which("node")
     if node is None:  # NOTE: .ci/run does not install Node yet (its owner is asked to add nodejs)

@@ -208,7 +208,7 @@ def test_a_layer_in_trouble_says_why():
         [np.full((3, 2), 0.999), np.full((1, 3), 0.999)], [hidden], "relu",
     )
     assert sick[0].dead == pytest.approx(2 / 3)
-    assert sick[0].trouble == "67% of its ReLUs are dead: 0 on every point, so no gradient reaches their weights"
+    assert sick[0].trouble == "66.7% of its ReLUs are dead: 0 on every point, so no gradient reaches their weights"
     fast = health.layer_health([np.full((2, 2), 2.0)], [np.ones((2, 2))], [np.ones((2, 2))], [], "tanh")
     assert "learning rate is too high" in fast[0].trouble
     saturated = health.layer_health(

@@ -315,7 +315,7 @@ def test_a_link_outside_the_widgets_ranges_is_explained_not_a_traceback(page, ap
     ("content", "says"),
     [
         ("x1,x2,label\n1,2,0\n" + "9" * 131_073 + ",1,0\n", "not readable as CSV"),
-        ("1e308,0,0\n-1e308,1,1\n0,0,0\n1,1,1\n", "coordinates up to ±1e+300 can be rescaled"),
+        ("1e308,0,0\n-1e308,1,1\n0,0,0\n1,1,1\n", "coordinates up to ±1e300 can be rescaled"),
         ("1e-320,0,0\n0,1,1\n0,0,0\n0,1,1\n", "too little to rescale"),
     ],
     ids=["field-over-the-csv-limit", "huge-coordinates", "subnormal-spread"],
