@@ -31,7 +31,7 @@ st.caption(
     "inspect a node for the Jacobian its VJP never builds. The URL keeps the program and the poked values."
 )
 
-program = panels.shared_program()
+program = panels.shared_program("explorer")
 st.query_params.pop("step", None)  # the Backward Stepper's position means nothing here
 
 
