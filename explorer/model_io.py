@@ -154,6 +154,8 @@ def _from_npz(data: bytes) -> training.TrainState:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = _members(archive)
+    except ModelFileError:
+        raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as err:
         raise ModelFileError(f"the .npz file cannot be read ({clip_text(str(err), 80)})") from None
     meta = members.pop("meta", None)
@@ -203,9 +205,11 @@ def _header(archive: zipfile.ZipFile, info: zipfile.ZipInfo, key: str) -> _Membe
         shape, fortran, dtype = read(stream, max_header_size=_HEADER_BYTES)
         offset = stream.tell()
     member = _Member(info, key, dtype, tuple(shape), bool(fortran), offset)
-    if dtype.hasobject or dtype.fields is not None or dtype.kind not in _NUMBER_KINDS + "U":
-        raise ModelFileError(f"the .npz file's entry {member.describe()} is not an array of numbers "
-                             "(object arrays are never unpickled)")
+    if dtype.hasobject:
+        raise ModelFileError(f"the .npz file's entry {member.describe()} is an array of Python objects: reading "
+                             "it would need pickle, which a model file is never read with")
+    if dtype.fields is not None or dtype.kind not in _NUMBER_KINDS + "U":
+        raise ModelFileError(f"the .npz file's entry {member.describe()} is not an array of numbers")
     nbytes = math.prod(member.shape) * dtype.itemsize
     if offset + nbytes != info.file_size:
         raise ModelFileError(f"the .npz file's entry {member.describe()} claims {nbytes:,} bytes of data but holds "
