@@ -13,6 +13,7 @@ has waited for it for half a second (a rerun that wants the same program picks i
 
 from __future__ import annotations
 
+import functools
 import gc
 import logging
 import os
@@ -28,7 +29,8 @@ from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, Stop
 from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from explorer.sandbox import Limits, Sandbox
+from explorer.formatting import markdown_safe
+from explorer.sandbox import Limits, Sandbox, SandboxError
 
 REAP_PERIOD = 15.0  # seconds between looks for closed sessions whose reconnect time (TTL) has passed
 
@@ -55,6 +57,22 @@ def limits() -> Limits:
 def sandboxed(fn: Callable, *args: Any) -> Any:
     """``fn(*args)`` evaluated in the sandbox for this session (cached, limited, cancelled with the session)."""
     return sandbox().run(fn, *args, cancelled=_session_watcher())
+
+
+def message_only(body: Callable) -> Callable:
+    """``body`` (a page's body or fragment) with an evaluation that did not finish shown as its message alone:
+    a worker killed by any cause (the kernel's OOM killer's signal 9, a limit of memory, CPU or time) is an
+    st.error saying so, never a traceback; what the page drew before it (the program's editor) stays."""
+
+    @functools.wraps(body)
+    def shown(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return body(*args, **kwargs)
+        except SandboxError as exc:
+            st.error(markdown_safe(str(exc)), icon=":material/error:")
+            return None
+
+    return shown
 
 
 def _session_watcher() -> Callable[[], bool] | None:

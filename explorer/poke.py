@@ -388,6 +388,7 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
     plot of ``active`` and its partner (see ``partner``), the two on the axes in the knobs' order. ``curve``
     and ``surface`` compute the pictures (these functions, or cached versions of them); each is asked without
     the values it sweeps, so a drag of ``active`` asks again only for its point."""
+    from explorer.sandbox import SandboxError
     from language.source import ExpressionError
 
     values = knob_values(knobs_, poked)
@@ -396,7 +397,7 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
     knob = by_name[active]
     try:
         curve_ = curve(text, _without(poked, active), active, knob.lo, knob.hi)
-    except ExpressionError:
+    except (ExpressionError, SandboxError):  # NOTE: a picture that did not finish is left out, the rest drawn
         curve_ = None
     other = partner(knobs_, active, previous)
     surface_ = None
@@ -407,7 +408,7 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
         x_range, y_range = square(by_name[x_name], by_name[y_name])
         try:
             surface_ = surface(text, _without(poked, x_name, y_name), x_name, y_name, x_range, y_range)
-        except ExpressionError:
+        except (ExpressionError, SandboxError):
             surface_ = None
     data = picture_data(knobs_, poked, point(graph, knobs_), active, curve_, surface_)
     data["out"] = output_name(graph)

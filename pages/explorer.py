@@ -48,6 +48,7 @@ def view_changed():
 
 
 @st.fragment
+@session.message_only
 def live(shown, knobs, picked, left, right):
     """The sliders and the graph (of ``shown``'s own numbers, laid out once): a slider's move reruns only this,
     and the graph retexts in place."""
@@ -65,6 +66,7 @@ def live(shown, knobs, picked, left, right):
                    on_select=clicked, on_view=view_changed)
 
 
+@session.message_only
 def page() -> None:
     """The page below the title. NOTE: a function, so that the program's graph, steps and check are its
     locals: a page's namespace outlives its run (its callbacks and fragment refer to it), and a closed tab's

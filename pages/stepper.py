@@ -33,6 +33,7 @@ program = shared_program("stepper")
 
 try:
     n = len(stepped(program, ())[1])  # the steps themselves stay in the sandbox's cache (see live)
+    knobs, _ = synced(program)
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     program_error(program, exc)
     st.page_link(
@@ -72,12 +73,12 @@ if st.session_state.get("stepper_jacobians_for") != program:
     st.session_state["stepper_jacobians_for"] = program
     st.session_state["stepper_jacobians_asked"] = ()
 
-knobs, _ = synced(program)
 if n == 0:
     st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad.")
 
 
 @st.fragment
+@session.message_only
 def live(program, knobs):
     """The graph with its steps and the sliders: a slider's move or a step reruns only this; the same drawing
     takes the new numbers in place, at the same step."""
