@@ -34,9 +34,9 @@ ATOMS = {
 }
 
 
-def _poke_values(knob: str, scale: bool) -> dict[str, str]:
+def _poke_values(knob: str, scale: bool, atoms: tuple = tuple(ATOMS)) -> dict[str, str]:
     mark = "*" if scale else ""
-    out = {f"poke {knob}{mark}={atom}": f"{knob}{mark}={value}" for atom, value in ATOMS.items()}
+    out = {f"poke {knob}{mark}={atom}": f"{knob}{mark}={ATOMS[atom]}" for atom in atoms}
     out[f"poke {knob} wrong kind"] = f"{knob}{'' if scale else '*'}=1.5"
     out[f"poke {knob} twice"] = f"{knob}{mark}=1,{knob}{mark}=2"
     out["poke unknown"] = "zz=1"
@@ -56,7 +56,7 @@ def links(page: str) -> list[tuple[str, dict]]:
         cases.append(("the issue's link, reversed", {"program": MICROGRAD, "poke": "a=1e308,b=-1e308"}))
         for name, value in _poke_values("a", scale=False).items():
             cases.append((name, {"program": MICROGRAD, "poke": value}))
-        for name, value in _poke_values("W", scale=True).items():
+        for name, value in _poke_values("W", scale=True, atoms=("huge", "-inf", "word", "empty")).items():
             cases.append((name + " (array)", {"program": ARRAYS, "poke": value}))
         for atom, value in ATOMS.items():
             cases.append((f"program={atom}", {"program": value}))
@@ -72,7 +72,7 @@ def links(page: str) -> list[tuple[str, dict]]:
             cases.append((f"every setting={atom}", {s.name: value for s in SETTINGS}))
         cases.append(("run id huge", {"run": "x" * 5000}))
         cases.append(("run id odd", {"run": "../../etc/passwd\x00"}))
-    for name in params:
+    for name in params if page != "playground" else ("dataset", "n", "run"):
         good = {"program": MICROGRAD, "poke": "a=1", "step": "1", "run": "abc"}.get(name, "1")
         cases.append((f"{name} twice", {**({"program": MICROGRAD} if page != "playground" else {}),
                                         name: [good, good + "0"]}))
@@ -224,7 +224,8 @@ def files() -> list[tuple[str, bytes, str]]:
          "claims 8,000,000,000,000 bytes"),
         ("forged-shape-negative.npz", npz_with({"layers.0.weight.npy": npy_header((-1, 2)) + bytes(64)}), ""),
         ("forged-dims.npz", npz_with({"layers.0.weight.npy": npy_header((2,) * 40)}), ""),
-        ("forged-header-size.npz", npz_with({"layers.0.weight.npy": b"\x93NUMPY\x01\x00\xff\xff" + b"{" * 70000}),
+        ("forged-header-size.npz", npz_with({"layers.0.weight.npy": b"\x93NUMPY\x01\x00\xff\xff" + b"{" * 70000},
+                                           compress=False),
          "cannot be read"),
         ("forged-version.npz", npz_with({"layers.0.weight.npy": npy_header((6, 2), version=(3, 0)) + bytes(96)}),
          "version"),
