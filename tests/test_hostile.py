@@ -112,6 +112,15 @@ def test_a_links_stepper_step_is_said_and_clamped():
     assert at.query_params["step"] in ("2", ["2"]), "the URL keeps the last, once"
 
 
+def test_the_issues_long_vector_is_stepped_not_refused_after_seconds():
+    """Issue 22 item 5: the language accepts `x = randn(1000000)`, `y = x.relu().sum()`; the Stepper's own cost
+    (its steps' Jacobian blocks, explorer.jacobian_view.view_limit) is predicted from the shapes, so it steps it."""
+    at = opened("stepper", {"program": "x = randn(1000000)\ny = x.relu().sum()"})
+    no_traceback(at)
+    assert not at.error, [e.value for e in at.error]
+    assert any(e.proto.component_name == "components.graph_view" for e in at.get("bidi_component"))
+
+
 # ----------------------------------------------------------------------------- model files
 
 
