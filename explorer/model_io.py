@@ -17,6 +17,7 @@ import json
 import math
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,6 +86,9 @@ MAX_RATIO = 100  # unpacked / packed bytes of a member over RATIO_FROM bytes (th
 RATIO_FROM = 65_536
 MAX_DEPTH = 6  # brackets nested in a model's JSON ({"data": {"X_train": [[x, y], ...]}} is 4)
 _HEADER_BYTES = 4_096  # an .npy header's dict, at most
+#: What reading a damaged or unusual zip raises (encrypted members: RuntimeError; bad deflate data: zlib.error).
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError,
+               RuntimeError, zlib.error)
 _NUMBER_KINDS = "fiub"  # dtypes the arrays may have (float, int, unsigned, bool); meta is text ("U")
 
 
@@ -156,7 +160,7 @@ def _from_npz(data: bytes) -> training.TrainState:
         members = _members(archive)
     except ModelFileError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as err:
+    except _ZIP_ERRORS as err:
         raise ModelFileError(f"the .npz file cannot be read ({clip_text(str(err), 80)})") from None
     meta = members.pop("meta", None)
     if meta is None:
@@ -188,6 +192,8 @@ def _members(archive: zipfile.ZipFile) -> dict[str, _Member]:
         key = info.filename.removesuffix(".npy")
         if info.filename == key or key in members:
             raise ModelFileError(f"the .npz file's entry {clip_text(info.filename)!r} is not one array of a model")
+        if info.flag_bits & 1:
+            raise ModelFileError(f"the .npz file's entry {clip_text(key)} is encrypted; a model's entries are not")
         if info.file_size > RATIO_FROM and info.file_size > MAX_RATIO * max(info.compress_size, 1):
             raise ModelFileError(f"the .npz file's entry {clip_text(key)} would unpack {info.file_size:,} bytes from "
                                  f"{info.compress_size:,} (more than {MAX_RATIO} times: a zip bomb?); nothing was "
@@ -244,9 +250,13 @@ def _check_shapes(state: training.TrainState, members: dict[str, _Member]) -> No
 
 def _read(archive: zipfile.ZipFile, member: _Member) -> np.ndarray:
     """A member's array, read once its header is checked (its size is bounded by then)."""
-    with archive.open(member.info) as stream:
-        stream.read(member.offset)
-        raw = stream.read(member.info.file_size - member.offset)
+    try:
+        with archive.open(member.info) as stream:
+            stream.read(member.offset)
+            raw = stream.read(member.info.file_size - member.offset)
+    except _ZIP_ERRORS as err:  # a corrupt stream or a wrong CRC shows only once the data is read
+        raise ModelFileError(f"the .npz file's entry {clip_text(member.key)} cannot be read "
+                             f"({clip_text(str(err), 80)})") from None
     order = "F" if member.fortran else "C"
     return np.frombuffer(raw, dtype=member.dtype).reshape(member.shape, order=order)
 

@@ -179,6 +179,27 @@ def forged_size(claimed: int) -> bytes:
     return bytes(data)
 
 
+def damaged(part: str, flag: int = 0, garble: bool = False) -> bytes:
+    """The good model with the zip entry ``part`` damaged: a general-purpose ``flag`` set in its local and
+    central headers (1: encrypted), or the second half of its deflated bytes zeroed (the stream or its CRC
+    then fails, once read past the .npy header)."""
+    data = bytearray(good_npz())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
+        info = archive.getinfo(part)
+    local = info.header_offset
+    data[local + 6] |= flag
+    central = data.index(b"PK\x01\x02")
+    while data[central + 46: central + 46 + len(part)] != part.encode():
+        central = data.index(b"PK\x01\x02", central + 4)
+    data[central + 8] |= flag
+    if garble:
+        name_length, extra_length = struct.unpack_from("<HH", data, local + 26)
+        start = local + 30 + name_length + extra_length
+        half = info.compress_size // 2
+        data[start + half: start + info.compress_size] = bytes(info.compress_size - half)
+    return bytes(data)
+
+
 def pickled_object_array() -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, np.array([{"a": 1}, print], dtype=object), allow_pickle=True)
@@ -235,6 +256,8 @@ def files() -> list[tuple[str, bytes, str]]:
         ("zip-bomb-small.npz", bomb_with_meta(6 << 20), "zip bomb"),
         ("truncated.npz", truncated[: len(truncated) // 2], "cannot be read"),
         ("not-a-zip.npz", b"PK\x03\x04" + bytes(200), "cannot be read"),
+        ("encrypted-entry.npz", damaged("layers.0.weight.npy", flag=1), "is encrypted"),
+        ("garbled-entry.npz", damaged("meta.npy", garble=True), "cannot be read"),
         ("pickled-object-array.npz", pickled_object_array(), "never read with"),
         ("structured-dtype.npz", npz_with({"layers.0.weight.npy": npy_header((6, 2), descr=[("a", "<f8")])
                                            + bytes(96)}), "not an array of numbers"),
