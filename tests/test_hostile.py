@@ -112,6 +112,17 @@ def test_a_links_stepper_step_is_said_and_clamped():
     assert at.query_params["step"] in ("2", ["2"]), "the URL keeps the last, once"
 
 
+def test_a_run_id_not_of_the_servers_form_never_reaches_the_store(monkeypatch):
+    from explorer import run_store
+
+    asked = []
+    monkeypatch.setattr(run_store.RunStore, "get", lambda self, key: asked.append(key))
+    at = opened("playground", {"run": "../../etc/passwd\x00", "n": "100"})
+    no_traceback(at)
+    assert any("is not a run id this server makes" in text for text in messages(at)), messages(at)
+    assert asked == [] and "run" in at.query_params and at.query_params["run"] != "../../etc/passwd\x00"
+
+
 def test_the_issues_long_vector_is_stepped_not_refused_after_seconds():
     """Issue 22 item 5: the language accepts `x = randn(1000000)`, `y = x.relu().sum()`; the Stepper's own cost
     (its steps' Jacobian blocks, explorer.jacobian_view.view_limit) is predicted from the shapes, so it steps it."""
