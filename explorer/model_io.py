@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import re
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -124,19 +123,29 @@ def _json(name: str, data: bytes | str):
         raise ModelFileError(f"{clip_text(name)} is neither a model's JSON nor its .npz ({why})") from None
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKETS = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_STEPS = np.zeros(256, dtype=np.int8)
+_STEPS[[ord("["), ord("{")]] = 1
+_STEPS[[ord("]"), ord("}")]] = -1
 
 
 def nesting_depth(text: str) -> int:
-    """How deep a JSON text's brackets nest (those inside strings do not count)."""
-    brackets = _STRING.sub("", text).encode("utf-8", "replace")
-    steps = np.frombuffer(brackets, dtype=np.uint8)
-    table = np.zeros(256, dtype=np.int8)
-    for code, step in _BRACKETS.items():
-        table[code] = step
-    steps = table[steps]
-    return int(np.cumsum(steps[steps != 0], dtype=np.int64).max(initial=0))
+    """How deep a JSON text's brackets nest (those inside strings do not count), in a few vectorised passes.
+
+    NOTE: linear whatever the text: a regular expression for strings backtracked quadratically on an
+    unterminated string of escaped quotes (20,000 of them: 16 s)."""
+    raw = np.frombuffer(text.encode("utf-8", "replace"), dtype=np.uint8)
+    quote = raw == ord('"')
+    backslash = raw == ord("\\")
+    if backslash.any():  # a quote after an odd run of backslashes is escaped
+        at = np.arange(raw.size, dtype=np.int32)
+        last_other = np.maximum.accumulate(np.where(backslash, -1, at))  # the last non-backslash up to each place
+        run = np.zeros(raw.size, dtype=np.int32)
+        run[1:] = at[:-1] - last_other[:-1]  # backslashes just before each place
+        quote &= run % 2 == 0
+    inside = (np.cumsum(quote, dtype=np.int32) - quote) % 2 == 1  # after an opening quote, to its closing one
+    steps = _STEPS[raw]
+    steps[inside | quote] = 0
+    return int(np.cumsum(steps[steps != 0], dtype=np.int32).max(initial=0))
 
 
 @dataclass(frozen=True)

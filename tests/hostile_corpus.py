@@ -274,6 +274,7 @@ def files() -> list[tuple[str, bytes, str]]:
                                               np.float64(1e300).tobytes()}), "step count"),
         ("too-big.json", b" " * (too_big + 1), f"at most {too_big:,}"),
         ("deep.json", b"[" * 100_000 + b"]" * 100_000, "nest"),
+        ("escaped-quotes.json", b'"' + b'\\"' * 1_300_000, "neither a model's JSON"),  # a regex's worst case
         ("not-utf8.json", b"\xff\xfe{}", "not UTF-8"),
         ("labels-200000.json", json_model(_labels([0, 1] * 100_000)), "at most 5,000"),
         ("labels-negative.json", json_model(_labels([-1, 1] * 20)), "labels include -1"),
