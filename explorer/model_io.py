@@ -101,6 +101,11 @@ def load(name: str, data: bytes) -> training.TrainState:
     if not isinstance(meta, dict) or not isinstance(meta.get("parameters"), dict):
         raise ModelFileError("the JSON has no 'parameters': download the model from the playground again")
     state = _state_from_meta(meta)
+    wanted = state.model.state_dict()
+    unexpected = [str(name) for name in meta["parameters"] if name not in wanted]
+    if unexpected:  # NOTE: before any is converted (a file may hold 100,000 of them)
+        raise ModelFileError(f"the weights do not fit the network: the file has {len(unexpected):,} it does not have "
+                             f"({clip_text(', '.join(unexpected[:5]), 120)})")
     _set_parameters(state, {k: _array(v, k) for k, v in meta["parameters"].items()})
     return state
 

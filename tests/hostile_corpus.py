@@ -296,6 +296,8 @@ def files() -> list[tuple[str, bytes, str]]:
          .encode(), "not an array of numbers"),
         ("weights-huge-number.json", json.dumps({**meta_dict, "parameters": {"layers.0.weight": 10**400}}).encode(),
          "not an array of numbers"),
+        ("parameters-100000.json", json.dumps({**meta_dict, "parameters": {f"w{i}": [1.0] for i in range(100_000)}})
+         .encode(), "the file has 100,000 it does not have"),
         ("parameters-list.json", json.dumps({**meta_dict, "parameters": [1, 2]}).encode(), "no 'parameters'"),
         ("a-number.json", b"0", "no 'parameters'"),
     ]
