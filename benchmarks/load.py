@@ -20,6 +20,9 @@ sandbox's worker processes):
   workers) before, at its peak and after, and the CPU seconds it cost: Inspect -> relu of a 1-D tensor of
   1,000,000 numbers, the SVG export of a 451-node graph, zeros(10**15, 10**15, 10**15, 0), a CSV with
   CR-only line endings and one of 2 MB; then --tabs tabs of a heavy program at once (tracebacks counted).
+- uploads: a neighbour plays while another tab uploads hostile model files (tests/hostile_corpus.py) through
+  the Playground's uploader for --seconds: the neighbour's updates/s alone and meanwhile, and per file the
+  server's peak RSS growth, CPU seconds and what the page said.
 
 Numbers depend on the machine and on what else runs on it: the script prints the command line and
 the load average, so a figure can be re-taken on a quiet machine.
@@ -551,8 +554,90 @@ def scenario_limits(browser, server, tree, args) -> dict:
     return out
 
 
+
+#: The hostile model files the uploads scenario sends (tests/hostile_corpus.py), heaviest first.
+UPLOAD_FILES = ("zip-bomb.npz", "zip-bomb-no-meta.npz", "forged-shape.npz", "labels-200000.json",
+                "pickled-object-array.npz", "labels-huge.json", "coordinates-1e308.json")
+
+
+def _uploader(context, url: str):
+    """A Playground tab with its model files expander open: (page, its file input)."""
+    page = open_page(context, f"{url}/playground")
+    page.get_by_text("Weights and data").click()
+    return page, page.locator(".st-key-pg_model_file input[type=file]")
+
+
+ANSWERED_JS = """([name, before]) => {
+    const alerts = [...document.querySelectorAll('[data-testid="stAlert"]')];
+    return alerts.some((a) => a.innerText.includes(name))
+        || document.querySelectorAll('[data-testid="stException"]').length > before;
+}"""
+
+
+def scenario_uploads(browser, server, tree, args) -> dict:
+    """A neighbour plays while another tab uploads hostile model files through the Playground's own uploader, one
+    after another: the neighbour's updates/s alone and meanwhile, and per file the server tree's peak RSS growth,
+    its CPU seconds, how long until the page answered and what it said. (The uploading tab is open and idle
+    during the neighbour's window alone; a tab that showed a traceback is reloaded, as its user would.)"""
+    from tests import hostile_corpus
+
+    files = {name: data for name, data, _ in hostile_corpus.files() if name in UPLOAD_FILES}
+    neighbour_context = browser.new_context(viewport={"width": 1280, "height": 800})
+    neighbour = open_page(neighbour_context, f"{server.url}/playground")
+    neighbour_bytes = FrameBytes(neighbour)
+    start_playing(neighbour)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    uploader, field = _uploader(context, server.url)
+    neighbour.wait_for_timeout(3000)
+    alone = measure_play([neighbour], [neighbour_bytes], args.seconds, tree, server.url)
+
+    per_file: dict[str, dict] = {}
+    before = neighbour.evaluate(COUNTERS_JS)
+    t0, rounds = time.monotonic(), 0
+    with tempfile.TemporaryDirectory(prefix="autograd-uploads-") as tmp:
+        while time.monotonic() - t0 < args.seconds or rounds == 0:
+            rounds += 1
+            for name, data in files.items():
+                path = Path(tmp) / name
+                path.write_bytes(data)
+                sampler = Sampler(tree, period=0.05)
+                start_rss, start_cpu, sent = tree.rss(), tree.cpu_seconds(), time.monotonic()
+                sampler.start()
+                tracebacks = uploader.locator('[data-testid="stException"]')
+                shown = tracebacks.count()
+                try:
+                    field.set_input_files(str(path))
+                    uploader.wait_for_function(ANSWERED_JS, arg=[name, shown], timeout=120_000, polling=100)
+                    said = page_message(uploader)
+                except Exception as exc:  # noqa: BLE001 - a page that never answered is the finding
+                    said = f"page did not answer: {type(exc).__name__}"
+                answered = time.monotonic() - sent
+                sampler.stop()
+                if tracebacks.count() > shown:
+                    said = "TRACEBACK: " + " ".join(tracebacks.last.inner_text().split())[:200]
+                row = per_file.setdefault(name, {"peak_growth_mb": 0, "cpu_s": 0.0, "answered_s": 0.0, "n": 0})
+                row["peak_growth_mb"] = max(row["peak_growth_mb"], round((sampler.peak_rss() - start_rss) / MB))
+                row["cpu_s"] = round(row["cpu_s"] + tree.cpu_seconds() - start_cpu, 2)
+                row["answered_s"] = round(max(row["answered_s"], answered), 1)
+                row["n"] += 1
+                row["says"] = said[:240]
+                if said.startswith(("TRACEBACK", "page did not answer")):
+                    uploader.close()
+                    uploader, field = _uploader(context, server.url)
+    elapsed = time.monotonic() - t0
+    after = neighbour.evaluate(COUNTERS_JS)
+    meanwhile = round((after["updates"] - before["updates"]) / elapsed, 2)
+    for c in (context, neighbour_context):
+        c.close()
+    alone_rate = alone["sessions"][0]["updates_per_s"]
+    return {"neighbour_alone_updates_per_s": alone_rate, "neighbour_meanwhile_updates_per_s": meanwhile,
+            "neighbour_change_percent": round(100 * (meanwhile - alone_rate) / alone_rate, 1) if alone_rate else None,
+            "upload_rounds": rounds, "upload_seconds": round(elapsed, 1), "files": per_file}
+
+
 SCENARIOS = {"play": scenario_play, "links": scenario_links, "many-inputs": scenario_many_inputs,
-             "soak": scenario_soak, "limits": scenario_limits}
+             "soak": scenario_soak, "limits": scenario_limits,
+             "uploads": scenario_uploads}
 
 
 def run_all(app_dir: Path, args) -> dict:
@@ -619,6 +704,14 @@ def main(argv=None) -> int:
                   f"{r['cpu_stops_after_tab_close_s']} s after the tab closes; neighbour "
                   f"{r['neighbour_alone_updates_per_s']} updates/s alone, "
                   f"{r['neighbour_meanwhile_updates_per_s']} meanwhile")
+        if "uploads" in results:
+            r = results["uploads"]
+            print(f"uploads: a neighbour {r['neighbour_alone_updates_per_s']} updates/s alone, "
+                  f"{r['neighbour_meanwhile_updates_per_s']} while {r['upload_rounds']} rounds of hostile model files "
+                  f"were uploaded ({r['neighbour_change_percent']} %)")
+            for name, f in r["files"].items():
+                print(f"  {name}: peak +{f['peak_growth_mb']} MB, {f['cpu_s']} s CPU over {f['n']} uploads, answered "
+                      f"within {f['answered_s']} s: {f['says'][:150]}")
         if "soak" in results:
             r = results["soak"]
             print(f"soak {r['minutes']} min x {r['sessions']} sessions: {r['steps_first_session']} steps (first "

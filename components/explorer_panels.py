@@ -10,6 +10,7 @@ import streamlit as st
 
 from components import session
 from components.jacobian_view import jacobian_view
+from components.links import link_warnings
 from explorer import explain, graph_data, poke, presets
 from explorer.formatting import markdown_safe
 
@@ -17,9 +18,11 @@ ss = st.session_state
 TABS = ("Gradients and check", "Inspect a node", "Export")
 
 
-def shared_program() -> str:
+def shared_program(page: str) -> str:
     """The program both program pages show: the session's, or a link's (explain.sync_program), with a
-    warning when it is too long for an address the server accepts (said before the server refuses it)."""
+    warning when it is too long for an address the server accepts (said before the server refuses it), and
+    one for each of ``page``'s parameters the link repeats (explorer.links; the URL keeps the last)."""
+    link_warnings(page)
     program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
     note = explain.link_note(program)
     if note:

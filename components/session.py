@@ -14,6 +14,7 @@ has waited for it for half a second (a rerun that wants the same program picks i
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import logging
 import os
@@ -31,7 +32,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 
 from explorer import explain
 from explorer.formatting import markdown_safe
-from explorer.sandbox import Limits, Sandbox
+from explorer.sandbox import Limits, Sandbox, SandboxError
 
 REAP_PERIOD = 15.0  # seconds between looks for closed sessions whose reconnect time (TTL) has passed
 
@@ -82,6 +83,22 @@ def failures_shown(program: str = "", *, stop: bool = False, into=None):
         show_failure(exc, program, into)
         if stop:
             st.stop()
+
+
+def message_only(body: Callable) -> Callable:
+    """``body`` (a page's body or fragment) with an evaluation that did not finish shown as its message alone:
+    a worker killed by any cause (the kernel's OOM killer's signal 9, a limit of memory, CPU or time) is an
+    st.error saying so, never a traceback; what the page drew before it (the program's editor) stays."""
+
+    @functools.wraps(body)
+    def shown(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return body(*args, **kwargs)
+        except SandboxError as exc:
+            show_failure(exc)
+            return None
+
+    return shown
 
 
 def _session_watcher() -> Callable[[], bool] | None:

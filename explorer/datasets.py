@@ -272,7 +272,7 @@ def parse_csv(text: str | bytes, task: str) -> tuple[np.ndarray, np.ndarray]:
         raise CSVError(f"need at least 4 points, found {len(rows)}")
     data = np.array(rows, dtype=np.float64)
     for column, name in enumerate(header[:2]):
-        _check_scale(data[:, column], name)
+        check_scale(data[:, column], name)
     if task == "regression":
         return data[:, :1], data[:, 1]
     classes, y = np.unique(data[:, 2].astype(np.int64), return_inverse=True)
@@ -283,7 +283,7 @@ def parse_csv(text: str | bytes, task: str) -> tuple[np.ndarray, np.ndarray]:
     return data[:, :2], y.astype(np.int64)
 
 
-def _check_scale(values: np.ndarray, name: str) -> None:
+def check_scale(values: np.ndarray, name: str) -> None:
     """The playground rescales each coordinate by its spread (max − min), so the spread must be a
     normal float: values near ±1e308 overflow it (inf) and values like 1e-320 make it subnormal
     (the picture would be all NaN). A column of one repeated value is fine."""

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from autograd.jacobian import LIMIT, NodeJacobian, jacobian
+from autograd.jacobian import LIMIT, NodeJacobian, counted_vjp, jacobian
 from explorer import explain, poke
 from explorer.numbers import fmt_number, json_numbers, shape_text
 
@@ -21,6 +21,9 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 STEP_BUDGET = 20_000
 #: Up to this many entries per block, central differences are sent cell by cell (for the hover).
 NUMERIC_CELLS = 1024
+#: What building one node's view may cost (see view_limit): numbers in its rows or its columns, and operations.
+VIEW_ENTRIES = 4_000_000
+VIEW_WORK = 40_000_000
 
 
 def _finite(value: float) -> float | None:
@@ -184,12 +187,26 @@ def _run(text: str, poked: poke.Poked):
     return trace(result.output, uses=result.uses), order(result.output, result.uses)
 
 
+def view_limit(tensor) -> int:
+    """The block of J (rows and columns, at most LIMIT) a node's view can afford, predicted from its shapes and
+    its VJP's work before any row is built: its rows take shown rows × the input's size numbers and a VJP
+    each, its central differences the output's size × shown columns and two forwards each (about a VJP's
+    work). NOTE: at LIMIT a long 1-D input made rows of 64 × 1,000,000 and columns of 1,000,000 × 64 numbers:
+    the Stepper of `x = randn(1000000)`, `y = x.relu().sum()` took 1.1 GB and 3.3 s, past one evaluation's
+    memory, before it could show a step."""
+    largest = max([tensor.size, *(p.size for p in tensor.parents)], default=1)
+    g = tensor.grad if tensor.grad is not None else np.ones(tensor.shape)
+    _, operations = counted_vjp(tensor, g)
+    per_row = max(operations, tensor.size, 1)
+    return int(max(1, min(LIMIT, VIEW_ENTRIES // largest, VIEW_WORK // (3 * per_row))))
+
+
 def _node_view(graph, tensors, node_id: int) -> dict | None:
     tensor = tensors[node_id]
     if tensor.is_leaf or not tensor.requires_grad:
         return None
     title, names, out_name = _labels(graph, graph.nodes[node_id])
-    return view_data(jacobian(tensor), title, names, out_name)
+    return view_data(jacobian(tensor, limit=view_limit(tensor)), title, names, out_name)
 
 
 def node_jacobian(text: str, poked: poke.Poked, node_id: int) -> dict | None:

@@ -22,6 +22,7 @@ import numpy as np
 
 from autograd import no_grad
 from explorer.numbers import fmt_number, json_numbers
+from explorer.playground_settings import clip_text
 
 #: (name, number) pairs sorted by name: a scalar input's new value, or an array input's scale.
 Poked = tuple
@@ -35,6 +36,11 @@ PICTURE_BUDGET = 40_000_000
 NODE_COST = 1_500
 CURVE_POINTS = 61
 SURFACE_POINTS = 25
+#: The largest poked value or scale, either sign (a link's or a report's; further out, a slider's range and its
+#: steps stop being numbers a browser can draw: 1e308 made the range infinite and the page an OverflowError).
+POKE_LIMIT = 1e6
+#: Problems said about one link's poked values at most (a link of a thousand bad parts gets one more line).
+MAX_PROBLEMS = 8
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,7 @@ def normal(values: Mapping[str, float], knobs_: tuple) -> Poked:
             value = float(value)
         except (TypeError, ValueError):
             continue
-        if math.isfinite(value) and value != knob.base:
+        if math.isfinite(value) and abs(value) <= POKE_LIMIT and value != knob.base:
             kept.append((name, value))
     return tuple(sorted(kept))
 
@@ -149,8 +155,15 @@ def link_text(poked: Poked, knobs_: tuple) -> str:
     return ",".join(f"{name}{'*' if kinds.get(name) == 'scale' else ''}={value:.8g}" for name, value in poked)
 
 
+def allowed_text() -> str:
+    """What a poked value may be, in words."""
+    return f"a finite number from {-POKE_LIMIT:,.0f} to {POKE_LIMIT:,.0f}"
+
+
 def from_link(text: str, knobs_: tuple) -> tuple[Poked, list[str]]:
-    """A URL's poked values (see link_text) and what was ignored in them, each as a short reason."""
+    """A URL's poked values (see link_text) and what was ignored in them, each as a short reason (at most
+    MAX_PROBLEMS of them, then how many more): unknown inputs, a value where a scale goes or the other way
+    round, values that are not finite numbers within ±POKE_LIMIT, an input poked twice (the first counts)."""
     by_name = {k.name: k for k in knobs_}
     values, problems = {}, []
     for part in (p.strip() for p in text.split(",")):
@@ -160,22 +173,28 @@ def from_link(text: str, knobs_: tuple) -> tuple[Poked, list[str]]:
         scale = name.endswith("*")
         name = name.rstrip("*").strip()
         knob = by_name.get(name)
+        shown = f"`{clip_text(part)}`"
         if not sep or knob is None:
-            problems.append(f"`{part[:40]}` (this program has no input named `{name[:40]}` that can be poked)"
-                            if sep else f"`{part[:40]}` (expected name=value)")
+            problems.append(f"{shown} (this program has no input named `{clip_text(name)}` that can be poked)"
+                            if sep else f"{shown} (expected name=value)")
             continue
         if scale != (knob.kind == "scale"):
             wanted = f"`{name}*=s` (a scale: it is an array)" if knob.kind == "scale" else f"`{name}=v` (a number)"
-            problems.append(f"`{part[:40]}` (write {wanted})")
+            problems.append(f"{shown} (write {wanted})")
+            continue
+        if name in values:
+            problems.append(f"{shown} (`{name}` is poked twice; the first value counts)")
             continue
         try:
             value = float(number)
         except ValueError:
             value = math.nan
-        if not math.isfinite(value):
-            problems.append(f"`{part[:40]}` (not a finite number)")
+        if not (math.isfinite(value) and abs(value) <= POKE_LIMIT):
+            problems.append(f"{shown} (not {allowed_text()})")
             continue
         values[name] = value
+    if len(problems) > MAX_PROBLEMS:
+        problems[MAX_PROBLEMS:] = [f"{len(problems) - MAX_PROBLEMS:,} more parts"]
     return normal(values, knobs_), problems
 
 
@@ -371,6 +390,7 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
     plot of ``active`` and its partner (see ``partner``), the two on the axes in the knobs' order. ``curve``
     and ``surface`` compute the pictures (these functions, or cached versions of them); each is asked without
     the values it sweeps, so a drag of ``active`` asks again only for its point."""
+    from explorer.sandbox import SandboxError
     from language.source import ExpressionError
 
     values = knob_values(knobs_, poked)
@@ -379,7 +399,7 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
     knob = by_name[active]
     try:
         curve_ = curve(text, _without(poked, active), active, knob.lo, knob.hi)
-    except ExpressionError:
+    except (ExpressionError, SandboxError):  # NOTE: a picture that did not finish is left out, the rest drawn
         curve_ = None
     other = partner(knobs_, active, previous)
     surface_ = None
@@ -390,7 +410,7 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
         x_range, y_range = square(by_name[x_name], by_name[y_name])
         try:
             surface_ = surface(text, _without(poked, x_name, y_name), x_name, y_name, x_range, y_range)
-        except ExpressionError:
+        except (ExpressionError, SandboxError):
             surface_ = None
     data = picture_data(knobs_, poked, point(graph, knobs_), active, curve_, surface_)
     data["out"] = output_name(graph)

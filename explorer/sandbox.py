@@ -395,7 +395,8 @@ class Sandbox:
     """A small pool of worker processes that evaluate, limited and cancellable, and a cache of outcomes.
 
     ``grace`` is how long an evaluation nobody waits for may go on before it is killed: a page
-    that reruns (a widget changed) comes back for the same evaluation within it.
+    that reruns (a widget changed) comes back for the same evaluation within it. A worker that dies, busy or
+    idle, is waited for (no zombie) and replaced; a busy one's death is its evaluation's SandboxError.
     """
 
     def __init__(
@@ -407,12 +408,14 @@ class Sandbox:
         cache: ByteCache | None = None,
         grace: float = 0.5,
         poll: float = 0.05,
+        reap_period: float = 0.5,
     ):
         self.limits = limits
         self.preload = tuple(preload)
         self.cache = cache if cache is not None else ByteCache(512 * MB, max_item=limits.result_mb * MB)
         self.grace = grace
         self.poll = poll
+        self.reap_period = reap_period  # how often idle workers are looked at for one that died (see _reap_idle)
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)  # a worker became idle, or the sandbox closed
         self._jobs: dict[Hashable, _Job] = {}
@@ -632,9 +635,22 @@ class Sandbox:
 
     def _sweeper(self) -> None:
         period = max(1.0, min(10.0, self.cache.idle_seconds / 4))
+        swept = time.monotonic()
         while not self._closed:
-            time.sleep(period)
-            self.cache.sweep()
+            time.sleep(self.reap_period)
+            self._reap_idle()
+            if time.monotonic() - swept >= period:
+                self.cache.sweep()
+                swept = time.monotonic()
+
+    def _reap_idle(self) -> None:
+        """Idle workers that died (the kernel's OOM killer, a kill -9) are waited for now, not when next taken:
+        until its parent waits for it a dead child stays a zombie. Each is replaced."""
+        with self._changed:
+            dead = [worker for worker in self._idle if not worker.alive()]  # NOTE: alive() polls, which reaps
+            self._idle = [worker for worker in self._idle if worker not in dead]
+        for worker in dead:
+            self._retire(worker)
 
 
 def _unwrap(outcome: tuple[str, Any]) -> Any:

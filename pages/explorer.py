@@ -34,7 +34,7 @@ header(
     "VJP never builds. The URL keeps the program and the poked values.",
 )
 
-program = panels.shared_program()
+program = panels.shared_program("explorer")
 st.query_params.pop("step", None)  # the Backward Stepper's position means nothing here
 
 
@@ -52,6 +52,7 @@ def view_changed():
 
 
 @st.fragment
+@session.message_only
 def live(shown, knobs, picked, left, right):
     """The sliders and the graph (of ``shown``'s own numbers, laid out once): a slider's move reruns only this,
     and the graph retexts in place."""
@@ -74,6 +75,7 @@ def _graph(shown, graph, steps, picked, right, poked_graph) -> None:
                    on_select=clicked, on_view=view_changed)
 
 
+@session.message_only
 def page() -> None:
     """The page below the title. NOTE: a function, so that the program's graph, steps and check are its
     locals: a page's namespace outlives its run (its callbacks and fragment refer to it), and a closed tab's

@@ -12,6 +12,7 @@ from components import playground_files as files  # noqa: E402
 from components import settings_form as form  # noqa: E402
 from components.graph_view import graph_view  # noqa: E402
 from components.layout import header  # noqa: E402
+from components.links import link_warnings  # noqa: E402
 from components.live_view import live_view  # noqa: E402
 from explorer import datasets, playground_graph  # noqa: E402
 from explorer.formatting import markdown_safe  # noqa: E402
@@ -37,6 +38,7 @@ st.html(
 
 form.restore()
 if "pg" not in ss:
+    link_warnings("playground")
     ss.pg, ss.pg_problems = Playground.from_url(st.query_params.to_dict())
     form.load(ss.pg.config)
 pg: Playground = ss.pg

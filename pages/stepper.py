@@ -10,7 +10,8 @@ from components.explorer_panels import program_error, shared_program
 from components.graph_view import graph_view, program_view
 from components.layout import header
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import explain, graph_data
+from explorer import explain, graph_data, links
+from explorer.formatting import markdown_safe
 from explorer.jacobian_view import step_jacobians, stepper_run
 
 through_app()
@@ -29,10 +30,11 @@ header(
     "The → and ← keys (or a presenter's clicker) step; a click on a box jumps to its step.",
 )
 
-program = shared_program()
+program = shared_program("stepper")
 
 try:
     n = len(stepped(program, ())[1])  # the steps themselves stay in the sandbox's cache (see live)
+    knobs, _ = synced(program)
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     program_error(program, exc)
     st.page_link(
@@ -43,17 +45,11 @@ except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a t
     st.stop()
 
 
-def step_in_url() -> int:
-    """A link's ?step=N (clamped to 0..n), else the seed."""
-    try:
-        return min(max(int(st.query_params.get("step", 0)), 0), n)
-    except ValueError:
-        return 0
-
-
 if st.session_state.get("stepper_program") != program:
     st.session_state["stepper_program"] = program
-    st.session_state["stepper_pos"] = step_in_url()
+    st.session_state["stepper_pos"], problem = links.step_from_link(st.query_params.get("step"), n)
+    if problem:
+        st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")
 
 
 def stepped_in_browser():
@@ -78,13 +74,12 @@ if st.session_state.get("stepper_jacobians_for") != program:
     st.session_state["stepper_jacobians_for"] = program
     st.session_state["stepper_jacobians_asked"] = ()
 
-with session.failures_shown(stop=True):
-    knobs, _ = synced(program)
 if n == 0:
     st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad.")
 
 
 @st.fragment
+@session.message_only
 def live(program, knobs):
     """The graph with its steps and the sliders: a slider's move or a step reruns only this; the same drawing
     takes the new numbers in place, at the same step."""

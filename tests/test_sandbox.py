@@ -1,6 +1,7 @@
 """The sandbox: limits (memory, CPU, wall clock, result size), cancellation, shared evaluations, and the
 byte-bounded cache behind it. Tasks run in real worker processes (tests/sandbox_tasks.py)."""
 
+import contextlib
 import os
 import signal
 import threading
@@ -306,3 +307,58 @@ def test_a_worker_is_named_after_the_task_it_runs(sandbox):
     name, pid = sandbox.run(tasks.own_name)
     assert name == "own_name"
     assert wait_until(lambda: Path(f"/proc/{pid}/comm").read_text().strip() == IDLE_NAME)
+
+
+def test_a_worker_killed_idle_or_busy_is_reaped_and_replaced(tasks_importable, tmp_path):
+    """kill -9 (as the kernel's OOM killer sends it) to an idle worker and to a busy one: no zombie is left,
+    each is replaced, and the busy one's evaluation ends in a message saying what happened."""
+    import signal
+
+    import psutil
+
+    me = psutil.Process()
+    others = {child.pid for child in me.children()}
+    box = Sandbox(LIMITS, workers=2, preload=("numpy", "sandbox_tasks"))
+
+    def workers() -> list:
+        return [child for child in me.children() if child.pid not in others]
+
+    def zombies() -> list:
+        return [child.pid for child in workers() if child.status() == psutil.STATUS_ZOMBIE]
+
+    def settled(killed: int) -> bool:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            living = [child.pid for child in workers() if child.status() != psutil.STATUS_ZOMBIE]
+            return not zombies() and killed not in living and len(living) == 2
+        return False
+
+    try:
+        idle_marker = tmp_path / "idle"
+        box.run(tasks.spin, str(idle_marker), 0.0)
+        # NOTE: the caller has its answer before the worker is back among the idle ones: wait for that
+        assert wait_until(lambda: len(workers()) == 2 and len(box._idle) == 2)
+        (idle,) = pids(idle_marker)
+        os.kill(idle, signal.SIGKILL)
+        assert wait_until(lambda: settled(idle)), f"an idle worker killed: zombies {zombies()}"
+
+        busy_marker, outcome = tmp_path / "busy", {}
+
+        def evaluate():
+            try:
+                box.run(tasks.spin, str(busy_marker), 60.0)
+            except SandboxError as exc:
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=evaluate)
+        thread.start()
+        assert wait_until(lambda: bool(pids(busy_marker)))
+        (busy,) = pids(busy_marker)
+        os.kill(busy, signal.SIGKILL)
+        thread.join(30)
+        error = outcome.get("error")
+        assert error is not None and error.kind == "crash" and "stopped unexpectedly (signal 9)" in error.message
+        assert wait_until(lambda: settled(busy)), f"a busy worker killed: zombies {zombies()}"
+        assert box.run(tasks.add, 5, 6) == 11, "the replacements work"
+    finally:
+        box.close()
+    assert wait_until(lambda: not workers()), "closing the sandbox leaves no worker, dead or alive"

@@ -1,0 +1,28 @@
+"""A page's link at the edge, as Streamlit: a warning for each parameter the link repeats, and for a run id
+that is not one the server makes (explorer/links.py)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import links
+from explorer.formatting import markdown_safe
+
+
+def link_warnings(page: str) -> list[str]:
+    """Warns of ``page``'s parameters given more than once in the link and keeps the last of each (as
+    Streamlit reads it) in the URL, so the warning is said once; on the Playground, drops a ``run`` id of
+    the wrong form from the URL with a warning before the run store is asked for it."""
+    query = {name: st.query_params.get_all(name) for name in st.query_params}
+    problems = links.repeated(query, page)
+    for name in links.PARAMS[page]:
+        if len(query.get(name, ())) > 1:
+            st.query_params[name] = query[name][-1]
+    if page == "playground":
+        problem = links.run_problem(st.query_params.get("run"))
+        if problem:
+            problems.append(problem)
+            del st.query_params["run"]  # NOTE: before the Playground looks it up in the run store
+    for problem in problems:
+        st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")
+    return problems

@@ -1,0 +1,57 @@
+"""A page's link checked at the edge, before any work: the parameters each page reads, each given once, the
+Stepper's step a whole number of its range and the Playground's run id of the form the server makes. (The
+values themselves: explorer/poke.py's from_link for ``poke``, TrainConfig.from_query's settings table for the
+Playground, the language for ``program``.)"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from explorer.playground_settings import SETTINGS, clip_text
+
+#: The parameters each page reads from its link. The Playground's are its settings table's and its run id.
+PARAMS: dict[str, tuple[str, ...]] = {
+    "explorer": ("program", "poke"),
+    "stepper": ("program", "poke", "step"),
+    "playground": (*(s.name for s in SETTINGS), "run"),
+}
+
+
+def repeated(query: Mapping[str, list[str]], page: str) -> list[str]:
+    """A problem for each parameter of ``page`` the link gives more than once (Streamlit reads the last)."""
+    problems = []
+    for name in PARAMS[page]:
+        values = query.get(name) or []
+        if len(values) > 1:
+            problems.append(f"`{name}` is given {len(values)} times; a link gives each once, so the last counts")
+    return problems
+
+
+def step_from_link(text: str | None, n: int) -> tuple[int, str | None]:
+    """A link's ``step`` for a backward pass of ``n`` steps: (the step to open at, what was wrong or None).
+    Allowed: a whole number from 0 to n. Out of range it is clamped; anything else opens at step 0."""
+    if text is None:
+        return 0, None
+    allowed = f"a whole number from 0 to {n:,}"
+    try:
+        step = int(text.strip())  # NOTE: int() of a str takes digits only: no 1e308, nan or 2.5
+    except ValueError:
+        return 0, f"`step={clip_text(text)}` is not {allowed}: opened at step 0"
+    if 0 <= step <= n:
+        return step, None
+    near = min(max(step, 0), n)
+    return near, f"`step={clip_text(text)}` is not {allowed}: opened at step {near}"
+
+
+#: What a run id in a link may be: the store's ids are 12 URL-safe characters (explorer.run_store.new_run_id);
+#: any store keeps ids of this form, so nothing else in a link ever reaches one as a key.
+RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def run_problem(text: str | None) -> str | None:
+    """What is wrong with a link's ``run`` id (None if it has the form of one this server makes)."""
+    if text is None or RUN_ID.fullmatch(text):
+        return None
+    return (f"`run={clip_text(text)}` is not a run id this server makes (1 to 64 of A-Z, a-z, 0-9, - and _): "
+            "a new run starts from the link's settings")
