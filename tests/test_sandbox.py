@@ -356,7 +356,8 @@ def test_a_worker_killed_idle_or_busy_is_reaped_and_replaced(tasks_importable, t
         os.kill(busy, signal.SIGKILL)
         thread.join(30)
         error = outcome.get("error")
-        assert error is not None and error.kind == "crash" and "stopped unexpectedly (signal 9)" in error.message
+        # a SIGKILL within the task's CPU budget is the system's doing (on Linux mostly for memory): said so
+        assert error is not None and error.kind == "memory" and "signal 9, SIGKILL" in error.message
         assert wait_until(lambda: settled(busy)), f"a busy worker killed: zombies {zombies()}"
         assert box.run(tasks.add, 5, 6) == 11, "the replacements work"
     finally:
