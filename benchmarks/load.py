@@ -16,6 +16,8 @@ sandbox's worker processes):
   answers and what its check says; then the same kind of program in a tab closed after 1 s: how
   long the server keeps burning CPU; and a neighbour's update rate alone vs meanwhile.
 - soak: N sessions playing for --soak-minutes; RSS sampled every 10 s.
+- classroom: one process direct vs two behind HAProxy (deploy/), a process killed mid-class, uploads
+  through the balancer, the whole class restarted, 200 runs saved by 4 processes (benchmarks/classroom.py).
 
 Numbers depend on the machine and on what else runs on it: the script prints the command line and
 the load average, so a figure can be re-taken on a quiet machine.
@@ -422,7 +424,7 @@ def scenario_soak(browser, server, tree, args) -> dict:
 
 
 SCENARIOS = {"play": scenario_play, "links": scenario_links, "many-inputs": scenario_many_inputs,
-             "soak": scenario_soak}
+             "soak": scenario_soak, "classroom": None}  # classroom starts its own servers (benchmarks/classroom.py)
 
 
 def run_all(app_dir: Path, args) -> dict:
@@ -433,6 +435,13 @@ def run_all(app_dir: Path, args) -> dict:
         browser = launch_chromium(playwright, tmp)
         try:
             for name in args.scenario:
+                if name == "classroom":
+                    from benchmarks.classroom import scenario_classroom
+
+                    print(f"[{app_dir}] classroom ...", flush=True)
+                    results[name] = scenario_classroom(browser, args)
+                    print(json.dumps(results[name], indent=1), flush=True)
+                    continue
                 server = start_streamlit("app.py", cwd=app_dir, log_dir=tmp, timeout=60)
                 try:
                     tree = Tree(server.process.pid)
@@ -458,6 +467,9 @@ def main(argv=None) -> int:
     parser.add_argument("--link-timeout", type=float, default=60.0)
     parser.add_argument("--soak-minutes", type=float, default=10.0)
     parser.add_argument("--soak-sessions", type=int, default=2)
+    parser.add_argument("--uploads", type=int, default=20, help="classroom: uploads through the balancer")
+    parser.add_argument("--fault-timeout", type=float, default=60.0,
+                        help="classroom: seconds to wait for a killed process's learners to play again")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     args.scenario = args.scenario or ["play", "links", "many-inputs"]
@@ -487,6 +499,10 @@ def main(argv=None) -> int:
                   f"{r['cpu_stops_after_tab_close_s']} s after the tab closes; neighbour "
                   f"{r['neighbour_alone_updates_per_s']} updates/s alone, "
                   f"{r['neighbour_meanwhile_updates_per_s']} meanwhile")
+        if "classroom" in results:
+            from benchmarks.classroom import summary
+
+            print("\n".join(summary(results["classroom"])))
         if "soak" in results:
             r = results["soak"]
             print(f"soak {r['minutes']} min x {r['sessions']} sessions: {r['steps_first_session']} steps (first "
