@@ -32,6 +32,7 @@ from benchmarks import load as base
 from deploy.classroom import Classroom, free_ports
 
 MB = 1_000_000
+FROZEN = 2.0  # seconds after a kill in which a page still paints the frames it had received
 
 
 def _load() -> list[float]:
@@ -138,47 +139,47 @@ STATE_JS = f"""() => {{
 
 
 def _kill_one(room: Classroom, pages, contexts, servers: list[str], args) -> dict:
-    """kill -9 the process that serves s1's learners; follow each of its pages: the step it showed when its
-    connection dropped, then (reconnected, served by a live process) the lowest step it shows before playing
-    on: the steps lost. Played again = 10 steps past that."""
+    """kill -9 the process that serves s1's learners and follow each of its pages. For FROZEN seconds the page
+    paints the frames it had; the highest step it shows then is where it stopped. Afterwards the lowest step it
+    shows is where it came back (its run's last snapshot, restored by a live process), and it plays again
+    once 10 steps past that: steps lost = stopped - came back (0 if it came back ahead of what it had painted)."""
     victims = [i for i, s in enumerate(servers) if s == "s1"]
     runs = {i: _run_id(pages[i]) for i in victims}
     pid = room.kill(0)
     killed_at = time.monotonic()
-    dropped: dict[int, int] = {}  # the step shown when the page saw its connection drop
-    low: dict[int, int] = {}  # the lowest step shown since it reconnected
+    stopped = {i: _counters(pages[i])["step"] for i in victims}
+    low: dict[int, int] = {}
     back: dict[int, dict] = {}
-    last = {i: _counters(pages[i])["step"] for i in victims}
+    seen: dict[int, dict] = {}
     deadline = killed_at + args.fault_timeout
     while len(back) < len(victims) and time.monotonic() < deadline:
+        frozen = time.monotonic() - killed_at < FROZEN
         for i in victims:
             if i in back:
                 continue
             try:
-                seen = pages[i].evaluate(STATE_JS)
+                seen[i] = pages[i].evaluate(STATE_JS)
             except Exception:  # noqa: BLE001 - the page is between documents
                 continue
-            step, connected = seen["step"], seen["connection"] == "CONNECTED"
-            if i not in dropped:
-                if connected:
-                    last[i] = max(last[i], step)
-                else:
-                    dropped[i] = last[i]
+            step = seen[i]["step"]
+            if frozen:
+                stopped[i] = max(stopped[i], step)
                 continue
-            if connected:
-                low[i] = min(low.get(i, step), step)
-                if step > low[i] + 10:
-                    back[i] = {"after_s": round(time.monotonic() - killed_at, 1), "came_back_at": low[i],
-                               "steps_lost": dropped[i] - low[i], "same_run_id": _run_id(pages[i]) == runs[i],
-                               "server_now": _server(contexts[i])}
+            low[i] = min(low.get(i, stopped[i]), step)
+            if step >= low[i] + 10 and seen[i]["connection"] == "CONNECTED":
+                back[i] = {"after_s": round(time.monotonic() - killed_at, 1), "came_back_at": low[i],
+                           "steps_lost": stopped[i] - low[i], "same_run_id": _run_id(pages[i]) == runs[i],
+                           "server_now": _server(contexts[i])}
         pages[0].wait_for_timeout(100)
     lost = [b["steps_lost"] for b in back.values()]
     return {
-        "killed_pid": pid, "learners_on_it": len(victims), "saw_the_drop": len(dropped), "played_again": len(back),
+        "killed_pid": pid, "learners_on_it": len(victims), "played_again": len(back),
         "seconds_to_play_again_max": max((b["after_s"] for b in back.values()), default=None),
         "steps_lost_max": max(lost, default=None), "steps_lost_median": statistics.median(lost) if lost else None,
         "same_run_id": sum(b["same_run_id"] for b in back.values()),
+        "came_back_at_minus_painted": [b["came_back_at"] - stopped[i] for i, b in back.items()],
         "now_on": sorted({b["server_now"] for b in back.values()}),
+        "not_back": {i: seen.get(i) for i in victims if i not in back},
         "process_restarted": room.restarts, "load_average": _load(),
     }
 

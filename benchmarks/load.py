@@ -468,7 +468,7 @@ def main(argv=None) -> int:
     parser.add_argument("--soak-minutes", type=float, default=10.0)
     parser.add_argument("--soak-sessions", type=int, default=2)
     parser.add_argument("--uploads", type=int, default=20, help="classroom: uploads through the balancer")
-    parser.add_argument("--fault-timeout", type=float, default=60.0,
+    parser.add_argument("--fault-timeout", type=float, default=120.0,
                         help="classroom: seconds to wait for a killed process's learners to play again")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
