@@ -38,6 +38,10 @@ TRAIN_BUDGET = 0.6  # share of a tick's period that training may take
 CATCH_UP_SECONDS = 0.5  # after a stall, at most this much wall clock's worth of steps is made up
 HISTORY_EVERY = 1.0  # seconds between full curve histories while playing
 SAVE_EVERY = 1.0  # seconds between snapshots in the run store while playing (every action saves at once)
+# NOTE: a page that comes back playing (a reload mid-Play) gets its full message and the fragment's first
+# frames at once; the browser renders only the last of updates that arrive together, so the layout is resent
+# for most of a second after a full run (4 KB a message at the defaults) instead of hanging on the view's one "need".
+MODEL_RESEND = 0.9  # seconds after a full run during which every message carries the layout and points
 DIGITS = 4  # significant digits of the numbers the live view draws (curves, points)
 GRAPH_TEXTS_KEPT = 128  # step graphs' texts kept per session (by step: a frame resent, or replayed, is not redone)
 # NOTE: json.dumps (as Streamlit sends a component's data) writes every non-ASCII character as a 6-byte
@@ -89,6 +93,7 @@ class Playground:
         self._carry = 0.0  # fractional steps due
         self._history_sent = -math.inf
         self._saved = -math.inf
+        self._model_until = -math.inf  # the layout and points go with every message until then
         self._recent: deque[training.Frame] = deque(maxlen=SLOW_MOTION)  # slow motion resends these
         self._graph_texts: OrderedDict[int, dict] = OrderedDict()  # step -> the step graph's texts
         self._graph_layout: dict | None = None
@@ -353,6 +358,8 @@ class Playground:
             "frames": [self._frame_data(f, graph) for f in (frames or [training.frame(s)])],
         }
         if full:
+            self._model_until = now + MODEL_RESEND
+        if full or now < self._model_until:
             data["model"] = _model_data(s)
             if graph:
                 data["model"]["graph"] = {"key": self.graph_layout()["key"], "glyphs": [STAND_INS, GLYPHS]}

@@ -231,7 +231,7 @@ def test_view_data_at_defaults_is_small_and_complete(clock):
     frames = pg.tick()
     first = json.dumps(pg.view_data(frames, full=True), separators=(",", ":"))
     params_now = training.flat_params(pg.state)
-    clock.now += 0.2
+    clock.now += (pgm.MODEL_RESEND + pgm.HISTORY_EVERY) / 2  # past the resend, before the next history
     frames = pg.tick()
     later = pg.view_data(frames, full=False)
     assert "model" not in later and "history" not in later  # the browser keeps them
@@ -321,3 +321,16 @@ def test_the_step_graphs_glyphs_travel_as_ascii_stand_ins_that_no_text_contains(
     want = playground_graph.frame_values(playground_graph.step_graph(pg.state))
     assert {b: {p: [line.translate(back) for line in v] for p, v in c.items()} for b, c in sent.items()} == want
     assert len(json.dumps(sent)) < 0.7 * len(json.dumps(want))
+
+
+def test_the_layout_goes_with_every_message_for_a_while_after_a_full_run(clock):
+    # A reload mid-Play: the full message and the first frames arrive together, and the browser renders the
+    # last of them only; without the layout in it the view stayed empty (seen through HAProxy under load).
+    pg = make(clock)
+    pg.play()
+    assert "model" in pg.view_data([], full=True)
+    carried = []
+    for _ in range(8):
+        clock.now += 0.2
+        carried.append("model" in pg.view_data(pg.tick(), full=False))
+    assert carried == [True, True, True, True, False, False, False, False]
