@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer.playground import Playground  # noqa: E402
 from explorer.playground_settings import TrainConfig  # noqa: E402
-from explorer.run_store import RunStore  # noqa: E402
+from server.run_store import MemoryRunStore  # noqa: E402
 
 CASES = {
     "defaults (2-8-8-1, 200 points, batch 16, 25 steps/s)": TrainConfig(),
@@ -42,7 +42,7 @@ class _Clock:
 
 def measure(config: TrainConfig, seconds: float, graph: bool) -> dict:
     clock = _Clock()
-    pg = Playground(config, clock=clock, store=RunStore())
+    pg = Playground(config, clock=clock, store=MemoryRunStore())
     pg.play()
     times, sizes, steps, frame_sizes = [], [], [], []
     deadline = time.perf_counter() + seconds

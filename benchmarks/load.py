@@ -23,6 +23,8 @@ sandbox's worker processes):
 - uploads: a neighbour plays while another tab uploads hostile model files (tests/hostile_corpus.py) through
   the Playground's uploader for --seconds: the neighbour's updates/s alone and meanwhile, and per file the
   server's peak RSS growth, CPU seconds and what the page said.
+- classroom: one process direct vs two behind HAProxy (deploy/), a process killed mid-class, uploads
+  through the balancer, the whole class restarted, 200 runs saved by 4 processes (benchmarks/classroom.py).
 
 Numbers depend on the machine and on what else runs on it: the script prints the command line and
 the load average, so a figure can be re-taken on a quiet machine.
@@ -636,8 +638,8 @@ def scenario_uploads(browser, server, tree, args) -> dict:
 
 
 SCENARIOS = {"play": scenario_play, "links": scenario_links, "many-inputs": scenario_many_inputs,
-             "soak": scenario_soak, "limits": scenario_limits,
-             "uploads": scenario_uploads}
+             "soak": scenario_soak, "limits": scenario_limits, "uploads": scenario_uploads,
+             "classroom": None}  # classroom starts its own servers (benchmarks/classroom.py)
 
 
 def run_all(app_dir: Path, args) -> dict:
@@ -648,6 +650,13 @@ def run_all(app_dir: Path, args) -> dict:
         browser = launch_chromium(playwright, tmp)
         try:
             for name in args.scenario:
+                if name == "classroom":
+                    from benchmarks.classroom import scenario_classroom
+
+                    print(f"[{app_dir}] classroom ...", flush=True)
+                    results[name] = scenario_classroom(browser, args)
+                    print(json.dumps(results[name], indent=1), flush=True)
+                    continue
                 server = start_streamlit("app.py", cwd=app_dir, log_dir=tmp, timeout=60)
                 try:
                     tree = Tree(server.process.pid)
@@ -675,6 +684,9 @@ def main(argv=None) -> int:
     parser.add_argument("--soak-sessions", type=int, default=2)
     parser.add_argument("--tabs", type=int, default=12, help="tabs of a heavy program at once (limits)")
     parser.add_argument("--only", action="append", help="limits: only the inputs whose name contains this")
+    parser.add_argument("--uploads", type=int, default=20, help="classroom: uploads through the balancer")
+    parser.add_argument("--fault-timeout", type=float, default=120.0,
+                        help="classroom: seconds to wait for a killed process's learners to play again")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     args.scenario = args.scenario or ["play", "links", "many-inputs"]
@@ -712,6 +724,10 @@ def main(argv=None) -> int:
             for name, f in r["files"].items():
                 print(f"  {name}: peak +{f['peak_growth_mb']} MB, {f['cpu_s']} s CPU over {f['n']} uploads, answered "
                       f"within {f['answered_s']} s: {f['says'][:150]}")
+        if "classroom" in results:
+            from benchmarks.classroom import summary
+
+            print("\n".join(summary(results["classroom"])))
         if "soak" in results:
             r = results["soak"]
             print(f"soak {r['minutes']} min x {r['sessions']} sessions: {r['steps_first_session']} steps (first "

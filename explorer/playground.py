@@ -14,7 +14,9 @@ fragment runs once per step, so every step is one picture.
 from __future__ import annotations
 
 import base64
+import logging
 import math
+import secrets
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -22,10 +24,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from explorer import datasets, model_io, playground_graph, training
+from explorer import datasets, model_io, playground_graph, run_snapshot, training
 from explorer.numbers import json_numbers
 from explorer.playground_settings import SLOW_MOTION, TrainConfig, changed_settings
-from explorer.run_store import RUNS, RunStore, new_run_id
+from server.run_store import TAKEN, RunStore, new_run_id, runs
 
 TICK_SECONDS = 0.2  # the live fragment's period while playing (faster speeds)
 BIG_TICK_SECONDS = 0.4  # ... for networks whose frames are big (over FRAME_PAYLOAD bytes)
@@ -36,6 +38,10 @@ TRAIN_BUDGET = 0.6  # share of a tick's period that training may take
 CATCH_UP_SECONDS = 0.5  # after a stall, at most this much wall clock's worth of steps is made up
 HISTORY_EVERY = 1.0  # seconds between full curve histories while playing
 SAVE_EVERY = 1.0  # seconds between snapshots in the run store while playing (every action saves at once)
+# NOTE: a page that comes back playing (a reload mid-Play) gets its full message and the fragment's first
+# frames at once; the browser renders only the last of updates that arrive together, so the layout is resent
+# for most of a second after a full run (4 KB a message at the defaults) instead of hanging on the view's one "need".
+MODEL_RESEND = 0.9  # seconds after a full run during which every message carries the layout and points
 DIGITS = 4  # significant digits of the numbers the live view draws (curves, points)
 GRAPH_TEXTS_KEPT = 128  # step graphs' texts kept per session (by step: a frame resent, or replayed, is not redone)
 # NOTE: json.dumps (as Streamlit sends a component's data) writes every non-ASCII character as a 6-byte
@@ -65,14 +71,18 @@ class Playground:
         config: TrainConfig | None = None,
         *,
         clock: Callable[[], float] = time.monotonic,
-        store: RunStore = RUNS,
+        store: RunStore | None = None,
         run_id: str | None = None,
         state: training.TrainState | None = None,
         upload: Upload | None = None,
+        user: str = "",
+        holder: str | None = None,
     ):
         self.clock = clock
-        self.store = store
+        self.store = store if store is not None else runs()
         self.run_id = run_id or new_run_id()
+        self.user = user  # the learner (a key of their browser): their share of the store
+        self.holder = holder or secrets.token_hex(8)  # this page's hold on the run in the store
         self.upload = upload
         self.state = state if state is not None else training.new_state(config or TrainConfig(), self._data(config))
         self.playing = False
@@ -83,6 +93,7 @@ class Playground:
         self._carry = 0.0  # fractional steps due
         self._history_sent = -math.inf
         self._saved = -math.inf
+        self._model_until = -math.inf  # the layout and points go with every message until then
         self._recent: deque[training.Frame] = deque(maxlen=SLOW_MOTION)  # slow motion resends these
         self._graph_texts: OrderedDict[int, dict] = OrderedDict()  # step -> the step graph's texts
         self._graph_layout: dict | None = None
@@ -166,6 +177,7 @@ class Playground:
             self.playing = True
             self._last_tick = self.clock()
             self._carry = 0.0
+            self.save()  # a reload from now on comes back playing
 
     def pause(self) -> None:
         self.playing = False
@@ -230,33 +242,54 @@ class Playground:
 
     # --------------------------------------------------------------- storing
     def save(self) -> None:
-        """Keep the run in the store under its id (see explorer/run_store.py)."""
-        self.store.put(self.run_id, (self.state, self.upload))
+        """Keep the run's snapshot in the store under its id (server/run_store.py), in place of the last.
+        If another page has taken the run over meanwhile (the learner opened its link elsewhere), this
+        page's run goes on under a new id, so neither overwrites the other. A store that fails (its
+        database gone) is logged; the run goes on in this page."""
+        blob = run_snapshot.dump(self.state, self.upload, self.playing)
+        try:
+            if self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing) == TAKEN:
+                self.run_id = new_run_id()
+                self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing)
+        except Exception as err:  # noqa: BLE001 - sqlite3 or redis errors: the learner's run must go on
+            logging.getLogger(__name__).warning("run %s not saved: %r", self.run_id, err)
         self._saved = self.clock()
 
     @classmethod
-    def restore(cls, run_id: str, *, clock: Callable[[], float] = time.monotonic, store: RunStore = RUNS):
-        """The run saved under `run_id`, paused, or None if the store does not have it."""
-        saved = store.get(run_id)
-        if saved is None:
+    def restore(
+        cls, run_id: str, *, clock: Callable[[], float] = time.monotonic, store: RunStore | None = None, user: str = ""
+    ) -> Playground | None:
+        """The run saved under `run_id`, or None if the store does not have it (or cannot read it).
+        The same run (same id) if this learner may take it over, playing if it was; a copy under a
+        new id, paused, if another learner's page is playing it now."""
+        store = store if store is not None else runs()
+        holder = secrets.token_hex(8)
+        try:
+            opened = store.open(run_id, user=user, holder=holder)
+            if opened is None:
+                return None
+            snapshot = run_snapshot.load(opened.blob, Upload)
+        except Exception as err:  # noqa: BLE001 - a store that fails, or a snapshot that does not fit
+            logging.getLogger(__name__).warning("run %s not restored: %r", run_id, err)
             return None
-        state, upload = saved
-        return cls(clock=clock, store=store, run_id=run_id, state=state, upload=upload)
+        found = cls(clock=clock, store=store, run_id=run_id if opened.owned else None, state=snapshot.state,
+                    upload=snapshot.upload, user=user, holder=holder)
+        if snapshot.playing and opened.owned:
+            found.play()
+        return found
 
     @classmethod
     def from_url(
-        cls, params: dict[str, str], *, clock: Callable[[], float] = time.monotonic, store: RunStore = RUNS
+        cls, params: dict[str, str], *, clock: Callable[[], float] = time.monotonic, store: RunStore | None = None,
+        user: str = "",
     ) -> tuple[Playground, list[str]]:
         """The run a page's URL asks for, and what in the URL could not be used. A `run` id that the
-        store holds is continued (under a new id, so two tabs of one link never write one run);
-        otherwise a new run starts from the URL's settings."""
+        store holds is continued (see `restore`); otherwise a new run starts from the URL's settings."""
         params = {k: str(v) for k, v in params.items()}
         run_id = params.pop("run", None)
         if run_id:
-            found = cls.restore(run_id, clock=clock, store=store)
+            found = cls.restore(run_id, clock=clock, store=store, user=user)
             if found is not None:
-                found.run_id = new_run_id()
-                found.save()
                 return found, []
         problems = []
         if params.get("dataset") == datasets.UPLOADED:
@@ -265,10 +298,10 @@ class Playground:
         config, refused = TrainConfig.from_query(params)
         if run_id:
             problems.append(
-                "the run in this link is no longer on the server (it restarted, or the run was pushed out "
-                "by newer ones): it starts again from step 0 with the link's settings"
+                "the run in this link is no longer stored (the runs least recently used make room for new "
+                "ones): it starts again from step 0 with the link's settings"
             )
-        return cls(config, clock=clock, store=store), problems + refused
+        return cls(config, clock=clock, store=store, user=user), problems + refused
 
     # ------------------------------------------------------------- the step graph
     def graph_layout(self) -> dict:
@@ -327,6 +360,8 @@ class Playground:
             "frames": [self._frame_data(f, graph) for f in (frames or [training.frame(s)])],
         }
         if full:
+            self._model_until = now + MODEL_RESEND
+        if full or now < self._model_until:
             data["model"] = _model_data(s)
             if graph:
                 data["model"]["graph"] = {"key": self.graph_layout()["key"], "glyphs": [STAND_INS, GLYPHS]}

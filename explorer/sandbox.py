@@ -43,7 +43,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from explorer.cache import ByteCache
+from server.cache import ByteCache
 
 MB = 1024 * 1024
 _ROOT = Path(__file__).resolve().parents[1]  # the checkout: workers import explorer/ and autograd/ from it

@@ -12,6 +12,7 @@ from components import playground_files as files  # noqa: E402
 from components import settings_form as form  # noqa: E402
 from components.graph_view import graph_view  # noqa: E402
 from components.layout import header  # noqa: E402
+from components.learner import learner_key  # noqa: E402
 from components.links import link_warnings  # noqa: E402
 from components.live_view import live_view  # noqa: E402
 from explorer import datasets, playground_graph  # noqa: E402
@@ -39,7 +40,7 @@ st.html(
 form.restore()
 if "pg" not in ss:
     link_warnings("playground")
-    ss.pg, ss.pg_problems = Playground.from_url(st.query_params.to_dict())
+    ss.pg, ss.pg_problems = Playground.from_url(st.query_params.to_dict(), user=learner_key())
     form.load(ss.pg.config)
 pg: Playground = ss.pg
 
@@ -108,6 +109,8 @@ if stopped:
 def live() -> None:
     was_playing = pg.playing
     frames = pg.tick()
+    if st.query_params.get("run") != pg.run_id:  # the run went on under a new id (server/run_store.py)
+        st.query_params["run"] = pg.run_id
     if was_playing and not pg.playing:
         st.rerun(scope="app")  # diverged: stop the timer and show the explanation
     data = pg.view_data(frames, full=ss.pop("pg_full", False), replay=ss.get("pg_replay") and not pg.playing,

@@ -214,7 +214,7 @@ def test_a_new_session_with_the_run_in_its_url_continues_the_run(at):
     url = {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
     again = open_page(url)
     assert pg(again).state.step == 3 and not again.warning
-    assert pg(again).run_id != url["run"]
+    assert pg(again).run_id == url["run"]  # one run id per run: a reload continues it
 
 
 def test_show_step_graph_puts_the_program_in_session_state(at):

@@ -13,8 +13,8 @@ import pytest
 import sandbox_tasks as tasks
 
 from autograd.expr import ExpressionError
-from explorer.cache import ByteCache
 from explorer.sandbox import Cancelled, Limits, Sandbox, SandboxError
+from server.cache import ByteCache
 
 TESTS = str(Path(__file__).resolve().parent)
 LIMITS = Limits(memory_mb=256, cpu_seconds=1.5, wall_seconds=20.0, result_mb=4)

@@ -11,7 +11,7 @@ from components.live_view import MATH_JS
 from explorer import nets, training
 from explorer.playground import Playground
 from explorer.playground_settings import TrainConfig
-from explorer.run_store import RunStore
+from server.run_store import MemoryRunStore
 
 pytestmark = pytest.mark.browser
 
@@ -33,7 +33,7 @@ def math_page(browser):
 
 
 def _browser_and_engine(page, config):
-    pg = Playground(config, store=RunStore())
+    pg = Playground(config, store=MemoryRunStore())
     training.step(pg.state, 15)
     for p in pg.state.model.parameters():  # wider pre-activations reach the tails (gelu's erf, saturation)
         p.data = p.data * 2.5

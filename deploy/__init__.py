@@ -1,0 +1,1 @@
+"""Deployment: serving one class from several Streamlit processes behind HAProxy."""

@@ -1,0 +1,154 @@
+"""A playground run as bytes for the run store and back: the model file format plus the run's own records, no pickle.
+
+A snapshot is an uncompressed .npz (read back with ``allow_pickle=False``) holding
+- ``model``: the run as `model_io.to_npz` writes a model file (settings, data of an upload, step,
+  weights, the optimiser's state), read back by `model_io.load`, so a snapshot is checked as an
+  uploaded model is;
+- ``run``: JSON of what a model file leaves out and a continued run needs: playing or not, the
+  batch order's generator state, the replay's spacing, the divergence message, the last health,
+  the uploaded CSV's name and task;
+- arrays: the curves (``history``), the replay frames (``frame_params``, ``frame_metrics``; their
+  health in the JSON), the current epoch's batch ``order``, an upload's points (``upload_X/y``).
+The store's database is written by other processes, so nothing read here is trusted: any part
+that does not fit gives `SnapshotError`, and the page starts the run afresh with a message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import zipfile
+
+import numpy as np
+
+from explorer import health, model_io, training
+
+FORMAT = "autograd-explorer run snapshot"
+VERSION = 1
+
+
+class SnapshotError(ValueError):
+    """A stored snapshot that cannot be continued."""
+
+
+@dataclasses.dataclass
+class Snapshot:
+    state: training.TrainState
+    upload: object | None  # explorer.playground.Upload (kept loose: the playground imports this module)
+    playing: bool
+
+
+def dump(state: training.TrainState, upload, playing: bool) -> bytes:
+    h = state.history
+    run = {
+        "format": FORMAT,
+        "version": VERSION,
+        "playing": bool(playing),
+        "rng": state.rng.bit_generator.state,
+        "cursor": state._cursor,
+        "frame_every": state.frame_every,
+        "diverged": state.diverged,
+        "compute_rate": state.compute_rate,
+        "health": _health_json(state.health),
+        "frame_health": [_health_json(f.health) for f in state.frames],
+        "upload": None if upload is None else {"name": upload.name, "task": upload.task, "token": upload.token},
+    }
+    arrays = {
+        "model": np.frombuffer(model_io.to_npz(state), dtype=np.uint8),
+        "run": np.array(json.dumps(run)),
+        "history": np.array([getattr(h, name) for name in h.COLUMNS], dtype=np.float64),
+        "frame_params": np.array([f.params for f in state.frames], dtype=np.float64).reshape(len(state.frames), -1),
+        "frame_metrics": np.array([dataclasses.astuple(f.metrics) for f in state.frames], dtype=np.float64).reshape(
+            len(state.frames), len(dataclasses.fields(training.Metrics))),
+    }
+    if state._order is not None:
+        arrays["order"] = np.asarray(state._order, dtype=np.int64)
+    if upload is not None:
+        arrays["upload_X"], arrays["upload_y"] = np.asarray(upload.X), np.asarray(upload.y)
+    out = io.BytesIO()
+    np.savez(out, **arrays)  # NOTE: uncompressed: the model part is compressed, weights hardly compress
+    return out.getvalue()
+
+
+def load(blob: bytes, upload_type) -> Snapshot:
+    """The run in ``blob``; ``upload_type(name, task, X, y, token)`` rebuilds its upload."""
+    try:
+        with np.load(io.BytesIO(blob), allow_pickle=False) as npz:
+            arrays = {key: npz[key] for key in npz.files}
+        run = json.loads(str(arrays["run"]))
+        if not isinstance(run, dict) or run.get("format") != FORMAT or run.get("version") != VERSION:
+            raise SnapshotError("not a run snapshot of this version")
+        state = model_io.load("the stored run", arrays["model"].tobytes())
+        _restore_records(state, run, arrays)
+        upload = None
+        if run["upload"] is not None:
+            u = run["upload"]
+            X, y = _finite(arrays["upload_X"], 2), _finite(arrays["upload_y"], 1)
+            upload = upload_type(str(u["name"]), str(u["task"]), X, y, str(u["token"]))
+        return Snapshot(state, upload, bool(run["playing"]))
+    except SnapshotError:
+        raise
+    except (model_io.ModelFileError, ValueError, KeyError, TypeError, IndexError, OSError, EOFError,
+            zipfile.BadZipFile) as err:
+        raise SnapshotError(f"the stored run cannot be read ({type(err).__name__}: {str(err)[:200]})") from None
+
+
+def _restore_records(state: training.TrainState, run: dict, arrays: dict) -> None:
+    history = _finite(arrays["history"], 2, allow_nan=True).astype(np.float64)
+    n_params = len(training.flat_params(state))
+    params = _finite(arrays["frame_params"], 2, allow_nan=True)
+    metrics = _finite(arrays["frame_metrics"], 2, allow_nan=True)
+    if history.shape[0] != len(training.History.COLUMNS) or not history.shape[1]:
+        raise SnapshotError("the stored curves do not have the right shape")
+    if params.size and (params.ndim != 2 or params.shape[1] != n_params):
+        raise SnapshotError("the stored replay frames do not fit the network")
+    if len(params) != len(metrics) or len(params) != len(run["frame_health"]) or len(params) > training.MAX_FRAMES:
+        raise SnapshotError("the stored replay frames do not match")
+    steps = history[0]
+    if int(steps[-1]) != state.step:
+        raise SnapshotError("the stored curves end at another step than the weights")
+    state.history = training.History(*[[int(s) for s in steps]] + [list(map(float, row)) for row in history[1:]])
+    state.frames = [
+        training.Frame(training.Metrics(int(m[0]), *map(float, m[1:])), np.array(p, dtype=np.float64),
+                       _health(h)) for p, m, h in zip(params, metrics, run["frame_health"])
+    ]
+    rng = np.random.default_rng()
+    rng.bit_generator.state = run["rng"]  # ValueError / TypeError if it is not a PCG64 state
+    state.rng = rng
+    order = arrays.get("order")
+    n = len(state.y_train)
+    if order is not None and (order.ndim != 1 or len(order) != n or sorted(order.tolist()) != list(range(n))):
+        raise SnapshotError("the stored batch order is not an order of the training points")
+    cursor = int(run["cursor"])
+    if not 0 <= cursor <= n:
+        raise SnapshotError("the stored batch position is outside the training points")
+    state._order, state._cursor = order, cursor
+    state.frame_every = max(1, int(run["frame_every"]))
+    state.diverged = None if run["diverged"] is None else str(run["diverged"])[:500]
+    state.compute_rate = float(run["compute_rate"])
+    state.health = _health(run["health"])
+
+
+def _finite(a: np.ndarray, ndim: int, allow_nan: bool = False) -> np.ndarray:
+    """``a`` if it is an array of numbers of ``ndim`` dimensions without infinities (or NaN, unless allowed)."""
+    if a.dtype.kind not in "fiu" or a.ndim != ndim:
+        raise SnapshotError("a stored array does not have the right kind or shape")
+    if a.dtype.kind == "f" and (np.isinf(a).any() or (not allow_nan and np.isnan(a).any())):
+        raise SnapshotError("a stored array holds infinite or NaN numbers")
+    return a
+
+
+def _health_json(layers) -> list[dict]:
+    return [dataclasses.asdict(layer) for layer in layers]
+
+
+def _health(layers) -> tuple[health.LayerHealth, ...]:
+    fields = {f.name for f in dataclasses.fields(health.LayerHealth)}
+    out = []
+    for layer in layers:
+        if not isinstance(layer, dict) or set(layer) != fields:
+            raise SnapshotError("the stored gradient health does not have the right fields")
+        numbers = {k: (None if v is None else float(v)) for k, v in layer.items() if k != "trouble"}
+        out.append(health.LayerHealth(**numbers, trouble=str(layer["trouble"])[:300]))
+    return tuple(out)
