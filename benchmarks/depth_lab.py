@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from explorer.depth_lab import MAX_NUMBERS, LabConfig, analyse  # noqa: E402
-from explorer.sandbox import Sandbox  # noqa: E402
+from server.sandbox import Sandbox  # noqa: E402
 
 CASES = [
     LabConfig(),  # the page's defaults: tanh, N(0, 1), 50 × 64, batch 200

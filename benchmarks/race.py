@@ -48,7 +48,7 @@ def server(repeats: int = 5, steps: int = 500) -> dict:
         picture = race.grid(r)
         grids.append(time.perf_counter() - start)
     payload = len(json.dumps({"grid": picture, "paths": result["paths"]}, separators=(",", ":")))
-    from explorer.sandbox import Sandbox
+    from server.sandbox import Sandbox
 
     sandbox = Sandbox()
     try:

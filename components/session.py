@@ -1,4 +1,4 @@
-"""The pages' way to evaluate a user's program: in the sandbox (explorer/sandbox.py), stopped when the
+"""The pages' way to evaluate a user's program: in the sandbox (server/sandbox.py), stopped when the
 session that asked goes away or reruns.
 
     analysis = session.sandboxed(explain.analyse_program, program)
@@ -32,7 +32,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 
 from explorer import explain
 from explorer.formatting import markdown_safe
-from explorer.sandbox import Limits, Sandbox, SandboxError
+from server.sandbox import Limits, Sandbox, SandboxError
 
 REAP_PERIOD = 15.0  # seconds between looks for closed sessions whose reconnect time (TTL) has passed
 

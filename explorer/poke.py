@@ -390,8 +390,8 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
     plot of ``active`` and its partner (see ``partner``), the two on the axes in the knobs' order. ``curve``
     and ``surface`` compute the pictures (these functions, or cached versions of them); each is asked without
     the values it sweeps, so a drag of ``active`` asks again only for its point."""
-    from explorer.sandbox import SandboxError
     from language.source import ExpressionError
+    from server.sandbox import SandboxError
 
     values = knob_values(knobs_, poked)
     knobs_ = tuple(k.widened(values[k.name]) for k in knobs_)

@@ -8,7 +8,7 @@ import pytest
 
 from components import session
 from explorer import presets
-from explorer.sandbox import SandboxError, wall_message
+from server.sandbox import SandboxError, wall_message
 from tests.test_app import EXPLORER, STEPPER, app
 
 BUSY = SandboxError("wall", wall_message(session.limits()))

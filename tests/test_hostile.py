@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 from explorer import datasets, model_io, poke, presets, training
 from explorer.links import step_from_link
 from explorer.playground_settings import SETTINGS, TrainConfig
-from explorer.sandbox import Sandbox, SandboxError
 from language import ExpressionError, compile_program
+from server.sandbox import Sandbox, SandboxError
 from tests import hostile_corpus as corpus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,7 +192,7 @@ DEATH = ("The evaluation stopped unexpectedly (signal 9), perhaps for lack of me
 @pytest.mark.parametrize(("page", "dies"), [(p, f) for p, asked in ASKED.items() for f in asked])
 def test_a_worker_that_dies_is_its_message_alone(monkeypatch, page, dies):
     """An evaluation a page asks for ends as a killed worker's does (kill -9: SandboxError 'crash', as
-    explorer.sandbox reports it): the page shows that message, no traceback, and the program's text stays."""
+    server.sandbox reports it): the page shows that message, no traceback, and the program's text stays."""
     real = Sandbox.run
 
     def run(self, fn, *args, cancelled=None):

@@ -13,8 +13,8 @@ import pytest
 import sandbox_tasks as tasks
 
 from autograd.expr import ExpressionError
-from explorer.sandbox import Cancelled, Limits, Sandbox, SandboxError
 from server.cache import ByteCache
+from server.sandbox import Cancelled, Limits, Sandbox, SandboxError
 
 TESTS = str(Path(__file__).resolve().parent)
 LIMITS = Limits(memory_mb=256, cpu_seconds=1.5, wall_seconds=20.0, result_mb=4)
@@ -112,7 +112,7 @@ def test_cpu_time_over_the_limit_stops_the_task(sandbox, tmp_path):
 NON_ROOT_RUN = """
 import json, resource, sys
 import sandbox_tasks as tasks
-from explorer.sandbox import Limits, Sandbox, SandboxError
+from server.sandbox import Limits, Sandbox, SandboxError
 
 # What the test is about: this process cannot raise a hard CPU limit once lowered (no CAP_SYS_RESOURCE).
 resource.setrlimit(resource.RLIMIT_CPU, (10**6, 10**6))
@@ -302,7 +302,7 @@ def test_replacing_an_entry_counts_its_bytes_once():
 @pytest.mark.skipif(not Path("/proc/self/comm").exists(), reason="process names are read from Linux's /proc")
 def test_a_worker_is_named_after_the_task_it_runs(sandbox):
     """ps (and the tab-close browser test) sees what each worker does: the task's function, else idle."""
-    from explorer.sandbox import IDLE_NAME
+    from server.sandbox import IDLE_NAME
 
     name, pid = sandbox.run(tasks.own_name)
     assert name == "own_name"

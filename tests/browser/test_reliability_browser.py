@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from benchmarks.load import many_inputs_program
-from explorer.sandbox import IDLE_NAME
+from server.sandbox import IDLE_NAME
 
 from .helpers import APP, app_exception, main_text, open_page, wait_for_idle, wait_for_text
 from .server import start_streamlit
@@ -86,7 +86,7 @@ def workers(server) -> list[psutil.Process]:
 
 
 def task_of(process: psutil.Process) -> str:
-    """What a sandbox worker is doing: the task's function while it runs one (explorer/sandbox.py names the
+    """What a sandbox worker is doing: the task's function while it runs one (server/sandbox.py names the
     process after it), else ``sandbox-idle``; '' for a process that has gone."""
     try:
         return Path(f"/proc/{process.pid}/comm").read_text().strip()

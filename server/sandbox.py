@@ -332,7 +332,7 @@ class _Worker:
         env = dict(os.environ)
         env.update({name: "1" for name in _THREAD_ENV})  # one core per evaluation
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH", "")) if p)
-        code = (f"from explorer.sandbox import _worker_main; "
+        code = (f"from server.sandbox import _worker_main; "
                 f"_worker_main({task_read}, {result_write}, {limits.memory_mb * MB}, {tuple(preload)!r}, "
                 f"{max(limits.worker_cpu_seconds, limits.cpu_seconds + 4)!r})")
         try:

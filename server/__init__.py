@@ -1,0 +1,1 @@
+"""The server's infrastructure, apart from presentation: sandboxed workers, the byte-bounded LRU, the run store."""
