@@ -356,13 +356,22 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     program = compile_program(text)
     result = program.run(inputs=resolve(program, poked))
     eval_seconds = time.monotonic() - started
+    if result.output.requires_grad:
+        result.output.backward()
+    return checked_analysis(program, result, trace(result.output), started, eval_seconds, max_elements, time_budget)
+
+
+def checked_analysis(program, result, graph, started: float, eval_seconds: float, max_elements: int = 64,
+                     time_budget: float = 3.0) -> Analysis:
+    """analyse_program's Analysis of a program already run (``result``, backward() done: ``graph`` traced with its
+    grads), ``started`` at that monotonic time, one run having taken ``eval_seconds``."""
+    from autograd import no_grad
+
     python = program.to_python()
     if not result.output.requires_grad:
         note = "Nothing here requires grad (the output is made of constants only), so backward() has nothing to do."
         rows = tuple(_unchecked(name, t, "no grad") for name, t in result.variables.items())
-        return Analysis(graph=trace(result.output), checks=rows, python=python, note=note)
-    result.output.backward()
-    graph = trace(result.output)
+        return Analysis(graph=graph, checks=rows, python=python, note=note)
     # The inputs: leaves that require grad made by a name's first assignment, if the graph uses them.
     in_graph = {id(node.data) for node in graph.nodes if node.kind == "input"}
     leaves = {name: t for name, t in result.inputs.items() if id(t.data) in in_graph}
@@ -371,7 +380,8 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     base = {name: t.data for name, t in leaves.items()}
 
     def run(values: Mapping[str, np.ndarray]) -> np.ndarray:
-        return program.run(inputs=values).output.data
+        with no_grad():  # only the output's numbers: no graph to record
+            return program.run(inputs=values).output.data
 
     note = ""
     checked = []
@@ -417,17 +427,22 @@ def step_program(text: str, poked: tuple = ()):
 def stepped_run(text: str, poked: tuple = ()):
     """step_program's (graph, steps) and the output Tensor they were recorded from (its graph's tensors keep
     their grads: explorer.jacobian_view builds each node's Jacobian from them in the same evaluation)."""
-    from autograd.graph import backward_steps, trace
     from explorer.poke import resolve
     from language import compile_program
 
     program = compile_program(text)
     program.check_stepper()
     output = program.run(inputs=resolve(program, poked)).output
+    return (*recorded_backward(output), output)
+
+
+def recorded_backward(output):
+    """(graph, steps): backward() of a program's output, each step recorded (none if nothing needs grad)."""
+    from autograd.graph import backward_steps, trace
+
     if not output.requires_grad:
-        return trace(output), (), output
-    graph, steps = backward_steps(output, plugged=plugged_rule)
-    return graph, steps, output
+        return trace(output), ()
+    return backward_steps(output, plugged=plugged_rule)
 
 
 #: Operands of up to this many elements are put into a rule as numbers (past it, the line would not be read).

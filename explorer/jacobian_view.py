@@ -198,10 +198,15 @@ def step_jacobians(text: str, poked: poke.Poked, only: tuple = (), budget: int =
 def stepper_run(text: str, poked: poke.Poked) -> tuple:
     """(graph, steps, Jacobian views) for the Backward Stepper in one evaluation: explain.step_program's graph
     and steps and step_jacobians' views, from one run of the program."""
+    graph, steps, output = explain.stepped_run(text, poked)
+    return graph, steps, budgeted_views(graph, output)
+
+
+def budgeted_views(graph, output) -> dict:
+    """step_jacobians' views within STEP_BUDGET for a program's ``output`` (backward() done; ``graph`` its trace)."""
     from autograd.tensor import toposort
 
-    graph, steps, output = explain.stepped_run(text, poked)
-    return graph, steps, _step_views(graph, toposort(output, only_grad=False), (), STEP_BUDGET)
+    return _step_views(graph, toposort(output, only_grad=False), (), STEP_BUDGET)
 
 
 def _step_views(graph, tensors, only: tuple, budget: int) -> dict:

@@ -9,7 +9,7 @@ from components import session
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import explain, graph_data
+from explorer import explain, graph_data, page_data
 from explorer.dot import to_svg
 from explorer.formatting import markdown_safe
 from explorer.jacobian_view import node_jacobian
@@ -17,8 +17,9 @@ from explorer.jacobian_view import node_jacobian
 through_app()
 ss = st.session_state
 
-# A worker process each, limited and cancellable (components/session.py); graph first, then the check.
-analyse = functools.partial(session.sandboxed, explain.analyse_program)
+# A worker process each, limited and cancellable (components/session.py): one evaluation per page run (graph,
+# steps, sliders and check), one per slider move while dragging (graph and steps), and a node's Jacobian when asked.
+view_of = functools.partial(session.sandboxed, page_data.explorer_view)
 stepped = functools.partial(session.sandboxed, explain.step_program)
 jacobian_of = functools.partial(session.sandboxed, node_jacobian)
 svg_of = st.cache_data(max_entries=16, show_spinner=False)(to_svg)
@@ -53,9 +54,12 @@ def live(shown, knobs, picked, left, right):
     and the graph retexts in place."""
     if full_run_wanted() or ss.pop("explorer_whole_run", False):
         st.rerun()  # the values settled, or a click or a toggle: the tabs below follow
-    graph, steps = stepped(shown)  # from the sandbox's cache: the fragment keeps only text between runs
+    view = view_of(shown)  # from the sandbox's cache: the fragment keeps only text between runs
+    graph, steps = view.graph, view.steps
     now = ss.get("poked", ())
-    poked_graph, _ = stepped(shown, now) if now else (graph, steps)
+    # NOTE: the page run's own evaluation at its values; a drag's values each get the graph alone
+    poked_graph = graph if not now else view_of(shown, now).graph if now == ss.get("explorer_settled") else \
+        stepped(shown, now)[0]
     with left:
         poke_panel(shown, knobs, poked_graph, key="explorer_poke")
     with right, st.container(key="explorer_results_graph"):
@@ -72,18 +76,18 @@ def page() -> None:
     left, right = st.columns([1, 2], gap="medium")
     with left:
         panels.editor(program)
-        # NOTE: the graph comes from the backward pass alone, so it is drawn before the gradient check runs.
         shown = program
         try:
-            graph, steps = stepped(program)
+            view = view_of(program)  # graph, steps, sliders and check in one evaluation (explorer/page_data.py)
             ss["explorer_last_good"] = program
         except Exception as exc:  # noqa: BLE001 - ExpressionError or anything else: a message, never a traceback
             panels.program_error(program, exc)
             shown = ss.get("explorer_last_good")
             if shown is None:
                 st.stop()
-            graph, steps = stepped(shown)
-        knobs, poked = synced(shown)
+            view = view_of(shown)
+        knobs, poked = synced(shown, view.knobs)
+        graph = view.graph
 
     stale = shown != program  # the editor's program has an error: everything drawn below is the last that ran
     picked = ss.get("explorer_picked")  # a node clicked or chosen, if this graph has it
@@ -93,24 +97,26 @@ def page() -> None:
         if stale:
             note.caption(explain.STALE_NOTE)
 
+    failure = ss["explorer_settled"] = None
+    try:
+        view = view_of(shown, poked) if poked else view  # the numbers the graph and the tabs below show
+        ss["explorer_settled"] = poked
+    except Exception as exc:  # noqa: BLE001 - the program's graph is drawn; this is a message, never a traceback
+        failure = exc
     live(shown, knobs, picked, left, right)
     with right:  # under the graph; the same for any poked numbers, so not rerun with them
         st.caption(explain.graph_caption(graph, graph_data.MAX_DRAWN))
-    view = ss.get("graph_view", {})
-    graph, steps = stepped(shown, poked) if poked else (graph, steps)  # the numbers the tabs below show
-
-    try:
-        analysis = analyse(shown, poked)
-    except Exception as exc:  # noqa: BLE001 - the graph is drawn; the check's failure is a message, never a traceback
-        note.error(markdown_safe(explain.error_report(shown, exc)[0]), icon=":material/error:")
+    if failure is not None:
+        note.error(markdown_safe(explain.error_report(shown, failure)[0]), icon=":material/error:")
         st.stop()
+    graph, steps, analysis = view.graph, view.steps, view.analysis
     if analysis.note and not stale:
         note.info(analysis.note, icon=":material/info:")
 
     panels.tabs(
         lambda: panels.checks(analysis, knobs, poked),
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node)),
-        lambda: panels.export(graph, steps, view, analysis, poked, svg_of),
+        lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of),
         stale=stale,
     )
 

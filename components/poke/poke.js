@@ -1,7 +1,8 @@
 // Poke the numbers: a slider for each input of the program (a scalar's value, an array's scale) and what a
 // gradient means as a picture — the output against the input being moved, with the tangent whose slope is
 // that input's grad, and, with two or more inputs, a contour plot of the output over two of them with the
-// gradient arrow. Data: explorer.poke.picture_data + {answered, version, out} (components/poke).
+// gradient arrow. Data: explorer.poke.picture_data + {answered, version, out, pictures_wanted} (components/poke);
+// while pictures_wanted, the view asks for the pictures once (trigger "pictures").
 //
 // While a slider moves its values go to the server as they come (state `poke` = {values, active, seq,
 // final}), one at a time: the next is sent when the answer to the last has arrived (data.answered), so
@@ -121,6 +122,12 @@ class Poke {
     this.syncKnobs();
     if (this.inflight !== null && data.answered >= this.inflight) this.answered();
     this.renderPictures();
+    // The pictures of a program come once they are asked for (the page run that sent this evaluated it once).
+    if (!data.pictures_wanted) this.askedPictures = false;
+    else if (!this.askedPictures && setTriggerValue) {
+      this.askedPictures = true;
+      setTriggerValue("pictures", true);
+    }
     this.updates += 1;
     this.root.dataset.updates = String(this.updates);
     this.root.dataset.answered = String(data.answered);
@@ -245,7 +252,8 @@ class Poke {
       this.contourFig = contour = d.surface ? contour || this.contour(d, Math.min(each, two ? each : 360), surfaceKey) : null;
       if (curve) this.pictures.append(curve.figure);
       if (contour) this.pictures.append(contour.figure);
-      if (!curve && !contour) this.pictures.append(pkEl("p", { class: "pk-muted", text: "No input to draw against." }));
+      const none = d.pictures_wanted ? "Drawing the pictures…" : "No input to draw against.";
+      if (!curve && !contour) this.pictures.append(pkEl("p", { class: "pk-muted", text: none }));
     }
     if (curve) curve.move(d);
     if (contour) contour.move(d);
