@@ -57,9 +57,12 @@ def live(shown, knobs, picked, left, right):
     view = view_of(shown)  # from the sandbox's cache: the fragment keeps only text between runs
     graph, steps = view.graph, view.steps
     now = ss.get("poked", ())
-    # NOTE: the page run's own evaluation at its values; a drag's values each get the graph alone
-    poked_graph = graph if not now else view_of(shown, now).graph if now == ss.get("explorer_settled") else \
-        stepped(shown, now)[0]
+    if not now:
+        poked_graph = graph
+    elif now == ss.get("explorer_settled"):  # the page run's own evaluation, at its values
+        poked_graph = view_of(shown, now).graph
+    else:  # a drag's values: the graph alone, one evaluation per move
+        poked_graph, _ = stepped(shown, now)
     with left:
         poke_panel(shown, knobs, poked_graph, key="explorer_poke")
     with right, st.container(key="explorer_results_graph"):
@@ -97,7 +100,8 @@ def page() -> None:
         if stale:
             note.caption(explain.STALE_NOTE)
 
-    failure = ss["explorer_settled"] = None
+    failure = None
+    ss["explorer_settled"] = None  # the poked values this run evaluated (live's graph takes them from it)
     try:
         view = view_of(shown, poked) if poked else view  # the numbers the graph and the tabs below show
         ss["explorer_settled"] = poked

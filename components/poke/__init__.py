@@ -36,9 +36,8 @@ ss = st.session_state
 _FULL_RUN = "_poke_full_run"
 
 # The evaluations of the user's program this view makes (plain functions of explorer.poke), each in a worker
-# process, limited, cancellable and cached (components/session.py): the sliders of a program, and the
-# pictures' curve and grid.
-knobs_for = functools.partial(session.sandboxed, poke.knobs)
+# process, limited, cancellable and cached (components/session.py): the pictures' curve and grid. (The sliders
+# come with the page run's evaluation, explorer/page_data.py.)
 _curve = functools.partial(session.sandboxed, poke.curve)
 _surface = functools.partial(session.sandboxed, poke.surface)
 
@@ -64,13 +63,12 @@ def _reset() -> None:
     ss[_FULL_RUN] = True
 
 
-def synced(text: str, knobs: tuple | None = None) -> tuple[tuple, tuple]:
+def synced(text: str, knobs: tuple) -> tuple[tuple, tuple]:
     """(knobs, poked) of a program for a whole page run: the session's poked values and the URL's ``?poke=``
     kept in step (explorer.poke.sync); what a link's values get wrong is said here, in a warning. ``knobs``:
-    the program's, if the page has them (explorer.page_data), else they are evaluated here."""
+    the program's (explorer.page_data's view of it has them)."""
     from explorer.formatting import markdown_safe
 
-    knobs = knobs_for(text) if knobs is None else knobs
     poked, problems = poke.sync(ss, st.query_params, text, knobs)
     for problem in problems:
         st.warning(markdown_safe(f"Ignored part of the link's poked values: {problem}."))
@@ -84,7 +82,7 @@ def full_run_wanted() -> bool:
 
 
 def poke_panel(text: str, knobs: tuple, graph, *, key: str) -> None:
-    """The sliders of ``knobs`` (knobs_for(text)) at the session's poked values and the pictures for ``graph``
+    """The sliders of ``knobs`` (explorer.poke.knobs(text)) at the session's poked values and the pictures for ``graph``
     (the program run with them, grads filled in).
 
     The pictures evaluate the program again and again (a curve, a grid): they are made once the view shows
