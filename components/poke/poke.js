@@ -18,6 +18,7 @@
 
 const PK_IDLE_MS = 400;
 const PK_LOST_MS = 2500;
+const PK_PICTURES_AGAIN_MS = 5000; // the pictures asked for again if they have not come by then
 const PK_LEVELS = 10; // contour lines at the 10 %, 20 %, … 90 % quantiles of the grid's values
 
 function pkEl(tag, attrs = {}, children = []) {
@@ -123,15 +124,24 @@ class Poke {
     if (this.inflight !== null && data.answered >= this.inflight) this.answered();
     this.renderPictures();
     // The pictures of a program come once they are asked for (the page run that sent this evaluated it once).
-    if (!data.pictures_wanted) this.askedPictures = false;
-    else if (!this.askedPictures && setTriggerValue) {
-      this.askedPictures = true;
-      setTriggerValue("pictures", true);
-    }
+    if (!data.pictures_wanted) {
+      clearTimeout(this.picturesAsked);
+      this.picturesAsked = null;
+    } else if (!this.picturesAsked) this.askPictures();
     this.updates += 1;
     this.root.dataset.updates = String(this.updates);
     this.root.dataset.answered = String(data.answered);
     this.root.dataset.active = data.active || "";
+  }
+
+  askPictures() {
+    if (!this.setTriggerValue) return;
+    this.setTriggerValue("pictures", true);
+    // NOTE: asked again while the data still want them after a while: a request is not lost with a run it interrupted
+    this.picturesAsked = setTimeout(() => {
+      this.picturesAsked = null;
+      if (this.data.pictures_wanted && this.root.isConnected) this.askPictures();
+    }, PK_PICTURES_AGAIN_MS);
   }
 
   answered() {
