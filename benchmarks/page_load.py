@@ -19,7 +19,6 @@ depend on the machine's load: record them with the command that made them.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -36,11 +35,11 @@ def main() -> None:
     root = Path(args.app).resolve()
     sys.path.insert(0, str(root))
     os.chdir(root)
-    from streamlit.proto.WidgetStates_pb2 import WidgetState
     from streamlit.testing.v1 import AppTest
 
     from components import session
     from explorer import presets
+    from tests.test_app import sent, trigger  # the browser's messages, as the AppTest tests send them
 
     def load(program: str, page: str):
         at = AppTest.from_file(str(root / "app.py"), default_timeout=300)
@@ -53,17 +52,10 @@ def main() -> None:
 
     def pictures(at) -> float | None:
         """The poke view's request for its pictures, answered; None if the load sent them already."""
-        found = [e for e in at.get("bidi_component") if e.proto.component_name == "components.poke"]
-        if not found or not json.loads(found[0].proto.json).get("pictures_wanted"):
+        if not sent(at, "components.poke").get("pictures_wanted"):
             return None
-        from streamlit.components.v2.bidi_component.main import _make_trigger_id
-
-        states = at._tree.get_widget_states()
-        events = _make_trigger_id(found[0].proto.id, "events")
-        states.widgets.append(WidgetState(id=events, json_trigger_value=json.dumps([{"event": "pictures",
-                                                                                      "value": True}])))
         started = time.perf_counter()
-        at._run(states)
+        trigger(at, "components.poke", "pictures")
         return time.perf_counter() - started
 
     sandbox = session.sandbox()
