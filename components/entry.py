@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
+
+from components.st_internals import PagesManager
 
 
 def through_app() -> None:

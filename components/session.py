@@ -25,11 +25,15 @@ from dataclasses import replace
 from typing import Any
 
 import streamlit as st
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
-from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+from components.st_internals import (
+    RerunException,
+    Runtime,
+    ScriptRequestType,
+    StopException,
+    expire_closed_sessions,
+    get_script_run_ctx,
+)
 from explorer import explain
 from explorer.formatting import markdown_safe
 from server.sandbox import Limits, Sandbox, SandboxError
@@ -128,14 +132,14 @@ def reap_closed_sessions() -> None:
     kept alive by its widget callbacks) stayed in memory until some other session connected: five
     closed tabs of 144 MB programs held +656 MB for good. Asking that cache to expire its entries
     every 15 s lets the memory go 2 to 2.25 minutes after the tab closed. This reaches into
-    Streamlit 1.67's internals; if they change, the reaper logs once and stops.
+    Streamlit 1.67's internals (components/st_internals.py); if they change, the reaper logs once and stops.
     One closed session can outlive this: the runtime's event loop keeps the last session it
     looked at in a local variable until it next looks at one (any tab's activity frees it).
     """
     while True:
         time.sleep(REAP_PERIOD)
         try:
-            expired = len(Runtime.instance()._session_mgr._session_storage._cache.expire())
+            expired = expire_closed_sessions()
         except Exception as exc:  # noqa: BLE001 - another Streamlit: keep serving, say so once
             logging.getLogger(__name__).warning("closed sessions are not reaped: %r", exc)
             return

@@ -356,13 +356,23 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     program = compile_program(text)
     result = program.run(inputs=resolve(program, poked))
     eval_seconds = time.monotonic() - started
+    if result.output.requires_grad:
+        result.output.backward()
+    graph = trace(result.output, uses=result.uses)
+    return checked_analysis(program, result, graph, started, eval_seconds, max_elements, time_budget)
+
+
+def checked_analysis(program, result, graph, started: float, eval_seconds: float, max_elements: int = 64,
+                     time_budget: float = 3.0) -> Analysis:
+    """analyse_program's Analysis of a program already run (``result``, backward() done: ``graph`` traced with its
+    grads), ``started`` at that monotonic time, one run having taken ``eval_seconds``."""
+    from autograd import no_grad
+
     python = program.to_python()
     if not result.output.requires_grad:
         note = "Nothing here requires grad (the output is made of constants only), so backward() has nothing to do."
         rows = tuple(_unchecked(name, t, "no grad") for name, t in result.variables.items())
-        return Analysis(graph=trace(result.output, uses=result.uses), checks=rows, python=python, note=note)
-    result.output.backward()
-    graph = trace(result.output, uses=result.uses)
+        return Analysis(graph=graph, checks=rows, python=python, note=note)
     # The inputs: leaves that require grad made by a name's first assignment, if the graph differentiates them
     # (a float tensor read as labels or an index is drawn, but a nudge would only make its labels fractional).
     as_data = data_only(graph)
@@ -374,7 +384,8 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     base = {name: t.data for name, t in leaves.items()}
 
     def run(values: Mapping[str, np.ndarray]) -> np.ndarray:
-        return program.run(inputs=values).output.data
+        with no_grad():  # only the output's numbers: no graph to record
+            return program.run(inputs=values).output.data
 
     note = ""
     checked = []
@@ -428,18 +439,23 @@ def step_program(text: str, poked: tuple = ()):
 def stepped_run(text: str, poked: tuple = ()):
     """step_program's (graph, steps) and the run they were recorded from (language's Result: its output's graph
     keeps its grads, so explorer.jacobian_view builds each node's Jacobian from them in the same evaluation)."""
-    from autograd.graph import backward_steps, trace
     from explorer.poke import resolve
     from language import compile_program
 
     program = compile_program(text)
     program.check_stepper()
     result = program.run(inputs=resolve(program, poked))
-    output = result.output
+    return (*recorded_backward(result.output, result.uses), result)
+
+
+def recorded_backward(output, uses=None):
+    """(graph, steps): backward() of a program's output, each step recorded (none if nothing needs grad); ``uses``
+    is the run's (language's Result.uses: the tensors its ops read as data, drawn as such)."""
+    from autograd.graph import backward_steps, trace
+
     if not output.requires_grad:
-        return trace(output, uses=result.uses), (), result
-    graph, steps = backward_steps(output, plugged=plugged_rule, uses=result.uses)
-    return graph, steps, result
+        return trace(output, uses=uses), ()
+    return backward_steps(output, plugged=plugged_rule, uses=uses)
 
 
 #: Operands of up to this many elements are put into a rule whole; past it, one element's arithmetic is written.

@@ -229,10 +229,16 @@ def step_jacobians(text: str, poked: poke.Poked, only: tuple = (), budget: int =
 def stepper_run(text: str, poked: poke.Poked) -> tuple:
     """(graph, steps, Jacobian views) for the Backward Stepper in one evaluation: explain.step_program's graph
     and steps and step_jacobians' views, from one run of the program."""
+    graph, steps, result = explain.stepped_run(text, poked)
+    return graph, steps, budgeted_views(graph, result)
+
+
+def budgeted_views(graph, result) -> dict:
+    """step_jacobians' views within STEP_BUDGET for a program's run ``result`` (language's Result: backward() done;
+    ``graph`` its trace)."""
     from autograd.graph import order
 
-    graph, steps, result = explain.stepped_run(text, poked)
-    return graph, steps, _step_views(graph, order(result.output, result.uses), (), STEP_BUDGET)
+    return _step_views(graph, order(result.output, result.uses), (), STEP_BUDGET)
 
 
 def _step_views(graph, tensors, only: tuple, budget: int) -> dict:

@@ -106,8 +106,15 @@ def knobs(text: str) -> tuple:
     axis do not), in the program's order. Raises ExpressionError for a bad program."""
     from language import compile_program
 
-    program = compile_program(text)
-    leaves = program.run().inputs
+    return knobs_of(compile_program(text))
+
+
+def knobs_of(program, leaves: dict | None = None) -> tuple:
+    """knobs of a compiled program; ``leaves`` (name -> leaf Tensor) are those of a run of it with no inputs
+    given, if there was one (else it runs here)."""
+    if leaves is None:
+        with no_grad():
+            leaves = program.run().inputs
     return tuple(knob_for(name, leaves[name].data) for name in program.inputs if name not in program.fixed)
 
 
@@ -131,9 +138,10 @@ def normal(values: Mapping[str, float], knobs_: tuple) -> Poked:
     return tuple(sorted(kept))
 
 
-def resolve(program, poked: Poked) -> dict:
+def resolve(program, poked: Poked, own: dict | None = None) -> dict:
     """name -> array for ``program.run(inputs=...)``: a 'value' knob's number in the input's shape, a 'scale'
-    knob's s times the program's own values (which costs one run of the program, only if there is one)."""
+    knob's s times the program's own values (``own``: the leaves of a run with no inputs given, else that run
+    is made here, only if there is a scale)."""
     inputs = {}
     scaled = {}
     for name, value in poked:
@@ -142,8 +150,10 @@ def resolve(program, poked: Poked) -> dict:
             inputs[name] = np.full(shape, value, dtype=np.float64)
         else:
             scaled[name] = value
+    if scaled and own is None:
+        with no_grad():
+            own = program.run().inputs
     if scaled:
-        own = program.run().inputs
         for name, s in scaled.items():
             inputs[name] = own[name].data * s
     return inputs
@@ -267,7 +277,8 @@ def _points(program, wanted: int, per_axis: int) -> int:
 
 
 def _sums(program, base_inputs: dict, name: str, xs, other: str | None = None, ys=None, scale=None) -> np.ndarray:
-    own = program.run().inputs if scale else {}
+    with no_grad():
+        own = program.run().inputs if scale else {}
 
     def value_of(knob_name, v):
         if scale and knob_name in scale:

@@ -30,7 +30,7 @@ façade over this package.
 """
 
 from language.check import Checker
-from language.program import Costs, Program, Result
+from language.program import EVALUATIONS, Costs, Program, Result
 from language.source import ExpressionError, Source, parse
 
 __all__ = ["compile_program", "Program", "Result", "Costs", "ExpressionError", "evaluate", "check", "to_python"]
@@ -38,6 +38,7 @@ __all__ = ["compile_program", "Program", "Result", "Costs", "ExpressionError", "
 
 def compile_program(text: str, seed: int = 0) -> Program:
     """Parses and checks a program, predicting its shapes and costs; raises ExpressionError if it is not valid."""
+    EVALUATIONS["compiles"] += 1
     source = Source(text)
     tree = parse(source)
     return Checker(source, tree, seed).compile()

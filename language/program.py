@@ -5,14 +5,21 @@ Tensors each time (the same random draws for the same seed), so re-running with 
 gradient check) or slider values is cheap.
 """
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from autograd import Tensor
+from autograd import Tensor, is_grad_enabled
 from language import messages as msg
 from language.source import ExpressionError, Source
+
+#: What this process has evaluated: ``compiles`` (language.compile_program), ``runs`` (Program.run) and, of those,
+#: ``recorded``: runs with grad enabled, which record a graph for backward() (a page's forward and backward pass;
+#: the gradient check's nudged runs and the pictures' sweeps run under no_grad). Tests and benchmarks read it to
+#: count a page run's evaluations (explorer/page_data.py).
+EVALUATIONS: Counter = Counter()
 
 
 class Slot(NamedTuple):
@@ -120,6 +127,8 @@ class Program:
         run time (labels out of range), with the line and column of the statement or operation.
         """
         given = self._validate(inputs or {})
+        EVALUATIONS["runs"] += 1
+        EVALUATIONS["recorded"] += is_grad_enabled()
         values = [None] * self.slots
         values[0] = np.random.default_rng(self.seed if seed is None else seed)
         variables: dict[str, Tensor] = {}

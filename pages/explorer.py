@@ -10,7 +10,7 @@ from components.entry import through_app
 from components.graph_view import graph_view, program_view
 from components.layout import bring_into_view, header, later_on_a_phone
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import explain, graph_data
+from explorer import explain, graph_data, page_data
 from explorer.dot import to_svg
 from explorer.inspector import node_view
 from explorer.jacobian_view import node_jacobian
@@ -18,8 +18,9 @@ from explorer.jacobian_view import node_jacobian
 through_app()
 ss = st.session_state
 
-# A worker process each, limited and cancellable (components/session.py); graph first, then the check.
-analyse = functools.partial(session.sandboxed, explain.analyse_program)
+# A worker process each, limited and cancellable (components/session.py): one evaluation per page run (graph, steps,
+# sliders, check), one per slider move (graph, steps), and a node's inspector, Jacobian, element and SVG when asked.
+view_of = functools.partial(session.sandboxed, page_data.explorer_view)
 stepped = functools.partial(session.sandboxed, explain.step_program)
 jacobian_of = functools.partial(session.sandboxed, node_jacobian)
 element_of = functools.partial(session.sandboxed, explain.element_of)
@@ -59,9 +60,15 @@ def live(shown, knobs, picked, left, right):
     if full_run_wanted() or ss.pop("explorer_whole_run", False):
         st.rerun()  # the values settled, or a click or a toggle: the tabs below follow
     with session.failures_shown(into=right):  # a busy sandbox: its words, here and in the sliders' column
-        graph, steps = stepped(shown)  # from the sandbox's cache: the fragment keeps only text between runs
+        view = view_of(shown)  # from the sandbox's cache: the fragment keeps only text between runs
+        graph, steps = view.graph, view.steps
         now = ss.get("poked", ())
-        poked_graph, _ = stepped(shown, now) if now else (graph, steps)
+        if not now:
+            poked_graph = graph
+        elif now == ss.get("explorer_settled"):  # the page run's own evaluation, at its values
+            poked_graph = view_of(shown, now).graph
+        else:  # a drag's values: the graph alone, one evaluation per move
+            poked_graph, _ = stepped(shown, now)
         with left, session.failures_shown():
             poke_panel(shown, knobs, poked_graph, key="explorer_poke")
         _graph(shown, graph, steps, picked, right, poked_graph if now else None)
@@ -85,10 +92,9 @@ def page() -> None:
         left, right = st.columns([1, 2], gap="medium")
     with left:
         panels.editor(program)
-        # NOTE: the graph comes from the backward pass alone, so it is drawn before the gradient check runs.
         shown = program
         try:
-            graph, steps = stepped(program)
+            view = view_of(program)  # graph, steps, sliders and check in one evaluation (explorer/page_data.py)
             ss["explorer_last_good"] = program
         except Exception as exc:  # noqa: BLE001 - ExpressionError or anything else: a message, never a traceback
             panels.program_error(program, exc)
@@ -98,9 +104,10 @@ def page() -> None:
                     panels.nothing_drawn()
                 st.stop()
             with session.failures_shown(stop=True):
-                graph, steps = stepped(shown)
+                view = view_of(shown)
         with session.failures_shown(stop=True):
-            knobs, poked = synced(shown)
+            knobs, poked = synced(shown, view.knobs)
+        graph = view.graph
 
     stale = shown != program  # the editor's program has an error: everything drawn below is the last that ran
     picked = ss.get("explorer_picked")  # a node clicked or chosen, if this graph has it
@@ -110,13 +117,20 @@ def page() -> None:
         if stale:
             note.caption(explain.STALE_NOTE)
 
+    failure = None
+    ss["explorer_settled"] = None  # the poked values this run evaluated (live's graph takes them from it)
+    try:
+        view = view_of(shown, poked) if poked else view  # the numbers the graph and the tabs below show
+        ss["explorer_settled"] = poked
+    except Exception as exc:  # noqa: BLE001 - the program's graph is drawn; this is a message, never a traceback
+        failure = exc
     live(shown, knobs, picked, left, right)
     with right:  # under the graph; the same for any poked numbers, so not rerun with them
         st.caption(explain.graph_caption(graph, graph_data.MAX_DRAWN))
-    view = ss.get("graph_view", {})
-    with session.failures_shown(stop=True, into=note):  # the graph is drawn; the rest says why it stopped
-        graph, steps = stepped(shown, poked) if poked else (graph, steps)  # the numbers the tabs below show
-        analysis = analyse(shown, poked)
+    if failure is not None:
+        session.show_failure(failure, into=note)  # the graph is drawn; the rest says why it stopped
+        st.stop()
+    graph, steps, analysis = view.graph, view.steps, view.analysis
     if analysis.note and not stale:
         note.info(analysis.note, icon=":material/info:")
 
@@ -125,7 +139,7 @@ def page() -> None:
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
                                  lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index)),
-        lambda: panels.export(graph, steps, view, analysis, poked, svg_of),
+        lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of),
         stale=stale,
     )
     if ss.get("explorer_scroll_seq", 0) > ss.get("explorer_scrolled_seq", 0):

@@ -10,15 +10,17 @@ from components.explorer_panels import program_error, shared_program
 from components.graph_view import graph_view, program_view
 from components.layout import header
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import explain, graph_data, links
+from explorer import explain, graph_data, links, page_data
 from explorer.formatting import markdown_safe
 from explorer.jacobian_view import step_jacobians, stepper_run
 
 through_app()
 
-# A worker process each, limited and cancellable (components/session.py): the graph, its steps and their
-# Jacobians in one evaluation (one per slider move), and the Jacobians past the budget when they are asked for.
-stepped = functools.partial(session.sandboxed, stepper_run)
+# A worker process each, limited and cancellable (components/session.py): the graph, its steps, their Jacobians
+# and the sliders in one evaluation per page run (explorer/page_data.py), the first three once per slider move
+# while dragging, and the Jacobians past the budget when they are asked for.
+stepped = functools.partial(session.sandboxed, page_data.stepper_view)
+dragged = functools.partial(session.sandboxed, stepper_run)
 jacobians_of = functools.partial(session.sandboxed, step_jacobians)
 
 
@@ -33,8 +35,8 @@ header(
 program = shared_program("stepper")
 
 try:
-    n = len(stepped(program, ())[1])  # the steps themselves stay in the sandbox's cache (see live)
-    knobs, _ = synced(program)
+    n = len(stepped(program).steps)  # the steps themselves stay in the sandbox's cache (see live)
+    knobs, st.session_state["stepper_settled"] = synced(program, stepped(program).knobs)  # the page run's values
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     program_error(program, exc)
     st.page_link(
@@ -92,7 +94,8 @@ def live(program, knobs):
 def _live(program, knobs):
     # NOTE: from the sandbox's cache, not arguments: a fragment keeps its arguments while its session lives, and
     # a closed tab's session outlives it (+336 MB per 8M-number program)
-    graph, steps, _ = stepped(program, ())
+    view = stepped(program)
+    graph, steps = view.graph, view.steps
     n = len(steps)
     # NOTE: the browser moves on its own; a run caused by its report must not send it a position (the
     # data would change and be sent again, and the view ignores it anyway). Any other run (arriving from
@@ -105,7 +108,11 @@ def _live(program, knobs):
         st.query_params["step"] = str(st.session_state["stepper_pos"])
     poked = st.session_state.get("poked", ())
     layout = program_view(program, graph, steps, stepper=True)
-    poked_graph, poked_steps, jacobians = stepped(program, poked)
+    if poked and poked != st.session_state.get("stepper_settled"):  # a drag's values: graph, steps, Jacobians alone
+        poked_graph, poked_steps, jacobians = dragged(program, poked)
+    else:
+        at = stepped(program, poked) if poked else view
+        poked_graph, poked_steps, jacobians = at.graph, at.steps, at.jacobians
     data = layout
     if poked:
         poked_view = program_view(program, poked_graph, poked_steps, stepper=True, poked=poked)

@@ -23,6 +23,7 @@ picklable. POSIX only (``resource``); the CPU clock is read from /proc where the
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import ctypes.util
@@ -422,6 +423,9 @@ class Sandbox:
         self._slots = threading.BoundedSemaphore(workers)
         self._idle: list[_Worker] = []
         self._closed = False
+        #: The keys (module, function, args) of the latest evaluations started (not cached, not shared): a page
+        #: run's evaluations are the entries it added (tests count them).
+        self.started: collections.deque = collections.deque(maxlen=256)
         self._cannot_start = ""  # why the last worker did not start, until one does
         self._spawn_requests = threading.Semaphore(workers)
         # NOTE: one long-lived thread starts every worker: Linux's parent-death signal fires when the
@@ -444,6 +448,7 @@ class Sandbox:
             job = self._jobs.get(key)
             if job is None:
                 job = self._jobs[key] = _Job(key, fn, args)
+                self.started.append(key)
                 threading.Thread(target=self._execute, args=(job,), name="sandbox-job", daemon=True).start()
             job.waiters += 1
             job.left_at = None

@@ -464,17 +464,20 @@ def test_a_non_finite_gradient_is_not_blamed_on_a_kink():
 
 def test_a_check_that_fails_after_the_graph_is_drawn_is_a_message(monkeypatch):
     from components import session
-    from explorer import explain
+    from explorer import page_data
 
     sandboxed = session.sandboxed
 
-    def failing(fn, *args):  # the analysis runs in a worker process: it is failed on its way there
-        if fn is explain.analyse_program:
+    def failing(fn, *args):  # the evaluation runs in a worker process: it is failed on its way there
+        if fn is page_data.explorer_view and args[1:]:  # at the poked values: the program's own graph is drawn
             raise RuntimeError("the check ran out of time")
         return sandboxed(fn, *args)
 
     monkeypatch.setattr(session, "sandboxed", failing)
-    at = app().run()
+    at = app()
+    at.query_params["program"] = presets.program(presets.DEFAULT)
+    at.query_params["poke"] = "a=-2.5"
+    at.run()
     no_exception(at)
     assert graph_element(at), "the graph is drawn first"
     assert any("ran out of time" in e.value for e in at.error)
@@ -521,7 +524,12 @@ def test_every_input_gets_a_slider_and_the_pictures_of_its_grad():
         ("a", "value", -4.0, -8.0, 0.0), ("b", "value", 2.0, 0.0, 4.0)]
     assert [k["slope"] for k in data["knobs"]] == [pytest.approx(138.8338, abs=1e-4), pytest.approx(645.5773, abs=1e-4)]
     assert data["output"] == pytest.approx(24.7041, abs=1e-4) and data["out"] == "g"
+    assert data["pictures_wanted"] and "curve" not in data, "the pictures are made once the view asks"
+    trigger(at, "components.poke", "pictures")
+    no_exception(at)
+    data = sent(at, "components.poke")
     assert data["curve"]["name"] == "a" and data["surface"]["x"] == "a" and data["surface"]["y"] == "b"
+    assert not data["pictures_wanted"]
     assert not data["poked"] and view_data(at)["values"] is None, "the program's own numbers: nothing to retext"
     assert "poke" not in at.query_params
 

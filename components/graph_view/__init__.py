@@ -24,10 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from components import jacobian_view
 from components.assets import module_loader, served_url
+from components.st_internals import get_script_run_ctx
 from explorer import graph_data
 from explorer.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
 

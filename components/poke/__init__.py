@@ -36,9 +36,8 @@ ss = st.session_state
 _FULL_RUN = "_poke_full_run"
 
 # The evaluations of the user's program this view makes (plain functions of explorer.poke), each in a worker
-# process, limited, cancellable and cached (components/session.py): the sliders of a program, and the
-# pictures' curve and grid.
-knobs_for = functools.partial(session.sandboxed, poke.knobs)
+# process, limited, cancellable and cached (components/session.py): the pictures' curve and grid. (The sliders
+# come with the page run's evaluation, explorer/page_data.py.)
 _curve = functools.partial(session.sandboxed, poke.curve)
 _surface = functools.partial(session.sandboxed, poke.surface)
 
@@ -64,12 +63,12 @@ def _reset() -> None:
     ss[_FULL_RUN] = True
 
 
-def synced(text: str) -> tuple[tuple, tuple]:
+def synced(text: str, knobs: tuple) -> tuple[tuple, tuple]:
     """(knobs, poked) of a program for a whole page run: the session's poked values and the URL's ``?poke=``
-    kept in step (explorer.poke.sync); what a link's values get wrong is said here, in a warning."""
+    kept in step (explorer.poke.sync); what a link's values get wrong is said here, in a warning. ``knobs``:
+    the program's (explorer.page_data's view of it has them)."""
     from explorer.formatting import markdown_safe
 
-    knobs = knobs_for(text)
     poked, problems = poke.sync(ss, st.query_params, text, knobs)
     for problem in problems:
         st.warning(markdown_safe(f"Ignored part of the link's poked values: {problem}."))
@@ -83,15 +82,27 @@ def full_run_wanted() -> bool:
 
 
 def poke_panel(text: str, knobs: tuple, graph, *, key: str) -> None:
-    """The sliders of ``knobs`` (knobs_for(text)) at the session's poked values and the pictures for ``graph``
-    (the program run with them, grads filled in)."""
+    """The sliders of ``knobs`` (explorer.poke.knobs(text)) at the session's poked values and the pictures for ``graph``
+    (the program run with them, grads filled in).
+
+    The pictures evaluate the program again and again (a curve, a grid): they are made once the view shows
+    this program and asks for them (trigger ``pictures``; ``pictures_wanted`` in the data until then), so a
+    page run evaluates the program once (explorer/page_data.py) and the sliders and graph are not kept waiting.
+    """
     if not knobs:
         return
     names = [k.name for k in knobs]
     if ss.get("poke_active") not in names:
         ss["poke_active"] = names[0]
     poked = ss.get("poked", ())
+    wanted = ss.get(f"{key}_pictures_for") != text
     data = poke.pictures(text, knobs, poked, graph, ss["poke_active"], ss.get("poke_previous"),
-                         curve=_curve, surface=_surface)
-    data |= {"answered": ss.get("poke_answered", 0), "version": ss.get("poke_version", 0)}
-    _component(key=key, data=data, on_poke_change=lambda: _moved(key, knobs), on_reset_change=_reset)
+                         curve=_not_yet if wanted else _curve, surface=_not_yet if wanted else _surface)
+    data |= {"answered": ss.get("poke_answered", 0), "version": ss.get("poke_version", 0), "pictures_wanted": wanted}
+    _component(key=key, data=data, on_poke_change=lambda: _moved(key, knobs), on_reset_change=_reset,
+               on_pictures_change=lambda: ss.__setitem__(f"{key}_pictures_for", text))
+
+
+def _not_yet(*_) -> None:
+    """A picture the view has not asked for yet."""
+    return None

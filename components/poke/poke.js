@@ -1,7 +1,8 @@
 // Poke the numbers: a slider for each input of the program (a scalar's value, an array's scale) and what a
 // gradient means as a picture — the output against the input being moved, with the tangent whose slope is
 // that input's grad, and, with two or more inputs, a contour plot of the output over two of them with the
-// gradient arrow. Data: explorer.poke.picture_data + {answered, version, out} (components/poke).
+// gradient arrow. Data: explorer.poke.picture_data + {answered, version, out, pictures_wanted} (components/poke);
+// while pictures_wanted, the view asks for the pictures once (trigger "pictures").
 //
 // While a slider moves its values go to the server as they come (state `poke` = {values, active, seq,
 // final}), one at a time: the next is sent when the answer to the last has arrived (data.answered), so
@@ -17,6 +18,7 @@
 
 const PK_IDLE_MS = 400;
 const PK_LOST_MS = 2500;
+const PK_PICTURES_AGAIN_MS = 5000; // the pictures asked for again if they have not come by then
 const PK_LEVELS = 10; // contour lines at the 10 %, 20 %, … 90 % quantiles of the grid's values
 // Closed contour loops shorter than this fraction of the plot's side, and open pieces shorter than PK_MIN_PIECE
 // (a corner the frame cuts off), are left out: in a nearly flat region a quantile level follows the grid's
@@ -173,10 +175,25 @@ class Poke {
     this.syncKnobs();
     if (this.inflight !== null && data.answered >= this.inflight) this.answered();
     this.renderPictures();
+    // The pictures of a program come once they are asked for (the page run that sent this evaluated it once).
+    if (!data.pictures_wanted) {
+      clearTimeout(this.picturesAsked);
+      this.picturesAsked = null;
+    } else if (!this.picturesAsked) this.askPictures();
     this.updates += 1;
     this.root.dataset.updates = String(this.updates);
     this.root.dataset.answered = String(data.answered);
     this.root.dataset.active = data.active || "";
+  }
+
+  askPictures() {
+    if (!this.setTriggerValue) return;
+    this.setTriggerValue("pictures", true);
+    // NOTE: asked again while the data still want them after a while: a request is not lost with a run it interrupted
+    this.picturesAsked = setTimeout(() => {
+      this.picturesAsked = null;
+      if (this.data.pictures_wanted && this.root.isConnected) this.askPictures();
+    }, PK_PICTURES_AGAIN_MS);
   }
 
   answered() {
@@ -297,7 +314,8 @@ class Poke {
       this.contourFig = contour = d.surface ? contour || this.contour(d, Math.min(each, two ? each : 360), surfaceKey) : null;
       if (curve) this.pictures.append(curve.figure);
       if (contour) this.pictures.append(contour.figure);
-      if (!curve && !contour) this.pictures.append(pkEl("p", { class: "pk-muted", text: "No input to draw against." }));
+      const none = d.pictures_wanted ? "Drawing the pictures…" : "No input to draw against.";
+      if (!curve && !contour) this.pictures.append(pkEl("p", { class: "pk-muted", text: none }));
     }
     if (curve) curve.move(d);
     if (contour) contour.move(d);

@@ -1,0 +1,67 @@
+"""What one page run shows of a program, from one evaluation: graph, backward steps, sliders, check or Jacobians.
+
+    view = page_data.explorer_view(text, poked)   # PageView: graph, steps, knobs, analysis
+    view = page_data.stepper_view(text, poked)    # PageView: graph, steps, knobs, jacobians
+
+One compile and one forward and backward pass per (program, poked values): the pages make one sandboxed call
+for a whole run (components/session.py caches it), and fetch the rest when it is asked for: the poke
+pictures (explorer.poke.curve and surface) once the browser shows them, a node's Jacobian when it is
+inspected, a Stepper step's past the budget when it is shown. Plain Python (no Streamlit).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from explorer import explain, poke
+
+
+@dataclass(frozen=True)
+class PageView:
+    """A program run with its poked values, backward() recorded step by step."""
+
+    graph: object  # autograd.graph.Graph, grads filled in
+    steps: tuple  # autograd.graph.Step per VJP that ran (none if nothing requires grad)
+    knobs: tuple  # explorer.poke.Knob per input that may be poked
+    analysis: explain.Analysis | None = None  # the Explorer's gradient check (explorer_view)
+    jacobians: dict | None = None  # the Stepper's Jacobian views within its budget (stepper_view)
+    evaluations: dict = field(default_factory=dict)  # what making it cost: language.program.EVALUATIONS' counts
+
+
+def explorer_view(text: str, poked: poke.Poked = ()) -> PageView:
+    """The Expression Explorer's run: graph, steps, knobs and the gradient check (explain.analyse_program's).
+    Raises ExpressionError for a bad program, or one whose steps would be too big to record."""
+    return _view(text, poked, check=True)
+
+
+def stepper_view(text: str, poked: poke.Poked = ()) -> PageView:
+    """The Backward Stepper's run: graph, steps, knobs and the steps' Jacobian views within the budget
+    (explorer.jacobian_view.step_jacobians'; the rest are asked for one by one)."""
+    return _view(text, poked, check=False)
+
+
+def _view(text: str, poked: poke.Poked, check: bool) -> PageView:
+    from autograd import no_grad
+    from explorer.jacobian_view import budgeted_views
+    from language import EVALUATIONS, compile_program
+
+    before = EVALUATIONS.copy()
+    started = time.monotonic()
+    program = compile_program(text)
+    program.check_stepper()
+    own = None
+    if poked:  # the program's own input values: the sliders' ranges and a scale's base
+        with no_grad():
+            own = program.run().inputs
+    result = program.run(inputs=poke.resolve(program, poked, own))
+    eval_seconds = time.monotonic() - started
+    knobs = poke.knobs_of(program, own or result.inputs)
+    graph, steps = explain.recorded_backward(result.output, result.uses)
+    if check:
+        analysis = explain.checked_analysis(program, result, graph, started, eval_seconds)
+        jacobians = None
+    else:
+        analysis, jacobians = None, budgeted_views(graph, result)
+    spent = {name: EVALUATIONS[name] - before[name] for name in ("compiles", "runs", "recorded")}
+    return PageView(graph, steps, knobs, analysis, jacobians, spent)
