@@ -194,7 +194,7 @@ def view_limit(tensor) -> int:
     work). NOTE: at LIMIT a long 1-D input made rows of 64 × 1,000,000 and columns of 1,000,000 × 64 numbers:
     the Stepper of `x = randn(1000000)`, `y = x.relu().sum()` took 1.1 GB and 3.3 s, past one evaluation's
     memory, before it could show a step."""
-    largest = max([tensor.size, *(p.size for p in tensor.parents)], default=1)
+    largest = max(tensor.size, *(p.size for p in tensor.parents), 1)  # 1: an empty tensor has no rows to show
     g = tensor.grad if tensor.grad is not None else np.ones(tensor.shape)
     _, operations = counted_vjp(tensor, g)
     per_row = max(operations, tensor.size, 1)

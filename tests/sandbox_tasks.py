@@ -74,6 +74,11 @@ def burn(cpu_seconds, tag=0):
     return tag
 
 
+def burn_where(cpu_seconds, tag=0):
+    """burn, and which worker did it: (tag, the worker's pid)."""
+    return burn(cpu_seconds, tag), os.getpid()
+
+
 def signalled(signum):
     """Dies of signal ``signum`` mid-task (what the OOM killer, a CPU limit or a crash do to a worker)."""
     import signal

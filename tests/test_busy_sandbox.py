@@ -50,9 +50,9 @@ def _page(page: str, tab: str | None, fail_at: int | None, monkeypatch):
 
 
 CALLS = {
-    "Inspect a node": {"step_program", "analyse_program", "knobs", "curve", "surface", "node_view", "node_jacobian"},
-    "Export": {"step_program", "analyse_program", "knobs", "curve", "surface", "to_svg"},
-    None: {"stepper_run", "knobs", "curve", "surface"},
+    "Inspect a node": {"explorer_view", "node_view", "node_jacobian"},
+    "Export": {"explorer_view", "to_svg"},
+    None: {"stepper_view"},
 }
 
 

@@ -113,7 +113,7 @@ def test_a_links_stepper_step_is_said_and_clamped():
 
 
 def test_a_run_id_not_of_the_servers_form_never_reaches_the_store(monkeypatch):
-    from explorer import run_store
+    from server import run_store
 
     asked = []
     monkeypatch.setattr(run_store.RunStore, "get", lambda self, key: asked.append(key))
@@ -182,8 +182,8 @@ def test_a_jsons_depth_is_counted_outside_strings():
 #: The evaluations each program page asks the sandbox for, and whether their failure is said (a picture that
 #: did not finish is left out, the graph and the rest drawn).
 ASKED = {
-    "explorer": {"step_program": True, "knobs": True, "analyse_program": True, "curve": False, "surface": False},
-    "stepper": {"stepper_run": True, "knobs": True, "curve": False, "surface": False},
+    "explorer": {"explorer_view": True, "curve": False, "surface": False},
+    "stepper": {"stepper_view": True, "curve": False, "surface": False},
 }
 DEATH = ("The evaluation stopped unexpectedly (signal 9), perhaps for lack of memory (one evaluation may use "
          "640 MB); make the program smaller.")

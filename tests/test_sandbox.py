@@ -126,10 +126,11 @@ box = Sandbox(Limits(cpu_seconds=1.0, wall_seconds=60.0, worker_cpu_seconds=3.0)
 answers, failures, workers = [], [], set()
 for i in range(50):
     try:
-        answers.append(box.run(tasks.burn, 0.12, i))
+        answer, pid = box.run(tasks.burn_where, 0.12, i)
+        answers.append(answer)
+        workers.add(pid)  # a worker near its lifetime CPU retires and a fresh one serves the next task
     except SandboxError as exc:
         failures.append(f"{i}: {exc.kind}: {exc.message}")
-    workers.update(w.pid for w in box._idle)
 box.close()
 print(json.dumps({"privileged": privileged, "answers": answers, "failures": failures, "workers": len(workers)}))
 """
