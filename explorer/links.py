@@ -15,6 +15,7 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "explorer": ("program", "poke"),
     "stepper": ("program", "poke", "step"),
     "playground": (*(s.name for s in SETTINGS), "run"),
+    "optimiser_race": ("program", "surface", "plane", "start", "opt", "steps"),  # explorer.race.QUERY_KEYS
 }
 
 

@@ -26,7 +26,7 @@ def page() -> None:
     with st.sidebar:
         panels.surface_box(setup)
         if setup.surface == race.OWN:
-            text = explorer_panels.shared_program()
+            text = explorer_panels.shared_program("optimiser_race")
             panels.program_editor(text)
             try:
                 planes = panels.own_setup(setup, text)

@@ -18,7 +18,7 @@ def test_a_long_vector_is_a_column_of_its_first_numbers_with_a_summary_of_all():
     shown = preview(x)
     assert shown.table.shape == (PREVIEW_ROWS, 1), "one column of the first numbers, not one row of a million"
     assert np.array_equal(shown.table[:, 0], x[:PREVIEW_ROWS])
-    assert shown.summary.startswith("1,000,000 numbers: mean -0.5, min -5e+05, max 5e+05")
+    assert shown.summary.startswith("1,000,000 numbers: mean -0.5, min -5e5, max 5e5")
     assert shown.note == f"Showing the first {PREVIEW_ROWS} of 1,000,000 rows."
     assert shown.table.base is None, "a copy: the preview does not keep the whole array alive"
 
