@@ -23,6 +23,10 @@
 // tiles [data-stat]; the legend's chips [data-class]. If the browser holds no layout for the
 // run it is shown (a message was skipped), it asks for one with the trigger "need".
 
+import { el } from "../../web/dom.js";
+import { mix, parseColour, rgb, theme as pageTheme } from "../../web/theme.js";
+import * as lm from "./live_math.js";
+
 const CLASS_COLOURS = ["#f28e2b", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 const POSITIVE = "#1f77b4";
 const NEGATIVE = "#f28e2b";
@@ -32,25 +36,8 @@ const MAX_QUEUE_MESSAGES = 3; // frames of at most this many messages wait to be
 
 // --------------------------------------------------------------------------- colours
 
-function parseColour(text, fallback) {
-  const t = (text || "").trim();
-  let m = /^#([0-9a-f]{6})/i.exec(t);
-  if (m) return [0, 2, 4].map((i) => parseInt(m[1].slice(i, i + 2), 16));
-  m = /^#([0-9a-f]{3})$/i.exec(t);
-  if (m) return [0, 1, 2].map((i) => 17 * parseInt(m[1][i], 16));
-  m = /rgba?\(([^)]+)\)/.exec(t);
-  if (m) return m[1].split(/[ ,/]+/).slice(0, 3).map(Number);
-  return fallback;
-}
-
-const rgb = (c, a = 1) => `rgba(${Math.round(c[0])},${Math.round(c[1])},${Math.round(c[2])},${a})`;
-const mix = (a, b, t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
-
-function readTheme(el) {
-  const cs = getComputedStyle(el);
-  const bg = parseColour(cs.getPropertyValue("--st-background-color"), [255, 255, 255]);
-  const text = parseColour(cs.getPropertyValue("--st-text-color"), [49, 51, 63]);
-  const dark = 0.299 * bg[0] + 0.587 * bg[1] + 0.114 * bg[2] < 128;
+function readTheme(node) {
+  const { bg, text, dark, font } = pageTheme(node);
   const classes = CLASS_COLOURS.map((c) => parseColour(c));
   return {
     key: `${bg}|${text}`,
@@ -64,7 +51,7 @@ function readTheme(el) {
     axis: rgb(text, 0.45),
     faint: rgb(text, 0.6),
     outline: rgb(dark ? [255, 255, 255] : [0, 0, 0], 0.55),
-    font: (cs.getPropertyValue("--st-font") || "sans-serif").trim(),
+    font,
   };
 }
 
@@ -72,7 +59,7 @@ function readTheme(el) {
 // tens of thousands of them).
 const LEVELS = 256;
 
-function table(theme, key, colourAt) {
+function colourTable(theme, key, colourAt) {
   theme.tables = theme.tables || {};
   if (!theme.tables[key]) {
     const t = new Uint8ClampedArray(LEVELS * 3);
@@ -84,7 +71,7 @@ function table(theme, key, colourAt) {
 
 function divergingTable(theme) {
   // u in [0, 1] stands for v = 2u − 1 in [−1, 1]: orange (negative) .. background .. blue (positive).
-  return table(theme, "diverging", (u) => {
+  return colourTable(theme, "diverging", (u) => {
     const v = 2 * u - 1;
     return mix(theme.bg, v >= 0 ? theme.pos : theme.neg, Math.abs(v) * 0.85);
   });
@@ -92,8 +79,8 @@ function divergingTable(theme) {
 
 function classTable(theme, classes, k) {
   // Two classes: index by p(class 1), orange below ½, blue above. More: class k's colour by how sure.
-  if (classes === 2) return table(theme, "binary", (p) => mix(theme.bg, theme.classes[p >= 0.5 ? 1 : 0], Math.abs(p - 0.5) * 1.24));
-  return table(theme, `class${k}`, (sure) => mix(theme.bg, theme.classes[k % theme.classes.length], 0.08 + sure * 0.55));
+  if (classes === 2) return colourTable(theme, "binary", (p) => mix(theme.bg, theme.classes[p >= 0.5 ? 1 : 0], Math.abs(p - 0.5) * 1.24));
+  return colourTable(theme, `class${k}`, (sure) => mix(theme.bg, theme.classes[k % theme.classes.length], 0.08 + sure * 0.55));
 }
 
 function setPixel(out, o, tab, u) {
@@ -158,57 +145,56 @@ const CSS = `
 .lv-tip .bar { display: inline-block; height: 8px; vertical-align: middle; border-radius: 2px; }
 `;
 
-function el(tag, cls, parent, attrs) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (attrs) for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+// A new element of class `cls` (and attributes `attrs`) appended to `parent`.
+function addEl(tag, cls, parent, attrs) {
+  const node = el(tag, { class: cls, ...attrs });
   if (parent) parent.appendChild(node);
   return node;
 }
 
 function build(root) {
-  const style = el("style", null, root);
+  const style = addEl("style", null, root);
   style.textContent = CSS;
-  const lv = el("div", "lv", root, { "data-testid": "live-view", "data-frame": "0" });
-  const stats = el("div", "lv-stats", lv);
+  const lv = addEl("div", "lv", root, { "data-testid": "live-view", "data-frame": "0" });
+  const stats = addEl("div", "lv-stats", lv);
   const tiles = {};
   for (const [key, label] of [["step", "Step"], ["rate", "Steps/s"], ["train_loss", "Train loss"], ["test_loss", "Test loss"], ["test_acc", "Test accuracy"]]) {
-    const box = el("div", "lv-stat", stats, { "data-stat": key });
-    const value = el("b", null, box);
+    const box = addEl("div", "lv-stat", stats, { "data-stat": key });
+    const value = addEl("b", null, box);
     value.textContent = "—";
-    el("span", null, box).textContent = label;
+    addEl("span", null, box).textContent = label;
     tiles[key] = { box, value };
   }
-  const status = el("div", "lv-status", stats);
-  const grid = el("div", "lv-grid", lv);
-  const boundary = el("div", "lv-panel", grid, { "data-panel": "boundary" });
-  const boundaryTitle = el("div", "lv-title", boundary);
-  const boundaryCanvas = el("canvas", null, boundary);
-  const legend = el("div", "lv-legend", boundary);
-  const network = el("div", "lv-panel", grid, { "data-testid": "live-network" });
-  const networkTitle = el("div", "lv-title", network);
-  const net = el("div", "lv-net", network);
-  const netCanvas = el("canvas", null, net);
-  const netKey = el("div", "lv-legend", network, { "data-testid": "live-network-key" });
-  const side = el("div", "lv-side", grid);
-  const curves = el("div", "lv-panel", side, { "data-panel": "curves" });
-  el("div", "lv-title", curves).textContent = "Loss and accuracy";
-  const lossCanvas = el("canvas", null, curves, { "data-chart": "loss" });
-  const accCanvas = el("canvas", null, curves, { "data-chart": "accuracy" });
-  const healthBox = el("div", "lv-panel", side, { "data-panel": "health" });
-  const healthTitle = el("div", "lv-title", healthBox);
+  const status = addEl("div", "lv-status", stats);
+  const grid = addEl("div", "lv-grid", lv);
+  const boundary = addEl("div", "lv-panel", grid, { "data-panel": "boundary" });
+  const boundaryTitle = addEl("div", "lv-title", boundary);
+  const boundaryCanvas = addEl("canvas", null, boundary);
+  const legend = addEl("div", "lv-legend", boundary);
+  const network = addEl("div", "lv-panel", grid, { "data-testid": "live-network" });
+  const networkTitle = addEl("div", "lv-title", network);
+  const net = addEl("div", "lv-net", network);
+  const netCanvas = addEl("canvas", null, net);
+  const netKey = addEl("div", "lv-legend", network, { "data-testid": "live-network-key" });
+  const side = addEl("div", "lv-side", grid);
+  const curves = addEl("div", "lv-panel", side, { "data-panel": "curves" });
+  addEl("div", "lv-title", curves).textContent = "Loss and accuracy";
+  const lossCanvas = addEl("canvas", null, curves, { "data-chart": "loss" });
+  const accCanvas = addEl("canvas", null, curves, { "data-chart": "accuracy" });
+  const healthBox = addEl("div", "lv-panel", side, { "data-panel": "health" });
+  const healthTitle = addEl("div", "lv-title", healthBox);
   healthTitle.textContent = "Gradient health per layer";
   healthTitle.title =
     "‖∂L/∂W‖: size of the weight gradient. Δ/W: how much the last step changed the weights relative to their size " +
     "(about 1e-3 is healthy). Dead: ReLUs that output 0 on every point of the batch. Saturated: tanh/sigmoid units " +
     "on a flat tail for every point of the batch.";
-  const health = el("div", "lv-health", healthBox);
-  const replay = el("div", "lv-replay", lv);
-  const replayButton = el("button", null, replay, { type: "button", "data-replay": "play" });
+  const health = addEl("div", "lv-health", healthBox);
+  const replay = addEl("div", "lv-replay", lv);
+  const replayButton = addEl("button", null, replay, { type: "button", "data-replay": "play" });
   replayButton.textContent = "▶ Replay";
-  const replaySlider = el("input", null, replay, { type: "range", min: "0", max: "0", step: "1", "aria-label": "Replay frame" });
-  const replayLabel = el("span", null, replay, { "data-replay": "label" });
-  const tip = el("div", "lv-tip", lv);
+  const replaySlider = addEl("input", null, replay, { type: "range", min: "0", max: "0", step: "1", "aria-label": "Replay frame" });
+  const replayLabel = addEl("span", null, replay, { "data-replay": "label" });
+  const tip = addEl("div", "lv-tip", lv);
   return {
     lv, stats, tiles, status, grid, boundary, boundaryTitle, boundaryCanvas, legend, network, networkTitle, net, netCanvas, netKey, side,
     lossCanvas, accCanvas, health, replay, replayButton, replaySlider, replayLabel, tip, neurons: [],
@@ -384,17 +370,17 @@ function paintAxes(ctx, theme, ox, oy, pw, ph, xr, yr, names) {
   ctx.font = `10px ${theme.font}`;
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
-  for (const v of lmLinearTicks(xr[0], xr[1], Math.max(2, Math.floor(pw / 70)))) {
+  for (const v of lm.linearTicks(xr[0], xr[1], Math.max(2, Math.floor(pw / 70)))) {
     const x = ox + ((v - xr[0]) / (xr[1] - xr[0])) * pw;
     ctx.fillRect(x, oy + ph, 1, 3);
-    ctx.fillText(lmNumber(v, 2), x, oy + ph + 4);
+    ctx.fillText(lm.number(v, 2), x, oy + ph + 4);
   }
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
-  for (const v of lmLinearTicks(yr[0], yr[1], Math.max(2, Math.floor(ph / 60)))) {
+  for (const v of lm.linearTicks(yr[0], yr[1], Math.max(2, Math.floor(ph / 60)))) {
     const y = oy + ph - ((v - yr[0]) / (yr[1] - yr[0])) * ph;
     ctx.fillRect(ox - 3, y, 3, 1);
-    ctx.fillText(lmNumber(v, 2), ox - 5, y);
+    ctx.fillText(lm.number(v, 2), ox - 5, y);
   }
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
@@ -439,7 +425,7 @@ function rebuildNeurons(s) {
   const { node, columns } = s.netLayout;
   for (const col of columns)
     for (const p of col) {
-      const d = el("div", "lv-neuron", box, { "data-neuron": `${p.l}.${p.i + 1}` });
+      const d = addEl("div", "lv-neuron", box, { "data-neuron": `${p.l}.${p.i + 1}` });
       Object.assign(d.style, { left: p.x + "px", top: p.y + "px", width: node + "px", height: node + "px" });
       d.addEventListener("mouseenter", () => showNeuron(s, p));
       d.addEventListener("mouseleave", () => { if (!s.pinned) hideTip(s); });
@@ -614,8 +600,8 @@ function showNeuron(s, p) {
   tip.textContent = "";
   const names = model.sizes.map((n, l) =>
     Array.from({ length: n }, (_, i) => (l === 0 ? model.inputs[i] : l === model.sizes.length - 1 ? model.outputs[i] : `h${l}.${i + 1}`)));
-  el("b", null, tip).textContent = names[p.l][p.i] + (p.l === 0 ? " (input)" : "");
-  const big = el("canvas", null, tip);
+  addEl("b", null, tip).textContent = names[p.l][p.i] + (p.l === 0 ? " (input)" : "");
+  const big = addEl("canvas", null, tip);
   const side = 150;
   const ctx = sizeCanvas(big, side, side);
   const pass = s.pass;
@@ -630,21 +616,21 @@ function showNeuron(s, p) {
   }
   if (p.l > 0) {
     const layer = s.layers[p.l - 1];
-    const table = el("table", null, tip);
+    const table = addEl("table", null, tip);
     let top = Math.abs(layer.b[p.i]);
     for (let k = 0; k < layer.nIn; k++) top = Math.max(top, Math.abs(layer.W[p.i * layer.nIn + k]));
     const rows = [];
     for (let k = 0; k < layer.nIn; k++) rows.push([`from ${names[p.l - 1][k]}`, layer.W[p.i * layer.nIn + k]]);
     rows.push(["bias", layer.b[p.i]]);
     for (const [label, w] of rows.slice(0, 24)) {
-      const tr = el("tr", null, table);
-      el("td", null, tr).textContent = label;
-      el("td", null, tr).textContent = (w >= 0 ? "+" : "") + lmNumber(w, 3);
-      const bar = el("span", "bar", el("td", null, tr));
+      const tr = addEl("tr", null, table);
+      addEl("td", null, tr).textContent = label;
+      addEl("td", null, tr).textContent = (w >= 0 ? "+" : "") + lm.number(w, 3);
+      const bar = addEl("span", "bar", addEl("td", null, tr));
       bar.style.width = Math.round((Math.abs(w) / (top || 1)) * 60) + "px";
       bar.style.background = rgb(w >= 0 ? theme.pos : theme.neg);
     }
-    if (rows.length > 24) el("div", null, tip).textContent = `… and ${rows.length - 24} more`;
+    if (rows.length > 24) addEl("div", null, tip).textContent = `… and ${rows.length - 24} more`;
   }
   tipAt(s, p.x + s.netLayout.node, p.y);
 }
@@ -682,7 +668,7 @@ function onNetMove(s, event) {
   }
   const m = s.model;
   const name = (l, i) => (l === 0 ? m.inputs[i] : l === m.sizes.length - 1 ? m.outputs[i] : `h${l}.${i + 1}`);
-  s.dom.tip.textContent = `W${edge.l + 1}[${edge.o + 1}, ${edge.k + 1}] = ${lmNumber(edge.w, 4)}  (${name(edge.l, edge.k)} → ${name(edge.l + 1, edge.o)})`;
+  s.dom.tip.textContent = `W${edge.l + 1}[${edge.o + 1}, ${edge.k + 1}] = ${lm.number(edge.w, 4)}  (${name(edge.l, edge.k)} → ${name(edge.l + 1, edge.o)})`;
   s.dom.tip.dataset.edge = `${edge.l + 1}.${edge.o + 1}.${edge.k + 1}`;
   tipAt(s, x, y);
 }
@@ -713,7 +699,7 @@ function paintChart(canvas, size, theme, steps, series, opts) {
   if (opts.log) { lo = lo / 1.15; hi = hi * 1.15; }
   const fy = opts.log ? (v) => (Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo)) : (v) => (v - lo) / (hi - lo);
   const X = (x) => m.l + (x / xmax) * pw, Y = (v) => m.t + ph - fy(v) * ph;
-  const ticks = opts.log ? lmLogTicks(lo, hi, 4) : lmLinearTicks(lo, hi, 4);
+  const ticks = opts.log ? lm.logTicks(lo, hi, 4) : lm.linearTicks(lo, hi, 4);
   ctx.font = `10px ${theme.font}`;
   ctx.fillStyle = theme.faint;
   ctx.textAlign = "right";
@@ -725,14 +711,14 @@ function paintChart(canvas, size, theme, steps, series, opts) {
     ctx.fillStyle = theme.grid;
     ctx.fillRect(m.l, Math.round(y), pw, 1);
     ctx.fillStyle = theme.faint;
-    const label = opts.percent ? `${Math.round(v * 100)}%` : lmNumber(v, 2);
+    const label = opts.percent ? `${Math.round(v * 100)}%` : lm.number(v, 2);
     ctx.fillText(label, m.l - 4, y);
     labels.push(label);
   }
   canvas.dataset.ticks = labels.join(" ");
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
-  for (const v of lmLinearTicks(0, xmax, Math.max(2, Math.floor(pw / 60)))) ctx.fillText(lmNumber(v, 3), X(v), m.t + ph + 3);
+  for (const v of lm.linearTicks(0, xmax, Math.max(2, Math.floor(pw / 60)))) ctx.fillText(lm.number(v, 3), X(v), m.t + ph + 3);
   ctx.strokeStyle = theme.axis;
   ctx.strokeRect(m.l + 0.5, m.t + 0.5, pw - 1, ph - 1);
   for (const s of series) {
@@ -805,12 +791,12 @@ function paintHealth(s, frame) {
     box.textContent = "";
     box.dataset.run = s.run;
     for (const h of ["layer", "‖∂L/∂W‖", "‖W‖", "Δ/W per step", s.model.activation === "relu" ? "dead" : "saturated"])
-      el("span", "hd", box).textContent = h;
+      addEl("span", "hd", box).textContent = h;
     s.healthRows = sizes.slice(1).map((n, l) => {
-      const row = el("div", "lv-hrow", box, { "data-layer": String(l + 1) });
-      const cells = [0, 1, 2, 3, 4].map(() => el("span", null, row));
+      const row = addEl("div", "lv-hrow", box, { "data-layer": String(l + 1) });
+      const cells = [0, 1, 2, 3, 4].map(() => addEl("span", null, row));
       cells[0].textContent = `W${l + 1} ${sizes[l]}→${n}`;
-      const why = el("div", "lv-why", box, { "data-why": String(l + 1) });
+      const why = addEl("div", "lv-why", box, { "data-why": String(l + 1) });
       return { row, cells, why };
     });
   }
@@ -832,9 +818,9 @@ function paintHealth(s, frame) {
     set("dead", dead);
     set("saturated", saturated);
     set("trouble", trouble);
-    r.cells[1].textContent = lmNumber(grad, 2);
-    r.cells[2].textContent = lmNumber(weight, 2);
-    r.cells[3].textContent = lmNumber(ratio, 2);
+    r.cells[1].textContent = lm.number(grad, 2);
+    r.cells[2].textContent = lm.number(weight, 2);
+    r.cells[3].textContent = lm.number(ratio, 2);
     const frac = dead !== null ? dead : saturated;
     r.cells[4].textContent = frac === null || frac === undefined ? (applies ? "—" : "n/a") : `${Math.round(frac * 100)}%`;
     r.cells[4].title = applies ? "" : `${s.model.activation} has no dead or flat region`;
@@ -850,11 +836,11 @@ function paintTiles(s, frame) {
   const [trainLoss, testLoss, , testAcc] = frame.m;
   const hasTest = s.model.test.x.length > 0;
   t.step.value.textContent = frame.step.toLocaleString("en-US");
-  t.train_loss.value.textContent = lmNumber(trainLoss, 3);
-  t.test_loss.value.textContent = hasTest ? lmNumber(testLoss, 3) : "—";
+  t.train_loss.value.textContent = lm.number(trainLoss, 3);
+  t.test_loss.value.textContent = hasTest ? lm.number(testLoss, 3) : "—";
   t.test_acc.box.style.display = s.model.task === "regression" ? "none" : "";
-  t.test_acc.value.textContent = hasTest ? lmPercent(testAcc) : "—";
-  t.test_acc.box.title = hasTest ? `Train accuracy: ${lmPercent(frame.m[2])}` : "No test points: the test split is 0%.";
+  t.test_acc.value.textContent = hasTest ? lm.percent(testAcc) : "—";
+  t.test_acc.box.title = hasTest ? `Train accuracy: ${lm.percent(frame.m[2])}` : "No test points: the test split is 0%.";
   t.test_loss.box.title = hasTest ? "" : "No test points: the test split is 0%.";
   for (const key of ["step", "train_loss", "test_loss", "test_acc"]) t[key].box.dataset.value = t[key].value.textContent;
   t.step.box.dataset.step = String(frame.step);
@@ -877,13 +863,13 @@ function paint(s, frame, opts = {}) {
   // One picture of every panel from one frame.
   const t0 = performance.now();
   s.theme = s.theme || readTheme(s.dom.lv);
-  const params = frame.decoded || (frame.decoded = lmDecode(frame.p, s.dtype));
-  const layers = lmUnpack(s.model.sizes, params);
+  const params = frame.decoded || (frame.decoded = lm.decode(frame.p, s.dtype));
+  const layers = lm.unpack(s.model.sizes, params);
   const regression = s.model.task === "regression";
-  const res = regression ? 200 : lmGridResolution(s.model, GRID_BUDGET);
-  const points = lmGridPoints(s.model, res);
+  const res = regression ? 200 : lm.gridResolution(s.model, GRID_BUDGET);
+  const points = lm.gridPoints(s.model, res);
   const count = regression ? res : res * res;
-  const pass = lmForward(s.model, layers, points, count);
+  const pass = lm.forward(s.model, layers, points, count);
   Object.assign(pass, { res, count, points, pictureRes: regression ? res : res });
   s.pass = pass;
   s.layers = layers;
@@ -1021,25 +1007,25 @@ function paintLegend(s) {
   const theme = s.theme || readTheme(s.dom.lv);
   if (s.model.task === "regression") {
     const add = (text, colour, test) => {
-      const span = el("span", null, legend);
-      const dot = el("i", test ? "test" : null, span);
+      const span = addEl("span", null, legend);
+      const dot = addEl("i", test ? "test" : null, span);
       dot.style.background = colour;
       dot.style.borderColor = colour;
       span.append(text);
     };
     add("training points", rgb(theme.classes[1]));
     add("test points", rgb(theme.classes[0]), true);
-    el("span", null, legend).textContent = "— the model's prediction";
+    addEl("span", null, legend).textContent = "— the model's prediction";
     return;
   }
   for (let k = 0; k < s.model.classes; k++) {
-    const span = el("span", null, legend, { "data-class": String(k) });
-    const dot = el("i", null, span);
+    const span = addEl("span", null, legend, { "data-class": String(k) });
+    const dot = addEl("i", null, span);
     dot.style.background = rgb(theme.classes[k % theme.classes.length]);
     span.dataset.colour = CLASS_COLOURS[k % CLASS_COLOURS.length];
     span.append(`class ${k}`);
   }
-  const shape = el("span", null, legend);
+  const shape = addEl("span", null, legend);
   // NOTE: "fades", not "paler": toward the page's own colour, which on a dark page is darker.
   shape.textContent = "● training · ◇ test points; the colour fades where the model is unsure";
 }
