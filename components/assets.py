@@ -30,37 +30,15 @@ def served_url(name: str, directory: str | Path, filename: str) -> str:
 CODE_DIR = Path(__file__).parent
 _CODE_ASSET = "code"
 
-# The inline part of a component whose code is served as files: a few hundred bytes that load, once per page,
-# its classic scripts (a vendored library that sets a global), its style sheets (added to the page) and its
-# entry module by URL (which imports the rest), then call the module's default export from then on.
-_LOADER = """
-const SCRIPTS = %s, STYLES = %s, ENTRY = %s, ID = %s;
-let run = null, loading = null;
-const url = (path) => new URL(path, window.location.href).href;  // absolute: this module's own URL is a blob
-const script = (src) => new Promise((resolve, reject) => {
-  const node = document.createElement("script");
-  node.src = url(src);
-  node.onload = resolve;
-  node.onerror = () => reject(new Error("could not load " + node.src));
-  document.head.appendChild(node);
-});
-const sheet = (path) => fetch(url(path)).then((response) => {
-  if (!response.ok) throw new Error(`could not load ${path} (${response.status})`);
-  return response.text();
-});
+# The inline part of a component whose code is served as files: a few hundred bytes (it travels with every update)
+# that load, once per page, its classic scripts (a vendored library that sets a global) and style sheets (added to
+# the page) if it has any, then its entry module by URL (which imports the rest), and call the module's default
+# export from then on. URLs are absolute paths: this module's own URL is a blob.
+_LOADER = """let run = null, loading = null;
+const url = (path) => new URL(path, window.location.href).href;
 function load() {
   if (!loading) {
-    loading = Promise.all([
-      SCRIPTS.reduce((done, [src, name]) => done.then(() => (window[name] ? null : script(src))), Promise.resolve()),
-      Promise.all(STYLES.map(sheet)).then((styles) => {
-        if (styles.length && !document.getElementById(ID)) {
-          const node = document.createElement("style");
-          node.id = ID;
-          node.textContent = styles.join("\\n");
-          document.head.appendChild(node);
-        }
-      }),
-    ]).then(() => import(url(ENTRY))).then((module) => { run = module.default; });
+    loading = %s.then(() => import(url(%s))).then((module) => { run = module.default; });
     loading.catch(() => { loading = null; });
   }
   return loading;
@@ -71,9 +49,23 @@ export default function (component) {
     console.error(error);
     component.parentElement.textContent = String(error);
   });
-  return undefined;
 }
 """
+# Classic scripts, in order, each skipped when the global it sets is there already.
+_SCRIPTS = """%s.reduce((done, [src, name]) => done.then(() => window[name] || new Promise((resolve, reject) => {
+  const node = Object.assign(document.createElement("script"), { src: url(src), onload: resolve });
+  node.onerror = () => reject(new Error("could not load " + node.src));
+  document.head.appendChild(node);
+})), Promise.resolve())"""
+# Style sheets, joined into one <style> element added to the page once.
+_STYLES = """Promise.all(%s.map((path) => fetch(url(path)).then((response) => {
+  if (!response.ok) throw new Error(`could not load ${path} (${response.status})`);
+  return response.text();
+}))).then((styles) => {
+  if (document.getElementById(%s)) return;
+  const node = Object.assign(document.createElement("style"), { id: %s, textContent: styles.join("\\n") });
+  document.head.appendChild(node);
+})"""
 
 
 def code_url(path: str) -> str:
@@ -92,6 +84,11 @@ def module_loader(entry: str, *, styles: tuple[str, ...] = (), scripts: tuple[tu
     NOTE: a v2 component's inline JS and CSS travel with every update of its element; a view updated
     several times a second (a slider's values) would otherwise resend its whole code each time.
     """
-    sheet_id = "sheet-" + "-".join(Path(path).stem for path in styles)
-    return _LOADER % (json.dumps([list(s) for s in scripts]), json.dumps([code_url(path) for path in styles]),
-                      json.dumps(code_url(entry)), json.dumps(sheet_id))
+    steps = []
+    if scripts:
+        steps.append(_SCRIPTS % json.dumps([list(s) for s in scripts]))
+    if styles:
+        sheet_id = json.dumps("sheet-" + "-".join(Path(path).stem for path in styles))
+        steps.append(_STYLES % (json.dumps([code_url(path) for path in styles]), sheet_id, sheet_id))
+    prepare = f"Promise.all([{', '.join(steps)}])" if steps else "Promise.resolve()"
+    return _LOADER % (prepare, json.dumps(code_url(entry)))
