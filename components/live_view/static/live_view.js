@@ -106,7 +106,8 @@ function layout(s) {
   s.dom.grid.style.gridTemplateColumns = columns;
   s.dom.side.style.gridColumn = width >= 960 ? "auto" : "1 / -1";
   s.dom.side.style.flexDirection = width >= 600 && width < 960 ? "row" : "column";
-  const sideW = width >= 600 && width < 960 ? (side - gap) / 2 : side;
+  const stacked = s.dom.side.children.length; // side by side in a row when 600..960 px wide: each as wide
+  const sideW = width >= 600 && width < 960 ? (side - gap * (stacked - 1)) / stacked : side;
   for (const child of s.dom.side.children) child.style.flex = width >= 600 && width < 960 ? "1 1 0" : "";
   const titleH = 20;
   s.size = {
