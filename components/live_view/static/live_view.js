@@ -30,6 +30,7 @@
 
 import * as lm from "./live_math.js";
 import { addEl } from "./canvas.js";
+import { gridSizes } from "./grid.js";
 import { readTheme } from "./colours.js";
 
 const GRID_BUDGET = 30e6; // multiply-adds per picture of the boundary
@@ -77,45 +78,17 @@ function build(root, s) {
 
 function layout(s) {
   // Sizes of the panels for the container's width (and, wide, the window's height: the presenter
-  // sees boundary, network and curves without scrolling). Three columns when wide, two, or one.
+  // sees boundary, network and curves without scrolling): grid.js.
   const width = s.dom.lv.clientWidth || 800;
   const statsH = s.dom.stats.offsetHeight + 6;
   const top = s.dom.lv.getBoundingClientRect().top + window.scrollY;
   const free = Math.max(300, window.innerHeight - top - statsH - 24);
-  const gap = 12;
-  let side, square, netW, netH, columns;
-  if (width >= 960) {
-    side = Math.max(250, Math.min(330, width * 0.26));
-    square = Math.min(480, free, (width - side - 2 * gap) / 2.1);
-    netW = width - side - square - 2 * gap;
-    netH = square;
-    columns = `${square}px ${netW}px ${side}px`;
-  } else if (width >= 600) {
-    square = Math.min(440, (width - gap) / 2);
-    netW = width - square - gap;
-    netH = square;
-    side = width;
-    columns = `${square}px ${netW}px`;
-  } else {
-    square = Math.min(width, 480);
-    netW = width;
-    netH = Math.max(240, Math.min(420, width * 0.85));
-    side = width;
-    columns = `${width}px`;
-  }
-  s.dom.grid.style.gridTemplateColumns = columns;
-  s.dom.side.style.gridColumn = width >= 960 ? "auto" : "1 / -1";
-  s.dom.side.style.flexDirection = width >= 600 && width < 960 ? "row" : "column";
-  const stacked = s.dom.side.children.length; // side by side in a row when 600..960 px wide: each as wide
-  const sideW = width >= 600 && width < 960 ? (side - gap * (stacked - 1)) / stacked : side;
-  for (const child of s.dom.side.children) child.style.flex = width >= 600 && width < 960 ? "1 1 0" : "";
-  const titleH = 20;
-  s.size = {
-    boundary: [square, square - titleH - 18],
-    network: [netW, netH - titleH],
-    loss: [sideW, width >= 960 ? Math.max(110, square * 0.34) : 160],
-    accuracy: [sideW, width >= 960 ? Math.max(80, square * 0.24) : 120],
-  };
+  const g = gridSizes(width, free, s.dom.side.children.length);
+  s.dom.grid.style.gridTemplateColumns = g.columns;
+  s.dom.side.style.gridColumn = g.sideColumn;
+  s.dom.side.style.flexDirection = g.sideRow ? "row" : "column";
+  for (const child of s.dom.side.children) child.style.flex = g.sideRow ? "1 1 0" : "";
+  s.size = g.size;
   s.wide = width;
   for (const panel of PANELS) if (panel.layout) panel.layout(s);
 }
