@@ -1,4 +1,4 @@
-"""The race view's number format (components/race/static/dom.js `num`) prints what explorer.numbers.fmt_number
+"""The race view's number format (components/race/static/numbers.js `num`) prints what explorer.numbers.fmt_number
 prints, case by case, run in Node (the browser's numbers and the server's printed arithmetic side by side)."""
 
 import json
@@ -10,7 +10,7 @@ import pytest
 
 from explorer.numbers import fmt_number
 
-DOM = Path(__file__).resolve().parent.parent / "components" / "race" / "static" / "dom.js"
+DOM = Path(__file__).resolve().parent.parent / "components" / "race" / "static" / "numbers.js"
 CASES = [0.0, -0.0, 1.0, -155.0, 12.5, 0.1, 0.0001234567, 0.00001234, -1e-8, 12345.6, 9999.5, 9999.4, 1.00004,
          123.456, 1235.5, 0.00012345, 2.5e300, -3.75e-300, 1e16, 0.5, 1234.5, 6.384e-16,
          float("inf"), float("-inf"), float("nan")]

@@ -1,7 +1,7 @@
 """The graph view: a program's DAG laid out once in the browser, then zoomed, clicked and stepped there.
 
-An `st.components.v2` component (drawing.js, stepper.js, graph_view.js and graph_view.css). Graphviz
-runs in the browser: the WebAssembly build of npm's `@viz-js/viz` 3.25.0 (`vendor/viz-global.js`, one
+An `st.components.v2` component (ES modules graph_view.js, drawing.js, stepper.js, controls.js; graph_view.css).
+Graphviz runs in the browser: the WebAssembly build of npm's `@viz-js/viz` 3.25.0 (`vendor/viz-global.js`, one
 file with Graphviz and Expat inside; licences beside it; 3.26 and later fail to compile in Debian's
 Chromium 156), served by this Streamlit server through `components.assets.served_url`. No network, no
 npm step.
@@ -9,7 +9,7 @@ npm step.
 The data (explorer.graph_data.view_data) carries the DOT text, laid out once per program and per
 choice of parts and direction (cached in the page), plus what the view changes in place: each box's
 tooltip, and in the stepper every step's states, grads, panel and node Jacobian (drawn by
-components/jacobian_view's jacobian.js, which this module includes). Steps, zoom, pan, hover, selection
+components/jacobian_view's jacobian.js, which stepper.js imports). Steps, zoom, pan, hover, selection
 and the data/grad/shape toggles never wait for the server; the server hears of the step, the
 selection and the toggles afterwards, as the component's state (`step`, `selected`, `view`).
 
@@ -34,8 +34,6 @@ from explorer.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
 _HERE = Path(__file__).parent
 _VENDOR = _HERE / "vendor"
 _ASSET_NAME = "viz_js"
-_CODE_ASSET = "graph_view_code"
-_CODE = ("drawing.js", "stepper.js", "graph_view.js")
 #: Play speeds the stepper offers, in steps per second.
 SPEEDS = (1, 2, 4, 8, 12, 20)
 DEFAULT_VIEW = {"show": list(PARTS), "rankdir": "TB", "speed": 2}
@@ -64,11 +62,9 @@ def _tone_css() -> str:
 
 _component = st.components.v2.component(
     "components.graph_view",
-    # one ES module, in this order: the Jacobian view (for the stepper's panel), Graphviz and its SVG
-    # (drawing.js), the stepper, then the view; served as files (the values of poked inputs update the
-    # view several times a second, and the inline code would travel with each update)
-    js=module_loader(jacobian_view.SCRIPT, *((_CODE_ASSET, _HERE, name) for name in _CODE),
-                     styles=((_CODE_ASSET, _HERE, "graph_view.css"), jacobian_view.STYLE)),
+    # served as files (the values of poked inputs update the view several times a second, and the inline
+    # code would travel with each update): graph_view.js imports drawing.js, stepper.js and the Jacobian view
+    js=module_loader("graph_view/graph_view.js", styles=("graph_view/graph_view.css", jacobian_view.STYLE)),
     css=_tone_css(),
     isolate_styles=False,
 )

@@ -1,11 +1,11 @@
-// Graphviz in the page, and the SVG it draws made ready for the graph view (graph_view.js, which
-// Streamlit receives after this file as one module): loading the vendored WebAssembly build once,
-// the DOT of each choice of parts and direction, tagging the drawn boxes, cells and edges.
+// Graphviz in the page, and the SVG it draws made ready for the graph view (graph_view.js and stepper.js
+// import it): loading the vendored WebAssembly build once, the DOT of each choice of parts and direction,
+// tagging the drawn boxes, cells and edges.
 
 const VIZ = { promise: null };
 const PART_CELL = { data: "d", grad: "g", shape: "s" };
 
-function loadViz(url) {
+export function loadViz(url) {
   if (!VIZ.promise) {
     VIZ.promise = new Promise((resolve, reject) => {
       const ready = () => window.Viz.instance().then(resolve, reject);
@@ -27,7 +27,7 @@ function loadViz(url) {
   return VIZ.promise;
 }
 
-function dotFor(dot, show, rankdir) {
+export function dotFor(dot, show, rankdir) {
   let text = dot.replace(/rankdir=[A-Z]{2}/, "rankdir=" + rankdir);
   const hidden = Object.keys(PART_CELL).filter((p) => !show.includes(p)).map((p) => PART_CELL[p]);
   if (hidden.length) {
@@ -39,7 +39,7 @@ function dotFor(dot, show, rankdir) {
 
 // Graphviz's SVG, made ours: node and edge groups tagged with data-*, the cells' <a> wrappers (made
 // by the DOT's tooltip attributes) unwrapped, and the ids and <title>s (native tooltips) removed.
-function prepare(svg) {
+export function prepare(svg) {
   const vb = svg.viewBox.baseVal;
   const drawing = { svg, width: vb.width, height: vb.height, boxes: new Map(), edges: [] };
   svg.removeAttribute("width");
@@ -76,7 +76,7 @@ function prepare(svg) {
 }
 
 // A cell's text lines (Graphviz drew one <text> per line): line i into text i, the rest blank.
-function setLines(texts, lines) {
+export function setLines(texts, lines) {
   texts.forEach((text, i) => {
     const line = lines[i] === undefined ? "" : lines[i];
     if (text.textContent !== line) text.textContent = line;
@@ -99,7 +99,7 @@ function textWidth(text) {
   return MEASURE.ctx.measureText(text.textContent).width;
 }
 
-function fitLines(box, texts) {
+export function fitLines(box, texts) {
   if (box.bounds === undefined) {
     const shape = box.g.querySelector(":scope > path, :scope > polygon");
     const b = shape ? shape.getBBox() : null;

@@ -1,7 +1,6 @@
 // The graph view: a program's DAG laid out once by Graphviz (WebAssembly, in this page), then zoomed,
 // panned, hovered, clicked and stepped here, every change made in place on the drawn SVG.
-// Streamlit receives drawing.js (Graphviz and its SVG), stepper.js (the Backward Stepper) and this
-// file as one module.
+// It imports drawing.js (Graphviz and its SVG), stepper.js (the Backward Stepper) and controls.js.
 //
 // Streamlit calls the default export on mount and on every data update, with the same parentElement
 // and data = explorer.graph_data.view_data(...) + {viz_url, view, layouts, speeds, start, selected,
@@ -34,6 +33,11 @@
 // [data-testid="graph-view-panel"][data-step][data-tab] (step / jacobian), its tabs .gv-tab[data-tab], and
 // in its Jacobian tab the Jacobian view's own hooks (jacobian.js).
 
+import { el, escapeHtml } from "../web/dom.js";
+import { isDark } from "../web/theme.js";
+import { dotFor, fitLines, loadViz, prepare, setLines } from "./drawing.js";
+import { Stepper } from "./stepper.js";
+
 const MIN_TEXT_PX = 11;
 const MAX_TEXT_PX = 16;
 const LEGIBLE_PX = 6; // below this a fitted overview shows nothing readable
@@ -47,64 +51,6 @@ const MIN_PANE = 260; // px: the shortest pane
 const BORDER = 2; // px of the pane's top and bottom borders (its CSS)
 const KEEP_LAYOUTS = 8;
 const VALUES_EVENT = "graph-view:values";
-
-// Whether a CSS colour (#rrggbb or rgb()) is dark: Streamlit's theme gives no light/dark flag.
-function isDark(colour) {
-  const c = colour.trim();
-  let rgb = null;
-  if (/^#[0-9a-f]{6}$/i.test(c)) rgb = [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
-  else if (/^rgba?\(/.test(c)) rgb = c.replace(/[^\d.,]/g, "").split(",").slice(0, 3).map(Number);
-  if (!rgb) return false;
-  return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2] < 128;
-}
-
-function escapeHtml(text) {
-  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-}
-
-// `code` and **bold** spans of the explain texts, everything else escaped.
-function inline(text) {
-  return escapeHtml(text)
-    .replace(/`([^`]+)`/g, "<code>$1</code>")
-    .replace(/\*\*([^*]+)\*\*/g, "<b>$1</b>");
-}
-
-function el(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") node.textContent = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v);
-  }
-  for (const child of children) node.appendChild(child);
-  return node;
-}
-
-const ICONS = {
-  first: "M6 5h2v14H6zM19 5v14L9 12z",
-  prev: "M15.5 5 8.5 12l7 7 1.5-1.5L11.5 12 17 6.5z",
-  next: "M8.5 5 7 6.5 12.5 12 7 17.5 8.5 19l7-7z",
-  play: "M8 5v14l11-7z",
-  pause: "M7 5h4v14H7zM13 5h4v14h-4z",
-};
-
-function icon(name) {
-  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("aria-hidden", "true");
-  svg.classList.add("gv-icon");
-  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
-  path.setAttribute("d", ICONS[name]);
-  svg.appendChild(path);
-  return svg;
-}
-
-function button(label, cls, onclick, iconName, title) {
-  const b = el("button", { type: "button", class: "gv-button " + cls, "aria-label": label, title: title || label, onclick });
-  if (iconName) b.appendChild(icon(iconName));
-  b.appendChild(el("span", { text: label }));
-  return b;
-}
 
 class GraphView {
   constructor(parent) {

@@ -9,10 +9,15 @@
 // New numbers for the same program (poked inputs: same layout, same steps) replace the steps' grads,
 // panels and Jacobians in place (steps.version changes), at the same position.
 
+import { el, escapeHtml } from "../web/dom.js";
+import { JacobianView } from "../jacobian_view/jacobian.js";
+import { button, icon, inline } from "./controls.js";
+import { fitLines, setLines } from "./drawing.js";
+
 const KEYS = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
 const TYPING = 'input, textarea, select, [contenteditable="true"], [role="slider"], [role="combobox"]';
 
-class Stepper {
+export class Stepper {
   // `view`: the GraphView (its drawing, root, panel, controls and options); `steps`: data.steps.
   constructor(view, steps, start) {
     this.view = view;

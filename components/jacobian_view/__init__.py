@@ -6,20 +6,16 @@ module), so there is one drawing of a Jacobian.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from components.assets import module_loader
 
-HERE = Path(__file__).parent
-#: jacobian.js as a served file (asset name, directory, file name), for components.assets.module_loader
-SCRIPT = ("jacobian_view_code", HERE, "jacobian.js")
-STYLE = ("jacobian_view_code", HERE, "jacobian.css")
+#: The view's style sheet, relative to components.assets.CODE_DIR (the graph view adds it too, for the stepper's panel)
+STYLE = "jacobian_view/jacobian.css"
 
 
 _component = st.components.v2.component(
-    "components.jacobian_view", js=module_loader(SCRIPT, ("jacobian_view_code", HERE, "mount.js"), styles=(STYLE,)),
+    "components.jacobian_view", js=module_loader("jacobian_view/mount.js", styles=(STYLE,)),
     isolate_styles=False,
 )
 

@@ -3,14 +3,15 @@
 // columns, the check against central differences, and the cost (numbers in J against the operations
 // the VJP did). Data: explorer/jacobian_view.view_data.
 //
-// One file, two users: the Explorer's inspector mounts it alone (components/jacobian_view), the
-// Backward Stepper shows it in its panel's Jacobian tab (components/graph_view puts this file in its
-// module). So every name here starts with jv / Jv.
+// One module, two users: the Explorer's inspector mounts it alone (mount.js), the Backward Stepper shows
+// it in its panel's Jacobian tab (components/graph_view/stepper.js imports JacobianView).
 //
 // Hooks: the root [data-testid="jacobian"] with data-op, data-rows (output elements), data-cols (input
 // elements, all inputs together), data-max-error (largest |gᵀJ − VJP| over the inputs; '' when gᵀJ
 // was not formed); each input [data-testid="jacobian-input"] with data-slot, data-rows, data-cols,
 // data-shown-rows, data-shown-cols, data-max-error; each cell of J rect.jv-cell[data-r][data-c][data-v].
+
+import { el, escapeHtml, svg } from "../web/dom.js";
 
 const JV_LEVELS = 8; // colour steps each side of 0 (classes jv-p1..8, jv-n1..8; CSS mixes the theme's colours)
 const JV_MAX_CELL = 40;
@@ -50,22 +51,6 @@ function jvIndex(i, shape) {
   return `[${idx.join(", ")}]`;
 }
 
-function jvEl(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") node.textContent = v;
-    else node.setAttribute(k, v);
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
-
-function jvSvg(tag, attrs = {}) {
-  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  return node;
-}
-
 function jvLevel(v, scale) {
   if (v === null || v === undefined || !Number.isFinite(v)) return "jv-nan";
   if (v === 0 || !(scale > 0)) return "jv-z";
@@ -88,10 +73,10 @@ function jvVector(values, total) {
   return `[${shown}${total > values.length ? `, … (${jvCount(total - values.length)} more)` : ""}]`;
 }
 
-class JacobianView {
+export class JacobianView {
   constructor(parent) {
-    this.root = jvEl("div", { class: "jv", "data-testid": "jacobian" });
-    this.tip = jvEl("div", { class: "jv-tip", role: "tooltip" });
+    this.root = el("div", { class: "jv", "data-testid": "jacobian" });
+    this.tip = el("div", { class: "jv-tip", role: "tooltip" });
     this.tip.hidden = true;
     parent.append(this.root);
     this.root.addEventListener("pointermove", (e) => this.hover(e));
@@ -123,19 +108,19 @@ class JacobianView {
     root.dataset.cols = String(d.inputs.reduce((a, s) => a + s.cols, 0));
     root.dataset.maxError = d.max_error === null || d.max_error === undefined ? "" : String(d.max_error);
     root.append(
-      jvEl("div", { class: "jv-title" }, [jvEl("b", { text: "Jacobian of " }), jvEl("code", { text: d.title }),
-        jvEl("span", { class: "jv-muted", text: ` · output ${d.out_shape_text}` })]),
-      jvEl("p", { class: "jv-lesson", text: `Row i is ${d.op}'s own VJP run on the one-hot G = eᵢ: what each input `
+      el("div", { class: "jv-title" }, [el("b", { text: "Jacobian of " }), el("code", { text: d.title }),
+        el("span", { class: "jv-muted", text: ` · output ${d.out_shape_text}` })]),
+      el("p", { class: "jv-lesson", text: `Row i is ${d.op}'s own VJP run on the one-hot G = eᵢ: what each input `
         + "would receive if only output element i mattered. Reverse mode never builds J: it sends gᵀJ straight away." }),
     );
-    if (!d.inputs.length) root.append(jvEl("p", { class: "jv-muted", text: "No input of this node needs a grad." }));
+    if (!d.inputs.length) root.append(el("p", { class: "jv-muted", text: "No input of this node needs a grad." }));
     for (const section of d.inputs) root.append(this.renderInput(section, d));
     if (d.constants.length) {
-      root.append(jvEl("p", { class: "jv-muted", text: `${d.constants.join(", ")}: a constant (no grad), so no Jacobian is built for it.` }));
+      root.append(el("p", { class: "jv-muted", text: `${d.constants.join(", ")}: a constant (no grad), so no Jacobian is built for it.` }));
     }
     const parts = d.inputs.map((s) => `${jvCount(s.rows)} × ${jvCount(s.cols)}`).join(" + ");
-    root.append(jvEl("div", { class: "jv-cost", "data-testid": "jacobian-cost" }, [
-      jvEl("b", { text: "Cost. " }),
+    root.append(el("div", { class: "jv-cost", "data-testid": "jacobian-cost" }, [
+      el("b", { text: "Cost. " }),
       document.createTextNode(`J has ${jvCount(d.entries)} numbers${d.inputs.length > 1 ? ` (${parts})` : ""}; `
         + `${d.op}'s VJP did ${jvCount(d.operations)} operation${d.operations === 1 ? "" : "s"} on numbers to give gᵀJ without them.`),
     ]));
@@ -143,38 +128,38 @@ class JacobianView {
   }
 
   renderInput(s, d) {
-    const box = jvEl("section", { class: "jv-input", "data-testid": "jacobian-input", "data-slot": String(s.slot),
+    const box = el("section", { class: "jv-input", "data-testid": "jacobian-input", "data-slot": String(s.slot),
       "data-rows": String(s.rows), "data-cols": String(s.cols), "data-shown-rows": String(s.shown_rows),
       "data-shown-cols": String(s.shown_cols), "data-max-error": s.max_error === null ? "" : String(s.max_error) });
     const slot = s.slot_name ? ` (slot ${s.slot_name})` : "";
-    box.append(jvEl("div", { class: "jv-heading" }, [
-      jvEl("b", { text: `∂${d.out} / ∂${s.label}` }), jvEl("span", { class: "jv-muted",
+    box.append(el("div", { class: "jv-heading" }, [
+      el("b", { text: `∂${d.out} / ∂${s.label}` }), el("span", { class: "jv-muted",
         text: `${slot} · J is ${jvCount(s.rows)} × ${jvCount(s.cols)}: a row per element of ${d.out} ${d.out_shape_text}, `
           + `a column per element of ${s.label} ${s.shape_text}` }),
     ]));
-    box.append(jvEl("div", { class: "jv-structure", text: s.structure }));
+    box.append(el("div", { class: "jv-structure", text: s.structure }));
     if (s.shown_rows < s.rows || s.shown_cols < s.cols) {
-      box.append(jvEl("div", { class: "jv-note", text: `Too big to draw whole: showing rows 1–${s.shown_rows} and `
+      box.append(el("div", { class: "jv-note", text: `Too big to draw whole: showing rows 1–${s.shown_rows} and `
         + `columns 1–${s.shown_cols} of ${jvCount(s.rows)} × ${jvCount(s.cols)} (${jvCount(s.rows * s.cols)} numbers).` }));
     }
     box.append(this.heatmap(s, d));
     const gtj = s.gtj;
-    const lines = jvEl("div", { class: "jv-vectors" });
-    const row = (label, values) => lines.append(jvEl("div", { class: "jv-vrow" }, [
-      jvEl("span", { class: "jv-vlabel", text: label }), jvEl("code", { text: jvVector(values, s.cols) })]));
+    const lines = el("div", { class: "jv-vectors" });
+    const row = (label, values) => lines.append(el("div", { class: "jv-vrow" }, [
+      el("span", { class: "jv-vlabel", text: label }), el("code", { text: jvVector(values, s.cols) })]));
     if (gtj) row("gᵀJ", gtj);
     row("VJP(g)", s.vjp);
     box.append(lines);
     const scale = 1 + jvScale(s.vjp);
     if (!s.gtj) {
-      box.append(jvEl("div", { class: "jv-check jv-muted", text: `J is too big to build whole here (${jvCount(s.rows * s.cols)} numbers), `
+      box.append(el("div", { class: "jv-check jv-muted", text: `J is too big to build whole here (${jvCount(s.rows * s.cols)} numbers), `
         + "so gᵀJ is not formed; the VJP's result is shown." }));
     } else if (s.max_error === null) {
-      box.append(jvEl("div", { class: "jv-check jv-warn", "data-testid": "jacobian-equal",
+      box.append(el("div", { class: "jv-check jv-warn", "data-testid": "jacobian-equal",
         text: "⚠ gᵀJ and VJP(g) hold numbers that are not finite (nan or inf), so they cannot be compared." }));
     } else {
       const same = s.max_error <= 1e-9 * scale;
-      box.append(jvEl("div", { class: `jv-check ${same ? "jv-ok" : "jv-bad"}`, "data-testid": "jacobian-equal",
+      box.append(el("div", { class: `jv-check ${same ? "jv-ok" : "jv-bad"}`, "data-testid": "jacobian-equal",
         text: `${same ? "✓" : "✗"} max |gᵀJ − VJP(g)| = ${jvNumber(s.max_error)}`
           + (same ? ": the same numbers to the printed precision." : ": they differ — the VJP does not match its Jacobian.") }));
     }
@@ -182,7 +167,7 @@ class JacobianView {
       ? `✓ J equals central differences of ${d.op}'s forward (max |J − numeric| = ${jvNumber(s.numeric_error)}).`
       : `⚠ Central differences of ${d.op}'s forward differ by up to ${jvNumber(s.numeric_error)}: an input sits on a kink `
         + "(relu or abs at 0, a tie in max) where the two one-sided slopes differ, or the values are not finite.";
-    box.append(jvEl("div", { class: `jv-check ${s.numeric_ok ? "jv-ok" : "jv-warn"}`, "data-testid": "jacobian-numeric", text: fd }));
+    box.append(el("div", { class: `jv-check ${s.numeric_ok ? "jv-ok" : "jv-warn"}`, "data-testid": "jacobian-numeric", text: fd }));
     return box;
   }
 
@@ -207,7 +192,7 @@ class JacobianView {
     const stripH = Math.max(cell, 10);
     const height = y0 + rows * cell + gap + strips * (stripH + 3) + 4;
     const svgWidth = Math.max(x0 + cols * cell + 4, labelW + stripLabel + 4);
-    const svg = jvSvg("svg", { class: "jv-map", width: String(svgWidth), height: String(height),
+    const map = svg("svg", { class: "jv-map", width: String(svgWidth), height: String(height),
       viewBox: `0 0 ${svgWidth} ${height}`, role: "img",
       "aria-label": `Jacobian of ${d.title} with respect to ${s.label}: ${rows} by ${cols} shown` });
     const scale = jvScale(s.matrix), gScale = jvScale(d.g), vScale = Math.max(jvScale(s.vjp), jvScale(s.gtj || []));
@@ -218,59 +203,59 @@ class JacobianView {
     for (let i = 0; i < rows; i++) {
       const y = y0 + i * cell;
       if (i % every === 0) {
-        const t = jvSvg("text", { x: String(labelW - 4), y: String(y + cell / 2), class: "jv-label", "text-anchor": "end",
+        const t = svg("text", { x: String(labelW - 4), y: String(y + cell / 2), class: "jv-label", "text-anchor": "end",
           "dominant-baseline": "central", "font-size": String(font) });
         t.textContent = rowText(i);
-        svg.append(t);
+        map.append(t);
       }
-      svg.append(this.cell("jv-strip-g", labelW, y, cell, cell, d.g[i], gScale, { kind: "g", r: i }));
+      map.append(this.cell("jv-strip-g", labelW, y, cell, cell, d.g[i], gScale, { kind: "g", r: i }));
     }
-    const gLabel = jvSvg("text", { x: String(labelW + cell / 2), y: String(y0 - 4), class: "jv-label jv-strip-label", "text-anchor": "middle", "font-size": "10" });
+    const gLabel = svg("text", { x: String(labelW + cell / 2), y: String(y0 - 4), class: "jv-label jv-strip-label", "text-anchor": "middle", "font-size": "10" });
     gLabel.textContent = "g";
-    svg.append(gLabel);
+    map.append(gLabel);
     // Column labels (input elements), turned.
     for (let j = 0; j < cols; j += every) {
       const x = x0 + j * cell + cell / 2;
-      const t = jvSvg("text", { x: String(x), y: String(y0 - 4), class: "jv-label", "font-size": String(font),
+      const t = svg("text", { x: String(x), y: String(y0 - 4), class: "jv-label", "font-size": String(font),
         transform: `rotate(-90 ${x} ${y0 - 4})`, "dominant-baseline": "central" });
       t.textContent = colText(j);
-      svg.append(t);
+      map.append(t);
     }
     // J.
-    const g = jvSvg("g", { class: "jv-cells" });
+    const g = svg("g", { class: "jv-cells" });
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
         const v = s.matrix[i * cols + j];
         const rect = this.cell("jv-cell", x0 + j * cell, y0 + i * cell, cell, cell, v, scale, { r: i, c: j });
         g.append(rect);
         if (text && v !== 0) {
-          const t = jvSvg("text", { x: String(x0 + j * cell + cell / 2), y: String(y0 + i * cell + cell / 2), class: "jv-value",
+          const t = svg("text", { x: String(x0 + j * cell + cell / 2), y: String(y0 + i * cell + cell / 2), class: "jv-value",
             "text-anchor": "middle", "dominant-baseline": "central", "font-size": "9" });
           t.textContent = jvShort(v);
           g.append(t);
         }
       }
     }
-    svg.append(g);
-    svg.append(jvSvg("rect", { x: String(x0 - 0.5), y: String(y0 - 0.5), width: String(cols * cell + 1), height: String(rows * cell + 1), class: "jv-frame" }));
+    map.append(g);
+    map.append(svg("rect", { x: String(x0 - 0.5), y: String(y0 - 0.5), width: String(cols * cell + 1), height: String(rows * cell + 1), class: "jv-frame" }));
     // gᵀJ and the VJP's result under the columns.
     const stripRows = (s.gtj ? [["gᵀJ", s.gtj, "gtj"]] : []).concat([["VJP", s.vjp, "vjp"]]);
     stripRows.forEach(([label, values, kind], k) => {
       const y = y0 + rows * cell + gap + k * (stripH + 3);
-      const t = jvSvg("text", { x: String(x0 - 4), y: String(y + stripH / 2), class: "jv-label jv-strip-label", "text-anchor": "end",
+      const t = svg("text", { x: String(x0 - 4), y: String(y + stripH / 2), class: "jv-label jv-strip-label", "text-anchor": "end",
         "dominant-baseline": "central", "font-size": "10" });
       t.textContent = label;
-      svg.append(t);
-      for (let j = 0; j < cols; j++) svg.append(this.cell(`jv-strip-${kind}`, x0 + j * cell, y, cell, stripH, values[j], vScale, { kind, c: j }));
+      map.append(t);
+      for (let j = 0; j < cols; j++) map.append(this.cell(`jv-strip-${kind}`, x0 + j * cell, y, cell, stripH, values[j], vScale, { kind, c: j }));
     });
-    const wrap = jvEl("div", { class: "jv-scroll" });
-    wrap.append(svg);
-    svg.__jv = { s, outLabels, inLabels, d };
+    const wrap = el("div", { class: "jv-scroll" });
+    wrap.append(map);
+    map.__jv = { s, outLabels, inLabels, d };
     return wrap;
   }
 
   cell(cls, x, y, w, h, v, scale, info) {
-    const rect = jvSvg("rect", { x: String(x), y: String(y), width: String(w), height: String(h), class: `${cls} ${jvLevel(v, scale)}` });
+    const rect = svg("rect", { x: String(x), y: String(y), width: String(w), height: String(h), class: `${cls} ${jvLevel(v, scale)}` });
     for (const [k, val] of Object.entries(info)) rect.dataset[k] = String(val);
     rect.dataset.v = v === null ? "nan" : String(v);
     return rect;
@@ -278,21 +263,21 @@ class JacobianView {
 
   hover(e) {
     const rect = e.target instanceof Element ? e.target.closest("rect[data-v]") : null;
-    const svg = rect ? rect.ownerSVGElement : null;
-    if (!rect || !svg || !svg.__jv) {
+    const map = rect ? rect.ownerSVGElement : null;
+    if (!rect || !map || !map.__jv) {
       this.tip.hidden = true;
       return;
     }
-    const { s, outLabels, inLabels, d } = svg.__jv;
+    const { s, outLabels, inLabels, d } = map.__jv;
     const r = Number(rect.dataset.r), c = Number(rect.dataset.c);
     const v = rect.dataset.v === "nan" ? null : Number(rect.dataset.v);
     let html;
-    if (rect.dataset.kind === "g") html = `<b>g${jvEscape(jvIndex(r, d.out_shape))}</b> = ${jvNumber(v)}<br>the upstream grad of ${jvEscape(outLabels[r])}`;
-    else if (rect.dataset.kind === "gtj") html = `<b>(gᵀJ)</b> for ${jvEscape(inLabels[c])} = ${jvNumber(v)}<br>Σᵢ g[i] · J[i, ${c}]`;
-    else if (rect.dataset.kind === "vjp") html = `<b>VJP(g)</b> for ${jvEscape(inLabels[c])} = ${jvNumber(v)}<br>what backward() sent ${jvEscape(s.label)}`;
+    if (rect.dataset.kind === "g") html = `<b>g${escapeHtml(jvIndex(r, d.out_shape))}</b> = ${jvNumber(v)}<br>the upstream grad of ${escapeHtml(outLabels[r])}`;
+    else if (rect.dataset.kind === "gtj") html = `<b>(gᵀJ)</b> for ${escapeHtml(inLabels[c])} = ${jvNumber(v)}<br>Σᵢ g[i] · J[i, ${c}]`;
+    else if (rect.dataset.kind === "vjp") html = `<b>VJP(g)</b> for ${escapeHtml(inLabels[c])} = ${jvNumber(v)}<br>what backward() sent ${escapeHtml(s.label)}`;
     else {
       const numeric = s.numeric ? s.numeric[r * s.shown_cols + c] : undefined;
-      html = `<b>∂${jvEscape(outLabels[r])} / ∂${jvEscape(inLabels[c])}</b> = ${jvNumber(v)}`
+      html = `<b>∂${escapeHtml(outLabels[r])} / ∂${escapeHtml(inLabels[c])}</b> = ${jvNumber(v)}`
         + (numeric !== undefined ? `<br>central differences: ${jvNumber(numeric)}` : "");
     }
     this.tip.innerHTML = html;
@@ -308,8 +293,4 @@ class JacobianView {
     this.resize.disconnect();
     this.root.remove();
   }
-}
-
-function jvEscape(text) {
-  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }

@@ -1,4 +1,7 @@
-// The Jacobian view mounted on its own (the Explorer's inspector): after jacobian.js in one module.
+// The Jacobian view mounted on its own (the Explorer's inspector): the entry module of components/jacobian_view.
+
+import { JacobianView } from "./jacobian.js";
+
 export default function (component) {
   const { data, parentElement } = component;
   let view = parentElement.__jacobianView;

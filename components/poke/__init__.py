@@ -17,7 +17,6 @@ the values itself: Reset, a new program, a link; the browser then moves its slid
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import streamlit as st
 
@@ -25,11 +24,10 @@ from components import session
 from components.assets import module_loader
 from explorer import poke
 
-_HERE = Path(__file__).parent
 _component = st.components.v2.component(
     "components.poke",
     # served: the view is updated several times a second
-    js=module_loader(("poke_code", _HERE, "poke.js"), styles=(("poke_code", _HERE, "poke.css"),)),
+    js=module_loader("poke/poke.js", styles=("poke/poke.css",)),
     isolate_styles=False,
 )
 ss = st.session_state

@@ -16,80 +16,10 @@
 // [data-testid="poke-curve"] with data-x0, data-y0, data-slope and its tangent line.pk-tangent and point
 // circle.pk-point; the contour plot [data-testid="poke-contour"].
 
-const PK_IDLE_MS = 400;
-const PK_LOST_MS = 2500;
-const PK_PICTURES_AGAIN_MS = 5000; // the pictures asked for again if they have not come by then
-const PK_LEVELS = 10; // contour lines at the 10 %, 20 %, … 90 % quantiles of the grid's values
-// Closed contour loops shorter than this fraction of the plot's side, and open pieces shorter than PK_MIN_PIECE
-// (a corner the frame cuts off), are left out: in a nearly flat region a quantile level follows the grid's
-// small wobbles and drew little closed islands.
-const PK_MIN_LOOP = 0.35;
-const PK_MIN_PIECE = 0.1;
+import { el, svg } from "../web/dom.js";
+import { pkChains, pkLevels, pkRange, pkRoom, pkSegments, pkStepped, pkTicks } from "./plot.js";
 
-// Contour segments ([[x, y], [x, y]] in pixels, one level's) joined end to end: [{points, closed, length}].
-function pkChains(segments) {
-  const key = ([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`;
-  const at = new Map(); // point key -> indices of the segments that end there
-  segments.forEach((seg, i) => seg.forEach((p) => {
-    const k = key(p);
-    if (!at.has(k)) at.set(k, []);
-    at.get(k).push(i);
-  }));
-  const used = new Uint8Array(segments.length);
-  const chains = [];
-  const extend = (points) => { // from the chain's last point onwards, appending the segments that join it
-    for (;;) {
-      const next = (at.get(key(points[points.length - 1])) || []).find((j) => !used[j]);
-      if (next === undefined) return;
-      used[next] = 1;
-      const [a, b] = segments[next];
-      points.push(key(a) === key(points[points.length - 1]) ? b : a);
-    }
-  };
-  segments.forEach((seg, i) => {
-    if (used[i]) return;
-    used[i] = 1;
-    const forward = [seg[0], seg[1]];
-    extend(forward);
-    const backward = [seg[0]];
-    extend(backward);
-    const points = backward.reverse().concat(forward.slice(1));
-    const closed = points.length > 3 && key(points[0]) === key(points[points.length - 1]);
-    let length = 0;
-    for (let k = 1; k < points.length; k++) length += Math.hypot(points[k][0] - points[k - 1][0], points[k][1] - points[k - 1][1]);
-    chains.push({ points, closed, length });
-  });
-  return chains;
-}
-
-// How far from (px, py) along the unit direction (dx, dy) the plot's square [left, left + side] x [top, top + side]
-// goes on.
-function pkRoom(px, py, dx, dy, left, top, side) {
-  let t = Infinity;
-  if (dx > 0) t = Math.min(t, (left + side - px) / dx);
-  if (dx < 0) t = Math.min(t, (left - px) / dx);
-  if (dy > 0) t = Math.min(t, (top + side - py) / dy);
-  if (dy < 0) t = Math.min(t, (top - py) / dy);
-  return Math.max(0, t);
-}
-
-function pkEl(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") node.textContent = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v);
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
-
-function pkSvg(tag, attrs = {}) {
-  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  return node;
-}
-
+// Numbers as the pictures print them (four significant digits).
 function pkNumber(v, digits = 4) {
   if (v === null || v === undefined || Number.isNaN(v)) return "nan";
   if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
@@ -100,37 +30,15 @@ function pkNumber(v, digits = 4) {
   return `${Number(m)}e${e.replace("+", "")}`;
 }
 
-// A knob's value as its step shows it (no 0.30000000000000004).
-function pkStepped(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step)) + 1);
-  return Number(value.toFixed(decimals));
-}
-
-// About n round tick values over [lo, hi].
-function pkTicks(lo, hi, n = 5) {
-  const span = hi - lo;
-  if (!(span > 0)) return [lo];
-  const raw = span / n;
-  const p = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw) || raw;
-  const ticks = [];
-  for (let t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
-  return ticks;
-}
-
-// The y range worth showing: the middle 96 % of the finite values (a pole would flatten the rest), with
-// the point itself, padded.
-function pkRange(values, must) {
-  const finite = values.filter((v) => v !== null && Number.isFinite(v)).sort((a, b) => a - b);
-  if (must !== null && Number.isFinite(must)) finite.push(must);
-  if (!finite.length) return [-1, 1];
-  finite.sort((a, b) => a - b);
-  const at = (q) => finite[Math.min(finite.length - 1, Math.max(0, Math.round(q * (finite.length - 1))))];
-  let lo = Math.min(at(0.02), must ?? Infinity), hi = Math.max(at(0.98), must ?? -Infinity);
-  if (!(hi > lo)) [lo, hi] = [lo - 1, hi + 1];
-  const pad = 0.08 * (hi - lo);
-  return [lo - pad, hi + pad];
-}
+const PK_IDLE_MS = 400;
+const PK_LOST_MS = 2500;
+const PK_PICTURES_AGAIN_MS = 5000; // the pictures asked for again if they have not come by then
+const PK_LEVELS = 10; // contour lines at the 10 %, 20 %, … 90 % quantiles of the grid's values
+// Closed contour loops shorter than this fraction of the plot's side, and open pieces shorter than PK_MIN_PIECE
+// (a corner the frame cuts off), are left out: in a nearly flat region a quantile level follows the grid's
+// small wobbles and drew little closed islands.
+const PK_MIN_LOOP = 0.35;
+const PK_MIN_PIECE = 0.1;
 
 class Poke {
   constructor(parent) {
@@ -141,10 +49,10 @@ class Poke {
     this.inflight = null;
     this.pending = null; // null | {final}
     this.updates = 0;
-    this.root = pkEl("div", { class: "pk", "data-testid": "poke", "data-sent": "0", "data-answered": "0", "data-updates": "0" });
-    this.head = pkEl("div", { class: "pk-head" });
-    this.knobBox = pkEl("div", { class: "pk-knobs" });
-    this.pictures = pkEl("div", { class: "pk-pictures" });
+    this.root = el("div", { class: "pk", "data-testid": "poke", "data-sent": "0", "data-answered": "0", "data-updates": "0" });
+    this.head = el("div", { class: "pk-head" });
+    this.knobBox = el("div", { class: "pk-knobs" });
+    this.pictures = el("div", { class: "pk-pictures" });
     this.root.append(this.head, this.knobBox, this.pictures);
     parent.append(this.root);
     this.width = 0; // the pictures' width, kept by the observer (reading it per answer would force a layout)
@@ -207,10 +115,10 @@ class Poke {
   renderHead() {
     const poked = this.data.poked || this.data.knobs.some((k) => this.values[k.name] !== k.base);
     if (!this.resetButton) {
-      this.resetButton = pkEl("button", { type: "button", class: "pk-reset", title: "Back to the program's own values",
-        onclick: () => this.reset() }, [pkEl("span", { text: "Reset" })]);
-      const title = pkEl("div", { class: "pk-title" }, [pkEl("b", { text: "Poke the inputs" }),
-        pkEl("div", { class: "pk-muted pk-hint", text: "Drag a slider: every value and grad in the graph follows." })]);
+      this.resetButton = el("button", { type: "button", class: "pk-reset", title: "Back to the program's own values",
+        onclick: () => this.reset() }, [el("span", { text: "Reset" })]);
+      const title = el("div", { class: "pk-title" }, [el("b", { text: "Poke the inputs" }),
+        el("div", { class: "pk-muted pk-hint", text: "Drag a slider: every value and grad in the graph follows." })]);
       this.head.append(title, this.resetButton);
     }
     if (this.resetButton.disabled !== !poked) this.resetButton.disabled = !poked;
@@ -220,15 +128,15 @@ class Poke {
     this.rows = {};
     this.knobBox.replaceChildren();
     for (const k of this.data.knobs) {
-      const slider = pkEl("input", { type: "range", min: String(k.lo), max: String(k.hi), step: String(k.step),
+      const slider = el("input", { type: "range", min: String(k.lo), max: String(k.hi), step: String(k.step),
         "aria-label": k.kind === "scale" ? `scale of ${k.name}` : k.name });
       slider.value = String(this.values[k.name]);
       slider.addEventListener("input", () => this.moved(k, Number(slider.value)));
-      const name = pkEl("button", { type: "button", class: "pk-name", title: `Draw the output against ${k.name}`,
-        onclick: () => this.pick(k.name) }, [pkEl("code", { text: k.name })]);
-      const value = pkEl("span", { class: "pk-value" });
-      const slope = pkEl("span", { class: "pk-slope" });
-      const row = pkEl("div", { class: "pk-knob", "data-testid": "poke-knob", "data-name": k.name }, [name, slider, value, slope]);
+      const name = el("button", { type: "button", class: "pk-name", title: `Draw the output against ${k.name}`,
+        onclick: () => this.pick(k.name) }, [el("code", { text: k.name })]);
+      const value = el("span", { class: "pk-value" });
+      const slope = el("span", { class: "pk-slope" });
+      const row = el("div", { class: "pk-knob", "data-testid": "poke-knob", "data-name": k.name }, [name, slider, value, slope]);
       this.rows[k.name] = { row, slider, value, slope, knob: k };
       this.knobBox.append(row);
     }
@@ -315,7 +223,7 @@ class Poke {
       if (curve) this.pictures.append(curve.figure);
       if (contour) this.pictures.append(contour.figure);
       const none = d.pictures_wanted ? "Drawing the pictures…" : "No input to draw against.";
-      if (!curve && !contour) this.pictures.append(pkEl("p", { class: "pk-muted", text: none }));
+      if (!curve && !contour) this.pictures.append(el("p", { class: "pk-muted", text: none }));
     }
     if (curve) curve.move(d);
     if (contour) contour.move(d);
@@ -334,15 +242,15 @@ class Poke {
     const [ylo, yhi] = pkRange(c.ys, d.output);
     const sx = (x) => left + ((x - xlo) / (xhi - xlo)) * (width - left - right);
     const sy = (y) => top + (1 - (y - ylo) / (yhi - ylo)) * (height - top - bottom);
-    const svg = pkSvg("svg", { class: "pk-plot", width: String(width), height: String(height), viewBox: `0 0 ${width} ${height}`,
+    const plot = svg("svg", { class: "pk-plot", width: String(width), height: String(height), viewBox: `0 0 ${width} ${height}`,
       role: "img", "aria-label": `${d.out} against ${c.name}, with the tangent at the current point` });
     const clip = `pk-clip-${Math.random().toString(36).slice(2)}`;
-    const defs = pkSvg("defs");
-    const clipPath = pkSvg("clipPath", { id: clip });
-    clipPath.append(pkSvg("rect", { x: String(left), y: String(top), width: String(width - left - right), height: String(height - top - bottom) }));
+    const defs = svg("defs");
+    const clipPath = svg("clipPath", { id: clip });
+    clipPath.append(svg("rect", { x: String(left), y: String(top), width: String(width - left - right), height: String(height - top - bottom) }));
     defs.append(clipPath);
-    svg.append(defs);
-    this.axes(svg, { xlo, xhi, ylo, yhi, sx, sy, left, right, top, bottom, width, height, xName: k.kind === "scale" ? `s (${c.name} scale)` : c.name });
+    plot.append(defs);
+    this.axes(plot, { xlo, xhi, ylo, yhi, sx, sy, left, right, top, bottom, width, height, xName: k.kind === "scale" ? `s (${c.name} scale)` : c.name });
     // the curve, broken where it is not finite
     let path = "", pen = false;
     c.xs.forEach((x, i) => {
@@ -355,16 +263,16 @@ class Poke {
       path += `${pen ? "L" : "M"}${sx(x).toFixed(2)},${py.toFixed(2)}`;
       pen = true;
     });
-    svg.append(pkSvg("path", { d: path, class: "pk-curve", "clip-path": `url(#${clip})` }));
-    const tangent = pkSvg("line", { class: "pk-tangent", "clip-path": `url(#${clip})` });
-    const point = pkSvg("circle", { class: "pk-point", r: "4.5" });
-    svg.append(tangent, point);
-    const figure = pkEl("figure", { class: "pk-figure", "data-testid": "poke-curve", "data-name": c.name });
+    plot.append(svg("path", { d: path, class: "pk-curve", "clip-path": `url(#${clip})` }));
+    const tangent = svg("line", { class: "pk-tangent", "clip-path": `url(#${clip})` });
+    const point = svg("circle", { class: "pk-point", r: "4.5" });
+    plot.append(tangent, point);
+    const figure = el("figure", { class: "pk-figure", "data-testid": "poke-curve", "data-name": c.name });
     const where = document.createTextNode("");
     const wrt = k.kind === "scale" ? "s" : c.name;
-    figure.append(svg, pkEl("figcaption", { class: "pk-caption" }, [
+    figure.append(plot, el("figcaption", { class: "pk-caption" }, [
       document.createTextNode(`${d.out} against ${wrt}, the other inputs as set. The `),
-      pkEl("span", { class: "pk-tangent-word", text: "tangent" }), where]));
+      el("span", { class: "pk-tangent-word", text: "tangent" }), where]));
     const move = (data) => {
       const knob = data.knobs.find((kn) => kn.name === c.name);
       const x0 = knob.value, y0 = data.output, slope = knob.slope;
@@ -399,60 +307,41 @@ class Poke {
     const [xlo, xhi] = [s.xs[0], s.xs[n - 1]], [ylo, yhi] = [s.ys[0], s.ys[n - 1]];
     const sx = (x) => left + ((x - xlo) / (xhi - xlo)) * side;
     const sy = (y) => top + (1 - (y - ylo) / (yhi - ylo)) * side;
-    const svg = pkSvg("svg", { class: "pk-plot", width: String(width), height: String(height), viewBox: `0 0 ${width} ${height}`,
+    const plot = svg("svg", { class: "pk-plot", width: String(width), height: String(height), viewBox: `0 0 ${width} ${height}`,
       role: "img", "aria-label": `contour plot of ${d.out} over ${s.x} and ${s.y}, with the gradient arrow` });
-    const z = (i, j) => s.zs[i * n + j];
     // levels: quantiles of the finite values, so that a pole does not squash every other contour; the
     // shading is each value's rank among them (light: small, dark: large), drawn smooth from the grid
     const finite = s.zs.filter((v) => v !== null && Number.isFinite(v)).sort((a, b) => a - b);
-    const levels = [];
-    for (let q = 1; q < PK_LEVELS; q++) levels.push(finite[Math.floor((q / PK_LEVELS) * (finite.length - 1))]);
+    const levels = pkLevels(finite, PK_LEVELS);
     const clip = `pk-clip-${Math.random().toString(36).slice(2)}`;
-    const defs = pkSvg("defs");
-    const clipPath = pkSvg("clipPath", { id: clip });
-    clipPath.append(pkSvg("rect", { x: String(left), y: String(top), width: String(side), height: String(side) }));
+    const defs = svg("defs");
+    const clipPath = svg("clipPath", { id: clip });
+    clipPath.append(svg("rect", { x: String(left), y: String(top), width: String(side), height: String(side) }));
     defs.append(clipPath);
     const shading = this.shading(s, n, finite, left, top, side);
     shading.setAttribute("clip-path", `url(#${clip})`);
-    svg.append(defs, shading);
+    plot.append(defs, shading);
     // contour lines by marching squares, joined into lines so that small closed loops can be left out
     let lines = "";
     for (const level of levels) {
-      const segments = [];
-      for (let i = 0; i < n - 1; i++) {
-        for (let j = 0; j < n - 1; j++) {
-          const corners = [[i, j], [i, j + 1], [i + 1, j + 1], [i + 1, j]].map(([a, b]) => ({ x: s.xs[b], y: s.ys[a], v: z(a, b) }));
-          if (corners.some((p) => p.v === null || !Number.isFinite(p.v))) continue;
-          const hits = [];
-          for (let e = 0; e < 4; e++) {
-            const p = corners[e], q = corners[(e + 1) % 4];
-            if ((p.v < level) !== (q.v < level)) {
-              const t = (level - p.v) / (q.v - p.v);
-              hits.push([p.x + t * (q.x - p.x), p.y + t * (q.y - p.y)]);
-            }
-          }
-          for (let h = 0; h + 1 < hits.length; h += 2) {
-            segments.push([[sx(hits[h][0]), sy(hits[h][1])], [sx(hits[h + 1][0]), sy(hits[h + 1][1])]]);
-          }
-        }
-      }
+      const segments = pkSegments(s.xs, s.ys, s.zs, level).map((seg) => seg.map(([x, y]) => [sx(x), sy(y)]));
       for (const chain of pkChains(segments)) {
         if (chain.length < (chain.closed ? PK_MIN_LOOP : PK_MIN_PIECE) * side) continue;
         lines += chain.points.map(([x, y], k) => `${k ? "L" : "M"}${x.toFixed(1)},${y.toFixed(1)}`).join("");
       }
     }
-    svg.append(pkSvg("path", { d: lines, class: "pk-contours", "clip-path": `url(#${clip})` }));
+    plot.append(svg("path", { d: lines, class: "pk-contours", "clip-path": `url(#${clip})` }));
     const kx = this.knob(s.x), ky = this.knob(s.y);
-    this.axes(svg, { xlo, xhi, ylo, yhi, sx, sy, left, right, top, bottom, width, height,
+    this.axes(plot, { xlo, xhi, ylo, yhi, sx, sy, left, right, top, bottom, width, height,
       xName: kx.kind === "scale" ? `s (${s.x})` : s.x, yName: ky.kind === "scale" ? `s (${s.y})` : s.y });
-    const arrow = pkSvg("line", { class: "pk-arrow" });
-    const head = pkSvg("path", { class: "pk-arrow-head" });
-    const point = pkSvg("circle", { class: "pk-point", r: "4" });
-    svg.append(arrow, head, point);
-    const figure = pkEl("figure", { class: "pk-figure", "data-testid": "poke-contour", "data-x": s.x, "data-y": s.y });
+    const arrow = svg("line", { class: "pk-arrow" });
+    const head = svg("path", { class: "pk-arrow-head" });
+    const point = svg("circle", { class: "pk-point", r: "4" });
+    plot.append(arrow, head, point);
+    const figure = el("figure", { class: "pk-figure", "data-testid": "poke-contour", "data-x": s.x, "data-y": s.y });
     const wx = kx.kind === "scale" ? `s(${s.x})` : s.x, wy = ky.kind === "scale" ? `s(${s.y})` : s.y;
-    const caption = pkEl("figcaption", { class: "pk-caption" });
-    figure.append(svg, caption);
+    const caption = el("figcaption", { class: "pk-caption" });
+    figure.append(plot, caption);
     const move = (data) => {
       const knobX = data.knobs.find((k) => k.name === s.x), knobY = data.knobs.find((k) => k.name === s.y);
       const px = sx(knobX.value), py = sy(knobY.value);
@@ -526,39 +415,39 @@ class Poke {
     ctx.putImageData(image, 0, 0);
     // NOTE: the grid's points are the centres of the picture's edge pixels: half a cell hangs outside the axes
     const cell = side / (n - 1);
-    return pkSvg("image", { href: canvas.toDataURL(), x: (left - cell / 2).toFixed(2), y: (top - cell / 2).toFixed(2),
+    return svg("image", { href: canvas.toDataURL(), x: (left - cell / 2).toFixed(2), y: (top - cell / 2).toFixed(2),
       width: (side + cell).toFixed(2), height: (side + cell).toFixed(2), preserveAspectRatio: "none", class: "pk-shading" });
   }
 
-  axes(svg, o) {
-    const g = pkSvg("g", { class: "pk-axes" });
-    g.append(pkSvg("line", { x1: String(o.left), y1: String(o.height - o.bottom), x2: String(o.width - o.right), y2: String(o.height - o.bottom) }));
-    g.append(pkSvg("line", { x1: String(o.left), y1: String(o.top), x2: String(o.left), y2: String(o.height - o.bottom) }));
+  axes(plot, o) {
+    const g = svg("g", { class: "pk-axes" });
+    g.append(svg("line", { x1: String(o.left), y1: String(o.height - o.bottom), x2: String(o.width - o.right), y2: String(o.height - o.bottom) }));
+    g.append(svg("line", { x1: String(o.left), y1: String(o.top), x2: String(o.left), y2: String(o.height - o.bottom) }));
     for (const t of pkTicks(o.xlo, o.xhi)) {
       const x = o.sx(t);
       if (x < o.left - 0.5 || x > o.width - o.right + 0.5) continue;
-      g.append(pkSvg("line", { x1: String(x), y1: String(o.height - o.bottom), x2: String(x), y2: String(o.height - o.bottom + 4) }));
-      const label = pkSvg("text", { x: String(x), y: String(o.height - o.bottom + 14), "text-anchor": "middle" });
+      g.append(svg("line", { x1: String(x), y1: String(o.height - o.bottom), x2: String(x), y2: String(o.height - o.bottom + 4) }));
+      const label = svg("text", { x: String(x), y: String(o.height - o.bottom + 14), "text-anchor": "middle" });
       label.textContent = pkNumber(t, 3);
       g.append(label);
     }
     for (const t of pkTicks(o.ylo, o.yhi)) {
       const y = o.sy(t);
       if (y < o.top - 0.5 || y > o.height - o.bottom + 0.5) continue;
-      g.append(pkSvg("line", { x1: String(o.left - 4), y1: String(y), x2: String(o.left), y2: String(y) }));
-      const label = pkSvg("text", { x: String(o.left - 6), y: String(y), "text-anchor": "end", "dominant-baseline": "central" });
+      g.append(svg("line", { x1: String(o.left - 4), y1: String(y), x2: String(o.left), y2: String(y) }));
+      const label = svg("text", { x: String(o.left - 6), y: String(y), "text-anchor": "end", "dominant-baseline": "central" });
       label.textContent = pkNumber(t, 3);
       g.append(label);
     }
-    const name = pkSvg("text", { x: String(o.width - o.right), y: String(o.height - 3), "text-anchor": "end", class: "pk-axis-name" });
+    const name = svg("text", { x: String(o.width - o.right), y: String(o.height - 3), "text-anchor": "end", class: "pk-axis-name" });
     name.textContent = o.xName;
     g.append(name);
     if (o.yName) {
-      const yName = pkSvg("text", { x: String(o.left + 4), y: String(o.top + 10), class: "pk-axis-name" });
+      const yName = svg("text", { x: String(o.left + 4), y: String(o.top + 10), class: "pk-axis-name" });
       yName.textContent = o.yName;
       g.append(yName);
     }
-    svg.append(g);
+    plot.append(g);
   }
 
   destroy() {

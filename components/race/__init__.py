@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,44 +17,16 @@ import plotly
 import streamlit as st
 
 from components import session
-from components.assets import served_url
+from components.assets import module_loader, served_url
 from explorer import race
 from explorer.formatting import markdown_safe
 
-_STATIC = Path(__file__).parent / "static"
 _PLOTLY = Path(plotly.__file__).parent / "package_data"  # the plotly wheel's own plotly.min.js: no CDN
-
-# NOTE: the inline part is a loader of a few hundred bytes (a v2 component's inline JS travels with every
-# update of the element). Plotly is a classic script (it sets window.Plotly); the view is ES modules that
-# import each other by URL (race.js imports dom.js), fetched once per page.
-_LOADER = """
-const PLOTLY = %s, BASE = new URL(%s, window.location.href).href;
-let view = null, loading = null;
-function load() {
-  if (!loading) loading = new Promise((resolve, reject) => {
-    if (window.Plotly) return resolve();
-    const script = document.createElement("script");
-    script.src = PLOTLY;
-    script.onload = resolve;
-    script.onerror = () => { loading = null; reject(new Error("could not load " + script.src)); };
-    document.head.appendChild(script);
-  }).then(() => import(BASE + "race.js")).then((module) => (view = module.default));
-  return loading;
-}
-export default function (component) {
-  if (view) return view(component);
-  load().then(() => view(component)).catch((error) => {
-    console.error(error);
-    component.parentElement.textContent = String(error);
-  });
-  return undefined;
-}
-"""
 
 _component = st.components.v2.component(
     "components.race",
-    js=_LOADER % (json.dumps(served_url("plotly_js", _PLOTLY, "plotly.min.js")),
-                  json.dumps(served_url("race_static", _STATIC, ""))),
+    # served as files (components.assets.module_loader); Plotly is a classic script that sets window.Plotly
+    js=module_loader("race/static/race.js", scripts=((served_url("plotly_js", _PLOTLY, "plotly.min.js"), "Plotly"),)),
     isolate_styles=False,  # in the page's own DOM: Plotly and the view add their style sheets to the page
 )
 ss = st.session_state

@@ -4,10 +4,12 @@ feature; and its axis ticks and number formats must never leave an axis bare or 
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import pytest
 
-from components.live_view import MATH_JS
+from components.assets import CODE_DIR
 from explorer import nets, training
 from explorer.playground import Playground
 from explorer.playground_settings import TrainConfig
@@ -16,9 +18,9 @@ from server.run_store import MemoryRunStore
 pytestmark = pytest.mark.browser
 
 FORWARD_JS = """([model, frame, dtype, points]) => {
-    const layers = lmUnpack(model.sizes, lmDecode(frame.p, dtype));
+    const layers = lm.unpack(model.sizes, lm.decode(frame.p, dtype));
     const flat = new Float64Array(points.flat());
-    const pass = lmForward(model, layers, flat, points.length);
+    const pass = lm.forward(model, layers, flat, points.length);
     return {hidden: pass.hidden.map((h) => Array.from(h)), out: Array.from(pass.out)};
 }"""
 
@@ -27,7 +29,11 @@ FORWARD_JS = """([model, frame, dtype, points]) => {
 def math_page(browser):
     page = browser.new_page()
     page.set_content("<html><body></body></html>")
-    page.add_script_tag(content=MATH_JS)
+    # the ES module alone, as window.lm (a data: URL: the page has no server)
+    code = base64.b64encode((CODE_DIR / "live_view" / "static" / "live_math.js").read_bytes()).decode()
+    module = f"data:text/javascript;base64,{code}"
+    page.add_script_tag(type="module", content=f"import * as lm from '{module}'; window.lm = lm;")
+    page.wait_for_function("() => window.lm")
     yield page
     page.close()
 
@@ -66,7 +72,7 @@ def test_the_browser_erf_is_accurate(math_page):
     import math
 
     xs = [-7.0, -3.2, -1.0, -0.3, 0.0, 1e-8, 0.5, 1.7, 2.9, 4.4, 5.99, 6.5]
-    got = math_page.evaluate("(xs) => xs.map(lmErf)", xs)
+    got = math_page.evaluate("(xs) => xs.map(lm.erf)", xs)
     for x, value in zip(xs, got, strict=True):
         assert value == pytest.approx(math.erf(x), abs=1e-15), x
 
@@ -75,7 +81,7 @@ def test_float32_frames_decode_to_the_same_numbers(math_page):
     from explorer.playground import encode
 
     values = np.array([0.1, -2.5, 3e-8, 1e3])
-    got = math_page.evaluate("([a, b]) => [Array.from(lmDecode(a, 'f8')), Array.from(lmDecode(b, 'f4'))]",
+    got = math_page.evaluate("([a, b]) => [Array.from(lm.decode(a, 'f8')), Array.from(lm.decode(b, 'f4'))]",
                              [encode(values, "f8"), encode(values, "f4")])
     assert got[0] == values.tolist()
     np.testing.assert_allclose(got[1], values.astype(np.float32), rtol=0)
@@ -85,18 +91,18 @@ def test_float32_frames_decode_to_the_same_numbers(math_page):
                                         (1e-30, 1e250)])
 def test_a_log_axis_always_has_numbers(math_page, lo, hi):
     # Rough edge 2: a loss that stays within one decade got a log axis with no labels at all.
-    ticks = math_page.evaluate("([lo, hi]) => lmLogTicks(lo, hi, 4)", [lo, hi])
+    ticks = math_page.evaluate("([lo, hi]) => lm.logTicks(lo, hi, 4)", [lo, hi])
     inside = [t for t in ticks if lo <= t <= hi]
     assert len(inside) >= 2, ticks
     assert len(ticks) <= 12, ticks
-    labels = math_page.evaluate("(ts) => ts.map((t) => lmNumber(t, 2))", ticks)
+    labels = math_page.evaluate("(ts) => ts.map((t) => lm.number(t, 2))", ticks)
     assert len(set(labels)) == len(labels), labels  # no two ticks read the same
 
 
 def test_missing_numbers_read_as_a_dash_never_nan(math_page):
     # Rough edge 1: with a test split of 0 the caption read "test accuracy nan%".
     got = math_page.evaluate(
-        "() => [lmPercent(null), lmPercent(NaN), lmNumber(null), lmNumber(NaN), lmPercent(0.955), lmPercent(1),"
-        " lmNumber(0.000123), lmNumber(12345.6), lmNumber(Infinity), lmNumber(2.5e7)]"
+        "() => [lm.percent(null), lm.percent(NaN), lm.number(null), lm.number(NaN), lm.percent(0.955), lm.percent(1),"
+        " lm.number(0.000123), lm.number(12345.6), lm.number(Infinity), lm.number(2.5e7)]"
     )
     assert got == ["—", "—", "—", "—", "95.5%", "100%", "1.23e-4", "12346", "∞", "2.5e7"]

@@ -5,13 +5,12 @@
 // `layer_outputs` computes, in float64, the same way: inputs normalised as (x - shift) / scale, the
 // extra features of explorer/nets.py, then Linear (x·Wᵀ + b) and the activation, layer by layer.
 // tests/browser/test_live_math_browser.py checks the two agree to 1e-6 for every activation and
-// feature. A classic script: the app loads it before live_view.js (see components/live_view/__init__.py)
-// and that test loads it alone; its functions are globals with the prefix "lm".
+// feature. An ES module: live_view.js imports it as `lm`; that test and tests/js/ import it alone.
 
-const LM_SQRT_HALF = 0.7071067811865476;
-const LM_TWO_OVER_SQRT_PI = 1.1283791670955126;
+const SQRT_HALF = 0.7071067811865476;
+const TWO_OVER_SQRT_PI = 1.1283791670955126;
 
-function lmDecode(b64, dtype = "f8") {
+export function decode(b64, dtype = "f8") {
   // Base64 of little-endian float64 ("f8") or float32 ("f4") bytes (explorer/playground.py
   // `encode`) -> Float64Array.
   const raw = atob(b64);
@@ -20,7 +19,7 @@ function lmDecode(b64, dtype = "f8") {
   return dtype === "f4" ? Float64Array.from(new Float32Array(bytes.buffer)) : new Float64Array(bytes.buffer);
 }
 
-function lmErf(x) {
+export function erf(x) {
   // erf by the series 2/√π · e^(−x²) · Σ (2x²)ⁿ x / (1·3·…·(2n+1)): every term positive, so no
   // cancellation; float64 precision for |x| ≤ 6, and |erf| rounds to 1 beyond.
   const a = Math.abs(x);
@@ -33,27 +32,27 @@ function lmErf(x) {
     sum += term;
     if (term < 1e-17 * sum) break;
   }
-  const value = LM_TWO_OVER_SQRT_PI * Math.exp(-a * a) * sum;
+  const value = TWO_OVER_SQRT_PI * Math.exp(-a * a) * sum;
   return x < 0 ? -value : value;
 }
 
-function lmSigmoid(x) {
+export function sigmoid(x) {
   // As the engine's stable sigmoid: 1/(1 + e) for x ≥ 0, e/(1 + e) below, with e = exp(−|x|).
   const e = Math.exp(-Math.abs(x));
   return (x >= 0 ? 1 : e) / (1 + e);
 }
 
-const LM_ACTIVATIONS = {
+const ACTIVATIONS = {
   relu: (x) => (x > 0 ? x : 0),
   tanh: Math.tanh,
-  sigmoid: lmSigmoid,
-  gelu: (x) => 0.5 * x * (1 + lmErf(x * LM_SQRT_HALF)),
-  silu: (x) => x * lmSigmoid(x),
+  sigmoid: sigmoid,
+  gelu: (x) => 0.5 * x * (1 + erf(x * SQRT_HALF)),
+  silu: (x) => x * sigmoid(x),
   linear: (x) => x,
 };
 
 // Extra input features of the normalised coordinates z (explorer/nets.py FEATURES).
-const LM_FEATURES = {
+const FEATURES = {
   "x1²": (z) => z[0] * z[0],
   "x2²": (z) => z[1] * z[1],
   "x1·x2": (z) => z[0] * z[1],
@@ -64,7 +63,7 @@ const LM_FEATURES = {
   "sin x": (z) => Math.sin(z[0]),
 };
 
-function lmUnpack(sizes, params) {
+export function unpack(sizes, params) {
   // A frame's flat parameters -> [{W: Float64Array (out·in, row by row), b, nIn, nOut}] per layer.
   const layers = [];
   let at = 0;
@@ -80,7 +79,7 @@ function lmUnpack(sizes, params) {
   return layers;
 }
 
-function lmInputs(model, points, count) {
+export function inputRows(model, points, count) {
   // Raw points (count × d, row by row) -> the network's input columns (count × sizes[0]).
   const d = model.shift.length;
   const width = model.sizes[0];
@@ -90,17 +89,17 @@ function lmInputs(model, points, count) {
     for (let k = 0; k < d; k++) z[k] = (points[i * d + k] - model.shift[k]) / model.scale[k];
     const row = i * width;
     for (let k = 0; k < d; k++) out[row + k] = z[k];
-    for (let f = 0; f < model.features.length; f++) out[row + d + f] = LM_FEATURES[model.features[f]](z);
+    for (let f = 0; f < model.features.length; f++) out[row + d + f] = FEATURES[model.features[f]](z);
   }
   return out;
 }
 
-function lmForward(model, layers, points, count) {
+export function forward(model, layers, points, count) {
   // The network on `count` raw points: {inputs, hidden: [count × width per hidden layer],
   // out: the prediction — class-1 probability (count) for two classes, softmax (count × C) for
   // more, ŷ (count) for regression}.
-  const act = LM_ACTIVATIONS[model.activation];
-  const inputs = lmInputs(model, points, count);
+  const act = ACTIVATIONS[model.activation];
+  const inputs = inputRows(model, points, count);
   let x = inputs;
   const hidden = [];
   for (let l = 0; l < layers.length; l++) {
@@ -125,7 +124,7 @@ function lmForward(model, layers, points, count) {
   if (model.task !== "regression") {
     if (k === 1) {
       out = new Float64Array(count);
-      for (let i = 0; i < count; i++) out[i] = lmSigmoid(x[i]);
+      for (let i = 0; i < count; i++) out[i] = sigmoid(x[i]);
     } else {
       out = new Float64Array(count * k);
       for (let i = 0; i < count; i++) {
@@ -140,7 +139,7 @@ function lmForward(model, layers, points, count) {
   return { inputs, hidden, out };
 }
 
-function lmGridPoints(model, res) {
+export function gridPoints(model, res) {
   // The picture's sample points, as explorer/training.py `grid_points`: res × res from the bottom
   // row up (y ascending, then x), or res points along x for regression.
   const [x0, x1] = model.x_range;
@@ -162,7 +161,7 @@ function lmGridPoints(model, res) {
   return pts;
 }
 
-function lmGridResolution(model, budget) {
+export function gridResolution(model, budget) {
   // The finest grid (40..80 a side) whose forward pass costs at most `budget` multiply-adds. 80 is
   // finer than the picture needs (it is drawn smoothed) and keeps a paint at a few milliseconds.
   let macs = 0;
@@ -173,7 +172,7 @@ function lmGridResolution(model, budget) {
 
 // ---------------------------------------------------------------------------- axes
 
-function lmNice(span, count) {
+export function nice(span, count) {
   // A step of 1, 2 or 5 × 10^k giving about `count` intervals over `span`.
   const raw = span / Math.max(count, 1);
   const power = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -181,15 +180,15 @@ function lmNice(span, count) {
   return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * power;
 }
 
-function lmLinearTicks(lo, hi, count) {
+export function linearTicks(lo, hi, count) {
   if (!(hi > lo)) return [lo];
-  const step = lmNice(hi - lo, count);
+  const step = nice(hi - lo, count);
   const ticks = [];
   for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
   return ticks;
 }
 
-function lmLogTicks(lo, hi, count) {
+export function logTicks(lo, hi, count) {
   // Ticks for a log axis over [lo, hi] (both > 0), about `count` of them, always at least two
   // inside the range: powers of ten over many decades; 1-2-5 over a few; and within one decade
   // evenly spaced values (0.3, 0.4, 0.5 ...), so a loss that stays inside a decade still has
@@ -209,13 +208,13 @@ function lmLogTicks(lo, hi, count) {
         if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) ticks.push(v);
       }
   }
-  if (ticks.length < 2) ticks = lmLinearTicks(lo, hi, Math.max(3, Math.min(count, 5))).filter((v) => v > 0);
+  if (ticks.length < 2) ticks = linearTicks(lo, hi, Math.max(3, Math.min(count, 5))).filter((v) => v > 0);
   return ticks;
 }
 
 // -------------------------------------------------------------------------- numbers
 
-function lmNumber(v, digits = 3) {
+export function number(v, digits = 3) {
   // A number for a tile or a tick: 0.0421, 12.3, 1.2e-5, 3.4e+8; "—" for a missing one (null, NaN).
   if (v === null || v === undefined || Number.isNaN(v)) return "—";
   if (!Number.isFinite(v)) return v > 0 ? "∞" : "−∞";
@@ -225,7 +224,7 @@ function lmNumber(v, digits = 3) {
   return Number(v.toExponential(Math.max(digits - 1, 0))).toExponential().replace("e+", "e");
 }
 
-function lmPercent(v) {
+export function percent(v) {
   // An accuracy (a fraction) as a percentage; "—" when there is none (no test points, regression).
   if (v === null || v === undefined || !Number.isFinite(v)) return "—";
   return (100 * v).toFixed(1).replace(/\.0$/, "") + "%";

@@ -10,7 +10,9 @@
 // per optimiser with data-loss (its loss at the step shown, or its last if it stopped before), data-frames
 // (pictures drawn so far: the benchmark's frame counter).
 
-import { addStyle, el, mix, num, rgb, svg, theme } from "./dom.js";
+import { addStyle, el, svg } from "../../web/dom.js";
+import { mix, rgb, theme } from "../../web/theme.js";
+import { num } from "./numbers.js";
 
 const PATH_COLOURS = ["#e8590c", "#1c7ed6", "#2b8a3e", "#c2255c", "#7048e8", "#8d5524"];
 const ARROW_COLOURS = { g: "#e03131", d: "#f08c00", v: "#1971c2", u: "#6741d9", m: "#0c8599", sv: "#868e96" };
