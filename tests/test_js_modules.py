@@ -33,7 +33,10 @@ def test_no_toolbox_twin_outside_web(module):
         return
     text = module.read_text(encoding="utf-8")
     for twin in (r"function el\(", r"createElementNS\(", r"function escapeHtml\(", r"function parseColour\(",
-                 r"function isDark", r"0\.299 \*", r"0\.2126 \*"):
+                 r"function isDark", r"0\.299 \*", r"0\.2126 \*",
+                 # numbers and ticks: components/web/format.js (formatNumber, formatShort, formatPercent, ticks)
+                 r"toPrecision\(", r"toExponential\(", r"toLocaleString\(", r"function \w*[nN]umber\(",
+                 r"function \w*[pP]ercent\(", r"function (?!log)\w*[tT]icks\(", r"function nice\(", r"function num\("):
         assert not re.search(twin, text), f"{module.name} has its own {twin} (use components/web/)"
 
 

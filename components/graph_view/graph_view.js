@@ -34,6 +34,7 @@
 // in its Jacobian tab the Jacobian view's own hooks (jacobian.js).
 
 import { el, escapeHtml } from "../web/dom.js";
+import { formatPercent } from "../web/format.js";
 import { isDark } from "../web/theme.js";
 import { dotFor, fitLines, loadViz, prepare, setLines } from "./drawing.js";
 import { Stepper } from "./stepper.js";
@@ -84,7 +85,7 @@ class GraphView {
       }));
     this.rankSelect = el("select", { class: "gv-rankdir", "aria-label": "Layout", title: "Layout direction",
       onchange: () => this.setOptions({ rankdir: this.rankSelect.value }, true) });
-    this.zoomLabel = el("span", { class: "gv-zoom-label", text: "100 %" });
+    this.zoomLabel = el("span", { class: "gv-zoom-label", text: formatPercent(1) });
     const zoom = el("div", { class: "gv-group", role: "group", "aria-label": "Zoom" }, [
       el("button", { type: "button", class: "gv-button gv-zoom-out", "aria-label": "Zoom out", title: "Zoom out (Ctrl + wheel)", text: "−", onclick: () => this.zoomBy(1 / 1.25) }),
       this.zoomLabel,
@@ -463,7 +464,7 @@ class GraphView {
     this.pane.style.height = `${Math.min(h + PAD + PAD_TOP + BORDER, most)}px`;
     this.root.style.setProperty("--gv-pane-max", `${most}px`); // the stepper's panel beside it, as high
     this.root.dataset.zoom = String(Math.round(this.scale * 1000) / 1000);
-    this.zoomLabel.textContent = `${Math.round(this.scale * 100)} %`;
+    this.zoomLabel.textContent = formatPercent(this.scale);
   }
 
   // The graph point (in layout units) at the middle of the pane, or at client point (x, y).

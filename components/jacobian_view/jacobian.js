@@ -12,33 +12,12 @@
 // data-shown-rows, data-shown-cols, data-max-error; each cell of J rect.jv-cell[data-r][data-c][data-v].
 
 import { el, escapeHtml, svg } from "../web/dom.js";
+import { formatCount, formatNumber, formatShort } from "../web/format.js";
 
 const JV_LEVELS = 8; // colour steps each side of 0 (classes jv-p1..8, jv-n1..8; CSS mixes the theme's colours)
 const JV_MAX_CELL = 40;
 const JV_MIN_CELL = 5;
 const JV_MAX_HEIGHT = 520; // px of J's cells at most
-
-function jvNumber(v) {
-  if (v === null || v === undefined || Number.isNaN(v)) return "nan";
-  if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
-  if (v === 0) return "0";
-  const a = Math.abs(v);
-  let text;
-  if (a >= 1e-4 && a < 1e5) text = String(Number(v.toPrecision(4)));
-  else {
-    const [m, e] = v.toExponential(3).split("e");
-    text = `${String(Number(m))}e${e.replace("+", "")}`;
-  }
-  return text === "-0" ? "0" : text;
-}
-
-// A number in a cell: 2 significant digits (the hover and the lines below give 4).
-function jvShort(v) {
-  if (v === null || !Number.isFinite(v)) return jvNumber(v);
-  const a = Math.abs(v);
-  if (a >= 0.01 && a < 1000) return String(Number(v.toPrecision(2)));
-  return v.toExponential(0).replace("+", "");
-}
 
 // Element i of a tensor of `shape` as its index: "[1, 2]" ("" for a scalar).
 function jvIndex(i, shape) {
@@ -64,13 +43,9 @@ function jvScale(values) {
   return m;
 }
 
-function jvCount(n) {
-  return Number(n).toLocaleString("en-US");
-}
-
 function jvVector(values, total) {
-  const shown = values.map(jvNumber).join(", ");
-  return `[${shown}${total > values.length ? `, … (${jvCount(total - values.length)} more)` : ""}]`;
+  const shown = values.map(formatNumber).join(", ");
+  return `[${shown}${total > values.length ? `, … (${formatCount(total - values.length)} more)` : ""}]`;
 }
 
 export class JacobianView {
@@ -118,11 +93,11 @@ export class JacobianView {
     if (d.constants.length) {
       root.append(el("p", { class: "jv-muted", text: `${d.constants.join(", ")}: a constant (no grad), so no Jacobian is built for it.` }));
     }
-    const parts = d.inputs.map((s) => `${jvCount(s.rows)} × ${jvCount(s.cols)}`).join(" + ");
+    const parts = d.inputs.map((s) => `${formatCount(s.rows)} × ${formatCount(s.cols)}`).join(" + ");
     root.append(el("div", { class: "jv-cost", "data-testid": "jacobian-cost" }, [
       el("b", { text: "Cost. " }),
-      document.createTextNode(`J has ${jvCount(d.entries)} numbers${d.inputs.length > 1 ? ` (${parts})` : ""}; `
-        + `${d.op}'s VJP did ${jvCount(d.operations)} operation${d.operations === 1 ? "" : "s"} on numbers to give gᵀJ without them.`),
+      document.createTextNode(`J has ${formatCount(d.entries)} numbers${d.inputs.length > 1 ? ` (${parts})` : ""}; `
+        + `${d.op}'s VJP did ${formatCount(d.operations)} operation${d.operations === 1 ? "" : "s"} on numbers to give gᵀJ without them.`),
     ]));
     root.append(this.tip);
   }
@@ -134,13 +109,13 @@ export class JacobianView {
     const slot = s.slot_name ? ` (slot ${s.slot_name})` : "";
     box.append(el("div", { class: "jv-heading" }, [
       el("b", { text: `∂${d.out} / ∂${s.label}` }), el("span", { class: "jv-muted",
-        text: `${slot} · J is ${jvCount(s.rows)} × ${jvCount(s.cols)}: a row per element of ${d.out} ${d.out_shape_text}, `
+        text: `${slot} · J is ${formatCount(s.rows)} × ${formatCount(s.cols)}: a row per element of ${d.out} ${d.out_shape_text}, `
           + `a column per element of ${s.label} ${s.shape_text}` }),
     ]));
     box.append(el("div", { class: "jv-structure", text: s.structure }));
     if (s.shown_rows < s.rows || s.shown_cols < s.cols) {
       box.append(el("div", { class: "jv-note", text: `Too big to draw whole: showing rows 1–${s.shown_rows} and `
-        + `columns 1–${s.shown_cols} of ${jvCount(s.rows)} × ${jvCount(s.cols)} (${jvCount(s.rows * s.cols)} numbers).` }));
+        + `columns 1–${s.shown_cols} of ${formatCount(s.rows)} × ${formatCount(s.cols)} (${formatCount(s.rows * s.cols)} numbers).` }));
     }
     box.append(this.heatmap(s, d));
     const gtj = s.gtj;
@@ -152,7 +127,7 @@ export class JacobianView {
     box.append(lines);
     const scale = 1 + jvScale(s.vjp);
     if (!s.gtj) {
-      box.append(el("div", { class: "jv-check jv-muted", text: `J is too big to build whole here (${jvCount(s.rows * s.cols)} numbers), `
+      box.append(el("div", { class: "jv-check jv-muted", text: `J is too big to build whole here (${formatCount(s.rows * s.cols)} numbers), `
         + "so gᵀJ is not formed; the VJP's result is shown." }));
     } else if (s.max_error === null) {
       box.append(el("div", { class: "jv-check jv-warn", "data-testid": "jacobian-equal",
@@ -160,12 +135,12 @@ export class JacobianView {
     } else {
       const same = s.max_error <= 1e-9 * scale;
       box.append(el("div", { class: `jv-check ${same ? "jv-ok" : "jv-bad"}`, "data-testid": "jacobian-equal",
-        text: `${same ? "✓" : "✗"} max |gᵀJ − VJP(g)| = ${jvNumber(s.max_error)}`
+        text: `${same ? "✓" : "✗"} max |gᵀJ − VJP(g)| = ${formatNumber(s.max_error)}`
           + (same ? ": the same numbers to the printed precision." : ": they differ — the VJP does not match its Jacobian.") }));
     }
     const fd = s.numeric_ok
-      ? `✓ J equals central differences of ${d.op}'s forward (max |J − numeric| = ${jvNumber(s.numeric_error)}).`
-      : `⚠ Central differences of ${d.op}'s forward differ by up to ${jvNumber(s.numeric_error)}: an input sits on a kink `
+      ? `✓ J equals central differences of ${d.op}'s forward (max |J − numeric| = ${formatNumber(s.numeric_error)}).`
+      : `⚠ Central differences of ${d.op}'s forward differ by up to ${formatNumber(s.numeric_error)}: an input sits on a kink `
         + "(relu or abs at 0, a tie in max) where the two one-sided slopes differ, or the values are not finite.";
     box.append(el("div", { class: `jv-check ${s.numeric_ok ? "jv-ok" : "jv-warn"}`, "data-testid": "jacobian-numeric", text: fd }));
     return box;
@@ -231,7 +206,7 @@ export class JacobianView {
         if (text && v !== 0) {
           const t = svg("text", { x: String(x0 + j * cell + cell / 2), y: String(y0 + i * cell + cell / 2), class: "jv-value",
             "text-anchor": "middle", "dominant-baseline": "central", "font-size": "9" });
-          t.textContent = jvShort(v);
+          t.textContent = formatShort(v);
           g.append(t);
         }
       }
@@ -272,13 +247,13 @@ export class JacobianView {
     const r = Number(rect.dataset.r), c = Number(rect.dataset.c);
     const v = rect.dataset.v === "nan" ? null : Number(rect.dataset.v);
     let html;
-    if (rect.dataset.kind === "g") html = `<b>g${escapeHtml(jvIndex(r, d.out_shape))}</b> = ${jvNumber(v)}<br>the upstream grad of ${escapeHtml(outLabels[r])}`;
-    else if (rect.dataset.kind === "gtj") html = `<b>(gᵀJ)</b> for ${escapeHtml(inLabels[c])} = ${jvNumber(v)}<br>Σᵢ g[i] · J[i, ${c}]`;
-    else if (rect.dataset.kind === "vjp") html = `<b>VJP(g)</b> for ${escapeHtml(inLabels[c])} = ${jvNumber(v)}<br>what backward() sent ${escapeHtml(s.label)}`;
+    if (rect.dataset.kind === "g") html = `<b>g${escapeHtml(jvIndex(r, d.out_shape))}</b> = ${formatNumber(v)}<br>the upstream grad of ${escapeHtml(outLabels[r])}`;
+    else if (rect.dataset.kind === "gtj") html = `<b>(gᵀJ)</b> for ${escapeHtml(inLabels[c])} = ${formatNumber(v)}<br>Σᵢ g[i] · J[i, ${c}]`;
+    else if (rect.dataset.kind === "vjp") html = `<b>VJP(g)</b> for ${escapeHtml(inLabels[c])} = ${formatNumber(v)}<br>what backward() sent ${escapeHtml(s.label)}`;
     else {
       const numeric = s.numeric ? s.numeric[r * s.shown_cols + c] : undefined;
-      html = `<b>∂${escapeHtml(outLabels[r])} / ∂${escapeHtml(inLabels[c])}</b> = ${jvNumber(v)}`
-        + (numeric !== undefined ? `<br>central differences: ${jvNumber(numeric)}` : "");
+      html = `<b>∂${escapeHtml(outLabels[r])} / ∂${escapeHtml(inLabels[c])}</b> = ${formatNumber(v)}`
+        + (numeric !== undefined ? `<br>central differences: ${formatNumber(numeric)}` : "");
     }
     this.tip.innerHTML = html;
     this.tip.hidden = false;

@@ -54,18 +54,6 @@ export function pkStepped(value, step) {
   return Number(value.toFixed(decimals));
 }
 
-// About n round tick values over [lo, hi].
-export function pkTicks(lo, hi, n = 5) {
-  const span = hi - lo;
-  if (!(span > 0)) return [lo];
-  const raw = span / n;
-  const p = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw) || raw;
-  const ticks = [];
-  for (let t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
-  return ticks;
-}
-
 // The y range worth showing: the middle 96 % of the finite values (a pole would flatten the rest), with
 // the point itself, padded.
 export function pkRange(values, must) {

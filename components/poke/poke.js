@@ -17,18 +17,8 @@
 // circle.pk-point; the contour plot [data-testid="poke-contour"].
 
 import { el, svg } from "../web/dom.js";
-import { pkChains, pkLevels, pkRange, pkRoom, pkSegments, pkStepped, pkTicks } from "./plot.js";
-
-// Numbers as the pictures print them (four significant digits).
-function pkNumber(v, digits = 4) {
-  if (v === null || v === undefined || Number.isNaN(v)) return "nan";
-  if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
-  if (v === 0) return "0";
-  const a = Math.abs(v);
-  if (a >= 1e-3 && a < 1e6) return String(Number(v.toPrecision(digits)));
-  const [m, e] = v.toExponential(digits - 1).split("e");
-  return `${Number(m)}e${e.replace("+", "")}`;
-}
+import { formatNumber, ticks } from "../web/format.js";
+import { pkChains, pkLevels, pkRange, pkRoom, pkSegments, pkStepped } from "./plot.js";
 
 const PK_IDLE_MS = 400;
 const PK_LOST_MS = 2500;
@@ -148,10 +138,10 @@ class Poke {
       const r = this.rows[k.name];
       if (!r) continue;
       const v = this.values[k.name];
-      r.value.textContent = k.kind === "scale" ? `× ${pkNumber(v, 3)}` : `= ${pkNumber(v)}`;
+      r.value.textContent = k.kind === "scale" ? `× ${formatNumber(v)}` : `= ${formatNumber(v)}`;
       r.slope.textContent = k.kind === "scale"
-        ? `∂${out}/∂s = ${pkNumber(k.slope)}, s scaling ${k.name}`
-        : `∂${out}/∂${k.name} = ${pkNumber(k.slope)}`;
+        ? `∂${out}/∂s = ${formatNumber(k.slope)}, s scaling ${k.name}`
+        : `∂${out}/∂${k.name} = ${formatNumber(k.slope)}`;
       r.slope.title = k.kind === "scale"
         ? `With ${k.name} = s · (its program values), d${out}/ds = Σ ${k.name}₀ ⊙ ${k.name}.grad (the chain rule), at the last answer.`
         : `${k.name}.grad at the last answer: the slope of the tangent below.`;
@@ -290,7 +280,7 @@ class Poke {
         point.setAttribute("cx", sx(x0).toFixed(2));
         point.setAttribute("cy", sy(y0).toFixed(2));
       }
-      where.textContent = ` touches the curve at ${wrt} = ${pkNumber(x0)}: its slope is ∂${data.out}/∂${wrt} = ${pkNumber(slope)}`
+      where.textContent = ` touches the curve at ${wrt} = ${formatNumber(x0)}: its slope is ∂${data.out}/∂${wrt} = ${formatNumber(slope)}`
         + (knob.kind === "scale" ? ` (Σ ${c.name}₀ ⊙ ${c.name}.grad).` : `, ${c.name}.grad.`);
     };
     const holds = (y) => y === null || !Number.isFinite(y) || (y >= ylo && y <= yhi);
@@ -366,7 +356,7 @@ class Poke {
       point.setAttribute("cx", px.toFixed(1));
       point.setAttribute("cy", py.toFixed(1));
       caption.textContent = `${data.out} over ${wx} and ${wy} (deeper blue: larger). The arrow is the gradient `
-        + `(∂${data.out}/∂${wx}, ∂${data.out}/∂${wy}) = (${pkNumber(gx)}, ${pkNumber(gy)}): `
+        + `(∂${data.out}/∂${wx}, ∂${data.out}/∂${wy}) = (${formatNumber(gx)}, ${formatNumber(gy)}): `
         + "uphill, at right angles to the contour through the point.";
     };
     return { figure, key, move };
@@ -423,20 +413,20 @@ class Poke {
     const g = svg("g", { class: "pk-axes" });
     g.append(svg("line", { x1: String(o.left), y1: String(o.height - o.bottom), x2: String(o.width - o.right), y2: String(o.height - o.bottom) }));
     g.append(svg("line", { x1: String(o.left), y1: String(o.top), x2: String(o.left), y2: String(o.height - o.bottom) }));
-    for (const t of pkTicks(o.xlo, o.xhi)) {
+    for (const t of ticks(o.xlo, o.xhi)) {
       const x = o.sx(t);
       if (x < o.left - 0.5 || x > o.width - o.right + 0.5) continue;
       g.append(svg("line", { x1: String(x), y1: String(o.height - o.bottom), x2: String(x), y2: String(o.height - o.bottom + 4) }));
       const label = svg("text", { x: String(x), y: String(o.height - o.bottom + 14), "text-anchor": "middle" });
-      label.textContent = pkNumber(t, 3);
+      label.textContent = formatNumber(t);
       g.append(label);
     }
-    for (const t of pkTicks(o.ylo, o.yhi)) {
+    for (const t of ticks(o.ylo, o.yhi)) {
       const y = o.sy(t);
       if (y < o.top - 0.5 || y > o.height - o.bottom + 0.5) continue;
       g.append(svg("line", { x1: String(o.left - 4), y1: String(y), x2: String(o.left), y2: String(y) }));
       const label = svg("text", { x: String(o.left - 6), y: String(y), "text-anchor": "end", "dominant-baseline": "central" });
-      label.textContent = pkNumber(t, 3);
+      label.textContent = formatNumber(t);
       g.append(label);
     }
     const name = svg("text", { x: String(o.width - o.right), y: String(o.height - 3), "text-anchor": "end", class: "pk-axis-name" });

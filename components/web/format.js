@@ -12,6 +12,13 @@
  * - zero and -0 are "0"; infinities "inf" and "-inf"; nan "nan" (as Python and NumPy print them). In JS, null
  *   and undefined (a JSON gap: explorer.numbers.json_numbers sends nan and ±inf as null) are "nan" too.
  *
+ * formatShort(x) — the named variant for a cramped spot (a heatmap cell a few characters wide; the hover and the
+ * lines around it give formatNumber): the same rules with two significant digits, plain from 0.001 up to 99 (after
+ * rounding: 99.5 -> "1e2", 120 -> "1.2e2"), so "0.42", "-3.1", "1.2e4", "5e-7". JS only: no Python view draws it.
+ *
+ * formatCount(n) — an exact count (elements, operations), not a measurement: every digit, grouped by thousands with
+ * commas ("1,234,567"), as Python's f"{n:,}" writes counts.
+ *
  * formatPercent(fraction) — a fraction as a percentage (0.35 -> "35%"):
  * - three significant digits ("99.6%", "33.3%", "0.25%"), whole percents from 1000% ("1234%");
  * - a floor and a ceiling instead of noise: below 0.01% (not 0) "<0.01%" (">-0.01%" below zero), above
@@ -26,7 +33,7 @@
  * is 1e308: ticks(-1.7e308, 1.7e308, 1) is [-1e308, 0, 1e308]. A tick's label is formatNumber(tick).
  */
 
-/** The sign, the four significant digits and the decimal exponent of a finite non-zero x, rounded half to even. */
+/** The sign, the `significant` digits and the decimal exponent of a finite non-zero x, rounded half to even. */
 function digitsOf(x, significant) {
   const negative = x < 0;
   const a = Math.abs(x);
@@ -87,15 +94,30 @@ function nonFinite(x) {
   return x > 0 ? "inf" : "-inf";
 }
 
-/** A number with four significant digits, plain from 0.001 to 9999, else "1.235e4" (see the format above). */
-export function formatNumber(value) {
+/** `significant` digits, plain from 0.001 up to 10^significant (exclusive, after rounding), else an exponent. */
+function format(value, significant) {
   const x = value === null || value === undefined ? NaN : Number(value);
   if (!Number.isFinite(x)) return nonFinite(x);
   if (x === 0) return "0";
-  const { negative, digits, exponent } = digitsOf(x, 4);
+  const { negative, digits, exponent } = digitsOf(x, significant);
   const sign = negative ? "-" : "";
-  if (exponent >= -3 && exponent <= 3) return sign + plain(digits, exponent);
+  if (exponent >= -3 && exponent < significant) return sign + plain(digits, exponent);
   return `${sign}${plain(digits, 0)}e${exponent}`;
+}
+
+/** A number with four significant digits, plain from 0.001 to 9999, else "1.235e4" (see the format above). */
+export function formatNumber(value) {
+  return format(value, 4);
+}
+
+/** The cramped variant: two significant digits, plain from 0.001 to 99, else "1.2e4" (see the format above). */
+export function formatShort(value) {
+  return format(value, 2);
+}
+
+/** An exact count with every digit, grouped by thousands: 1234567 -> "1,234,567" (see the format above). */
+export function formatCount(n) {
+  return Number(n).toLocaleString("en-US", { maximumFractionDigits: 0 });
 }
 
 export const PERCENT_FLOOR = 0.01;

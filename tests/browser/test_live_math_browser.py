@@ -4,13 +4,12 @@ feature; and its axis ticks and number formats must never leave an axis bare or 
 
 from __future__ import annotations
 
-import base64
-
 import numpy as np
 import pytest
 
 from components.assets import CODE_DIR
 from explorer import nets, training
+from explorer.numbers import fmt_number, fmt_percent
 from explorer.playground import Playground
 from explorer.playground_settings import TrainConfig
 from server.run_store import MemoryRunStore
@@ -28,12 +27,21 @@ FORWARD_JS = """([model, frame, dtype, points]) => {
 @pytest.fixture(scope="module")
 def math_page(browser):
     page = browser.new_page()
-    page.set_content("<html><body></body></html>")
-    # the ES module alone, as window.lm (a data: URL: the page has no server)
-    code = base64.b64encode((CODE_DIR / "live_view" / "static" / "live_math.js").read_bytes()).decode()
-    module = f"data:text/javascript;base64,{code}"
-    page.add_script_tag(type="module", content=f"import * as lm from '{module}'; window.lm = lm;")
-    page.wait_for_function("() => window.lm")
+
+    # the ES modules alone, as window.lm and window.fmt (components/web/format.js), served from the components'
+    # tree at a made-up origin (live_math.js imports ../../web/format.js by URL)
+    def serve(route):
+        path = route.request.url.split("/", 3)[3]
+        if path == "index.html":
+            route.fulfill(body="<html><body></body></html>", content_type="text/html")
+        else:
+            route.fulfill(body=(CODE_DIR / path).read_bytes(), content_type="text/javascript")
+
+    page.route("http://components.test/**", serve)
+    page.goto("http://components.test/index.html")
+    page.add_script_tag(type="module", content="import * as lm from '/live_view/static/live_math.js';"
+                        " import * as fmt from '/web/format.js'; window.fmt = fmt; window.lm = lm;")
+    page.wait_for_function("() => window.lm && window.fmt")
     yield page
     page.close()
 
@@ -95,14 +103,17 @@ def test_a_log_axis_always_has_numbers(math_page, lo, hi):
     inside = [t for t in ticks if lo <= t <= hi]
     assert len(inside) >= 2, ticks
     assert len(ticks) <= 12, ticks
-    labels = math_page.evaluate("(ts) => ts.map((t) => lm.number(t, 2))", ticks)
+    labels = math_page.evaluate("(ts) => ts.map((t) => fmt.formatNumber(t))", ticks)
     assert len(set(labels)) == len(labels), labels  # no two ticks read the same
 
 
-def test_missing_numbers_read_as_a_dash_never_nan(math_page):
-    # Rough edge 1: with a test split of 0 the caption read "test accuracy nan%".
+def test_the_browser_prints_numbers_in_the_one_format(math_page):
+    # Rough edge 1: with a test split of 0 the caption read "test accuracy nan%" (the tiles now show "—" without
+    # test points); numbers print as explorer.numbers does: four significant digits, exponents as 1.235e4.
     got = math_page.evaluate(
-        "() => [lm.percent(null), lm.percent(NaN), lm.number(null), lm.number(NaN), lm.percent(0.955), lm.percent(1),"
-        " lm.number(0.000123), lm.number(12345.6), lm.number(Infinity), lm.number(2.5e7)]"
+        "() => [fmt.formatPercent(null), fmt.formatPercent(0.955), fmt.formatPercent(1), fmt.formatNumber(null),"
+        " fmt.formatNumber(0.000123), fmt.formatNumber(12345.6), fmt.formatNumber(Infinity), fmt.formatNumber(2.5e7)]"
     )
-    assert got == ["—", "—", "—", "—", "95.5%", "100%", "1.23e-4", "12346", "∞", "2.5e7"]
+    assert got == ["nan", "95.5%", "100%", "nan", "1.23e-4", "1.235e4", "inf", "2.5e7"]
+    assert got == [fmt_percent(float("nan")), fmt_percent(0.955), fmt_percent(1.0), fmt_number(float("nan")),
+                   fmt_number(0.000123), fmt_number(12345.6), fmt_number(float("inf")), fmt_number(2.5e7)]

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { URL } from "node:url";
 
-import { formatNumber, formatPercent, ticks } from "../../components/web/format.js";
+import { formatCount, formatNumber, formatPercent, formatShort, ticks } from "../../components/web/format.js";
 
 const TABLE = JSON.parse(readFileSync(new URL("../number_format.json", import.meta.url), "utf8"));
 const SPECIAL = { inf: Infinity, "-inf": -Infinity, nan: NaN, "-0": -0 };
@@ -48,4 +48,20 @@ test("every exact four-digit tie rounds to even, as Python does", () => {
     const text = formatNumber(n + 0.5);
     assert.equal(text, expected === 10000 ? "1e4" : String(expected), `${n}.5`);
   }
+});
+
+test("formatShort, the cramped variant: two significant digits, plain from 0.001 to 99", () => {
+  const cases = [
+    [0, "0"], [-0, "0"], [0.42, "0.42"], [-3.14159, "-3.1"], [12.5, "12"], [13.5, "14"], [99.4, "99"],
+    [99.5, "1e2"], [120, "1.2e2"], [12345.678, "1.2e4"], [0.001, "0.001"], [0.00123, "0.0012"],
+    [0.000999, "0.001"], [0.00094, "9.4e-4"], [5e-7, "5e-7"], [Infinity, "inf"], [-Infinity, "-inf"], [NaN, "nan"], [null, "nan"],
+  ];
+  for (const [v, text] of cases) assert.equal(formatShort(v), text, String(v));
+});
+
+test("formatCount writes an exact count with every digit, grouped by thousands (Python's f\"{n:,}\")", () => {
+  assert.equal(formatCount(0), "0");
+  assert.equal(formatCount(999), "999");
+  assert.equal(formatCount(1234567), "1,234,567");
+  assert.equal(formatCount(12345678901), "12,345,678,901");
 });

@@ -2,6 +2,7 @@
 // and line charts, shared by the panels.
 
 import { el } from "../../web/dom.js";
+import { formatNumber, formatPercent, ticks } from "../../web/format.js";
 import { rgb } from "../../web/theme.js";
 import * as lm from "./live_math.js";
 
@@ -44,17 +45,17 @@ export function paintAxes(ctx, theme, ox, oy, pw, ph, xr, yr, names) {
   ctx.font = `10px ${theme.font}`;
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
-  for (const v of lm.linearTicks(xr[0], xr[1], Math.max(2, Math.floor(pw / 70)))) {
+  for (const v of ticks(xr[0], xr[1], Math.max(2, Math.floor(pw / 70)))) {
     const x = ox + ((v - xr[0]) / (xr[1] - xr[0])) * pw;
     ctx.fillRect(x, oy + ph, 1, 3);
-    ctx.fillText(lm.number(v, 2), x, oy + ph + 4);
+    ctx.fillText(formatNumber(v), x, oy + ph + 4);
   }
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
-  for (const v of lm.linearTicks(yr[0], yr[1], Math.max(2, Math.floor(ph / 60)))) {
+  for (const v of ticks(yr[0], yr[1], Math.max(2, Math.floor(ph / 60)))) {
     const y = oy + ph - ((v - yr[0]) / (yr[1] - yr[0])) * ph;
     ctx.fillRect(ox - 3, y, 3, 1);
-    ctx.fillText(lm.number(v, 2), ox - 5, y);
+    ctx.fillText(formatNumber(v), ox - 5, y);
   }
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
@@ -81,26 +82,26 @@ export function paintChart(canvas, size, theme, steps, series, opts) {
   if (opts.log) { lo = lo / 1.15; hi = hi * 1.15; }
   const fy = opts.log ? (v) => (Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo)) : (v) => (v - lo) / (hi - lo);
   const X = (x) => m.l + (x / xmax) * pw, Y = (v) => m.t + ph - fy(v) * ph;
-  const ticks = opts.log ? lm.logTicks(lo, hi, 4) : lm.linearTicks(lo, hi, 4);
+  const marks = opts.log ? lm.logTicks(lo, hi, 4) : ticks(lo, hi, 4);
   ctx.font = `10px ${theme.font}`;
   ctx.fillStyle = theme.faint;
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
   const labels = [];
-  for (const v of ticks) {
+  for (const v of marks) {
     const y = Y(v);
     if (y < m.t - 1 || y > m.t + ph + 1) continue;
     ctx.fillStyle = theme.grid;
     ctx.fillRect(m.l, Math.round(y), pw, 1);
     ctx.fillStyle = theme.faint;
-    const label = opts.percent ? `${Math.round(v * 100)}%` : lm.number(v, 2);
+    const label = opts.percent ? formatPercent(v) : formatNumber(v);
     ctx.fillText(label, m.l - 4, y);
     labels.push(label);
   }
   canvas.dataset.ticks = labels.join(" ");
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
-  for (const v of lm.linearTicks(0, xmax, Math.max(2, Math.floor(pw / 60)))) ctx.fillText(lm.number(v, 3), X(v), m.t + ph + 3);
+  for (const v of ticks(0, xmax, Math.max(2, Math.floor(pw / 60)))) ctx.fillText(formatNumber(v), X(v), m.t + ph + 3);
   ctx.strokeStyle = theme.axis;
   ctx.strokeRect(m.l + 0.5, m.t + 0.5, pw - 1, ph - 1);
   for (const s of series) {

@@ -1,4 +1,4 @@
-// The live view's pure functions: the network's forward pass, axis ticks, number formats. No DOM.
+// The live view's pure functions: the network's forward pass, log-axis ticks. No DOM.
 //
 // The browser draws every picture of the playground from a frame's weights: the decision boundary,
 // each neuron's picture, the fitted curve. So this file computes what explorer/training.py's
@@ -6,6 +6,8 @@
 // extra features of explorer/nets.py, then Linear (x·Wᵀ + b) and the activation, layer by layer.
 // tests/browser/test_live_math_browser.py checks the two agree to 1e-6 for every activation and
 // feature. An ES module: live_view.js imports it as `lm`; that test and tests/js/ import it alone.
+
+import { ticks } from "../../web/format.js";
 
 const SQRT_HALF = 0.7071067811865476;
 const TWO_OVER_SQRT_PI = 1.1283791670955126;
@@ -172,22 +174,6 @@ export function gridResolution(model, budget) {
 
 // ---------------------------------------------------------------------------- axes
 
-export function nice(span, count) {
-  // A step of 1, 2 or 5 × 10^k giving about `count` intervals over `span`.
-  const raw = span / Math.max(count, 1);
-  const power = Math.pow(10, Math.floor(Math.log10(raw)));
-  const m = raw / power;
-  return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * power;
-}
-
-export function linearTicks(lo, hi, count) {
-  if (!(hi > lo)) return [lo];
-  const step = nice(hi - lo, count);
-  const ticks = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
-  return ticks;
-}
-
 export function logTicks(lo, hi, count) {
   // Ticks for a log axis over [lo, hi] (both > 0), about `count` of them, always at least two
   // inside the range: powers of ten over many decades; 1-2-5 over a few; and within one decade
@@ -196,36 +182,18 @@ export function logTicks(lo, hi, count) {
   if (!(lo > 0) || !(hi > lo)) return lo > 0 ? [lo] : [];
   const a = Math.log10(lo), b = Math.log10(hi);
   const decades = b - a;
-  let ticks = [];
+  let out = [];
   if (decades > count) {
     const every = Math.ceil(decades / count);
-    for (let k = Math.ceil(a); k <= Math.floor(b); k++) if (k % every === 0) ticks.push(Math.pow(10, k));
+    for (let k = Math.ceil(a); k <= Math.floor(b); k++) if (k % every === 0) out.push(Math.pow(10, k));
   } else if (decades >= 1) {
     const mantissas = decades > count / 2 ? [1] : decades > count / 3 ? [1, 3] : [1, 2, 5];
     for (let k = Math.floor(a); k <= Math.ceil(b); k++)
       for (const m of mantissas) {
         const v = m * Math.pow(10, k);
-        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) ticks.push(v);
+        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) out.push(v);
       }
   }
-  if (ticks.length < 2) ticks = linearTicks(lo, hi, Math.max(3, Math.min(count, 5))).filter((v) => v > 0);
-  return ticks;
-}
-
-// -------------------------------------------------------------------------- numbers
-
-export function number(v, digits = 3) {
-  // A number for a tile or a tick: 0.0421, 12.3, 1.2e-5, 3.4e+8; "—" for a missing one (null, NaN).
-  if (v === null || v === undefined || Number.isNaN(v)) return "—";
-  if (!Number.isFinite(v)) return v > 0 ? "∞" : "−∞";
-  if (v === 0) return "0";
-  const a = Math.abs(v);
-  if (a >= 1e-3 && a < 1e5) return a >= Math.pow(10, digits) ? String(Math.round(v)) : String(Number(v.toPrecision(digits)));
-  return Number(v.toExponential(Math.max(digits - 1, 0))).toExponential().replace("e+", "e");
-}
-
-export function percent(v) {
-  // An accuracy (a fraction) as a percentage; "—" when there is none (no test points, regression).
-  if (v === null || v === undefined || !Number.isFinite(v)) return "—";
-  return (100 * v).toFixed(1).replace(/\.0$/, "") + "%";
+  if (out.length < 2) out = ticks(lo, hi, Math.max(3, Math.min(count, 5))).filter((v) => v > 0);
+  return out;
 }

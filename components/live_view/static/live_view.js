@@ -28,6 +28,7 @@
 // tiles [data-stat]; the legend's chips [data-class]. If the browser holds no layout for the
 // run it is shown (a message was skipped), it asks for one with the trigger "need".
 
+import { formatCount, formatNumber, formatPercent } from "../../web/format.js";
 import * as lm from "./live_math.js";
 import { addEl } from "./canvas.js";
 import { gridSizes } from "./grid.js";
@@ -99,12 +100,12 @@ function paintTiles(s, frame) {
   const t = s.dom.tiles;
   const [trainLoss, testLoss, , testAcc] = frame.m;
   const hasTest = s.model.test.x.length > 0;
-  t.step.value.textContent = frame.step.toLocaleString("en-US");
-  t.train_loss.value.textContent = lm.number(trainLoss, 3);
-  t.test_loss.value.textContent = hasTest ? lm.number(testLoss, 3) : "—";
+  t.step.value.textContent = formatCount(frame.step);
+  t.train_loss.value.textContent = formatNumber(trainLoss);
+  t.test_loss.value.textContent = hasTest ? formatNumber(testLoss) : "—";
   t.test_acc.box.style.display = s.model.task === "regression" ? "none" : "";
-  t.test_acc.value.textContent = hasTest ? lm.percent(testAcc) : "—";
-  t.test_acc.box.title = hasTest ? `Train accuracy: ${lm.percent(frame.m[2])}` : "No test points: the test split is 0%.";
+  t.test_acc.value.textContent = hasTest ? formatPercent(testAcc) : "—";
+  t.test_acc.box.title = hasTest ? `Train accuracy: ${formatPercent(frame.m[2])}` : "No test points: the test split is 0%.";
   t.test_loss.box.title = hasTest ? "" : "No test points: the test split is 0%.";
   for (const key of ["step", "train_loss", "test_loss", "test_acc"]) t[key].box.dataset.value = t[key].value.textContent;
   t.step.box.dataset.step = String(frame.step);
@@ -113,10 +114,10 @@ function paintTiles(s, frame) {
 function paintStatus(s) {
   const m = s.msg;
   const t = s.dom.tiles.rate;
-  t.value.textContent = m.playing && m.rate ? Math.round(m.rate).toLocaleString("en-US") : "—";
+  t.value.textContent = m.playing && m.rate ? formatNumber(Math.round(m.rate)) : "—";
   t.box.dataset.value = t.value.textContent;
   t.box.title = `Training steps per second of wall clock (the speed setting asks for ${m.speed}). ` +
-    (m.compute ? `Compute alone (forward + backward + update) runs at about ${Math.round(m.compute).toLocaleString("en-US")} steps/s.` : "");
+    (m.compute ? `Compute alone (forward + backward + update) runs at about ${formatNumber(Math.round(m.compute))} steps/s.` : "");
   s.dom.status.textContent = m.diverged ? "Stopped: the run diverged" : s.replaying ? "Replay"
     : m.playing ? (m.speed <= 5 ? "Playing in slow motion" : "Playing") : "Paused";
 }
@@ -147,7 +148,7 @@ function paint(s, frame, opts = {}) {
   // The prediction in the middle of the picture, for tests: the same weights give the same number.
   const middle = regression ? Math.floor(res / 2) : Math.floor(res / 2) * res + Math.floor(res / 2);
   const k = s.model.classes > 2 ? s.model.classes : 1;
-  s.dom.lv.dataset.probe = Array.from(pass.out.subarray(middle * k, middle * k + k), (v) => v.toPrecision(12)).join(",");
+  s.dom.lv.dataset.probe = Array.from(pass.out.subarray(middle * k, middle * k + k), String).join(",");
   s.dom.lv.dataset.paintMs = (performance.now() - t0).toFixed(1);
   // The step's graph (a graph view below this one) shows the engine's numbers of the same frame.
   if (frame.g && s.model.graph) {
@@ -171,7 +172,7 @@ function graphTexts(graph, g) {
 }
 
 function stepCaption(step) {
-  return `Step ${step.toLocaleString("en-US")}`; // NOTE: explorer/playground.py step_caption writes the same
+  return `Step ${formatCount(step)}`; // NOTE: explorer/playground.py step_caption writes the same
 }
 
 function playQueue(s) {

@@ -12,7 +12,7 @@
 
 import { addStyle, el, svg } from "../../web/dom.js";
 import { mix, rgb, theme } from "../../web/theme.js";
-import { num } from "./numbers.js";
+import { formatNumber } from "../../web/format.js";
 
 const PATH_COLOURS = ["#e8590c", "#1c7ed6", "#2b8a3e", "#c2255c", "#7048e8", "#8d5524"];
 const ARROW_COLOURS = { g: "#e03131", d: "#f08c00", v: "#1971c2", u: "#6741d9", m: "#0c8599", sv: "#868e96" };
@@ -265,7 +265,7 @@ class Race {
       const m = Math.min(k, p.x.length - 1);
       const loss = p.loss[m];
       row.dataset.loss = loss === null ? "nan" : String(loss);
-      row.querySelector(".race-loss-value").textContent = `loss ${num(loss)}${m < k ? " (stopped)" : ""}`;
+      row.querySelector(".race-loss-value").textContent = `loss ${formatNumber(loss)}${m < k ? " (stopped)" : ""}`;
       row.querySelector("button").setAttribute("aria-pressed", i === this.chosen);
     });
     this.slider.value = k;
@@ -330,13 +330,13 @@ class Race {
     const lines = p.rules.map(([key, text]) => el("p", {},
       el("span", { class: "key", style: `background:${key === "step" ? rgb(this.theme.text) : ARROW_COLOURS[key] || "transparent"}` }),
       text.replace(/\{(\w+)\}/g, (_, name) => (p.arith[name] ? fields(name) : `{${name}}`))));
-    const from = `(${num(p.x[k - 1])}, ${num(p.y[k - 1])})`;
-    const to = `(${num(p.x[k])}, ${num(p.y[k])})`;
+    const from = `(${formatNumber(p.x[k - 1])}, ${formatNumber(p.y[k - 1])})`;
+    const to = `(${formatNumber(p.x[k])}, ${formatNumber(p.y[k])})`;
     this.arith.replaceChildren(el("h4", {}, `${p.title}, step ${k} (t = ${k}): ${gx}, ${gy} from ${from} to ${to}`), ...lines);
     const drawn = p.rules.map(([key]) => key).filter((key) => key !== "step" && (key !== "sv" || this.svScale === this.scale));
-    const apart = this.svScale !== this.scale ? ` and √v̂ ×${num(this.svScale)}` : "";
+    const apart = this.svScale !== this.scale ? ` and √v̂ ×${formatNumber(this.svScale)}` : "";
     this.note.textContent = `Arrows from the point before step ${k}: the step to scale; ` +
-      `${drawn.map((key) => ARROW_NAMES[key]).join(", ")} ×${num(this.scale)}${apart} (gradient units). ` +
+      `${drawn.map((key) => ARROW_NAMES[key]).join(", ")} ×${formatNumber(this.scale)}${apart} (gradient units). ` +
       "Click or drag on the plot to move the start point.";
   }
 
@@ -407,7 +407,7 @@ class Race {
   }
 
   moveStart(point) {
-    this.dragged = point.map((v) => Number(v.toPrecision(4)));
+    this.dragged = point.map((v) => Number(formatNumber(v)));  // the start as it prints
     this.show(0);
   }
 

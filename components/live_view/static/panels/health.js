@@ -2,7 +2,7 @@
 // ratio, dead or saturated units, and what looks wrong.
 
 import { addEl } from "../canvas.js";
-import * as lm from "../live_math.js";
+import { formatNumber, formatPercent } from "../../../web/format.js";
 
 export default {
   place: "side",
@@ -53,11 +53,11 @@ function paintHealth(s, frame) {
     set("dead", dead);
     set("saturated", saturated);
     set("trouble", trouble);
-    r.cells[1].textContent = lm.number(grad, 2);
-    r.cells[2].textContent = lm.number(weight, 2);
-    r.cells[3].textContent = lm.number(ratio, 2);
+    r.cells[1].textContent = formatNumber(grad);
+    r.cells[2].textContent = formatNumber(weight);
+    r.cells[3].textContent = formatNumber(ratio);
     const frac = dead !== null ? dead : saturated;
-    r.cells[4].textContent = frac === null || frac === undefined ? (applies ? "—" : "n/a") : `${Math.round(frac * 100)}%`;
+    r.cells[4].textContent = frac === null || frac === undefined ? (applies ? "—" : "n/a") : formatPercent(frac);
     r.cells[4].title = applies ? "" : `${s.model.activation} has no dead or flat region`;
     r.row.classList.toggle("trouble", Boolean(trouble));
     r.why.textContent = trouble ? `⚠ W${l + 1}: ${trouble}` : "";

@@ -1,7 +1,7 @@
 // The live view's network panel: each neuron's picture inside its node, edges coloured and sized by weight, and
 // the neuron and edge tooltips (hover; click pins a neuron's).
 
-import * as lm from "../live_math.js";
+import { formatNumber } from "../../../web/format.js";
 import { rgb } from "../../../web/theme.js";
 import { addEl, sizeCanvas } from "../canvas.js";
 import { classTable, divergingTable, setPixel } from "../colours.js";
@@ -274,7 +274,7 @@ function showNeuron(s, p) {
     for (const [label, w] of rows.slice(0, 24)) {
       const tr = addEl("tr", null, table);
       addEl("td", null, tr).textContent = label;
-      addEl("td", null, tr).textContent = (w >= 0 ? "+" : "") + lm.number(w, 3);
+      addEl("td", null, tr).textContent = (w >= 0 ? "+" : "") + formatNumber(w);
       const bar = addEl("span", "bar", addEl("td", null, tr));
       bar.style.width = Math.round((Math.abs(w) / (top || 1)) * 60) + "px";
       bar.style.background = rgb(w >= 0 ? theme.pos : theme.neg);
@@ -317,7 +317,7 @@ function onNetMove(s, event) {
   }
   const m = s.model;
   const name = (l, i) => (l === 0 ? m.inputs[i] : l === m.sizes.length - 1 ? m.outputs[i] : `h${l}.${i + 1}`);
-  s.dom.tip.textContent = `W${edge.l + 1}[${edge.o + 1}, ${edge.k + 1}] = ${lm.number(edge.w, 4)}  (${name(edge.l, edge.k)} → ${name(edge.l + 1, edge.o)})`;
+  s.dom.tip.textContent = `W${edge.l + 1}[${edge.o + 1}, ${edge.k + 1}] = ${formatNumber(edge.w)}  (${name(edge.l, edge.k)} → ${name(edge.l + 1, edge.o)})`;
   s.dom.tip.dataset.edge = `${edge.l + 1}.${edge.o + 1}.${edge.k + 1}`;
   tipAt(s, x, y);
 }
