@@ -21,6 +21,20 @@ def torch_version():
 CHAIN_BLOCKS = 333  # mul, add, relu per block: 999 ops
 
 
+def numpy_chain_grad(x0, w):
+    """The chain's forward and backward written by hand in NumPy: the grad of sum(relu(h * w + w) ...) by x0."""
+    saved = []
+    h = x0
+    for _ in range(CHAIN_BLOCKS):
+        z = h * w + w
+        saved.append(z)
+        h = np.maximum(z, 0)
+    g = np.ones_like(h)
+    for z in reversed(saved):
+        g = g * (z > 0) * w
+    return g
+
+
 def chain_impls():
     rng = np.random.default_rng(0)
     x0, w = rng.standard_normal(4), rng.standard_normal(4)
@@ -35,16 +49,7 @@ def chain_impls():
         return x.grad
 
     def numpy():
-        saved = []
-        h = x0
-        for _ in range(CHAIN_BLOCKS):
-            z = h * w + w
-            saved.append(z)
-            h = np.maximum(z, 0)
-        g = np.ones_like(h)
-        for z in reversed(saved):
-            g = g * (z > 0) * w
-        return g
+        return numpy_chain_grad(x0, w)
 
     impls = {"engine": engine, "numpy": numpy}
     np.testing.assert_allclose(engine(), numpy())
@@ -97,16 +102,7 @@ def chain_modes_impls():
         return float(t.sum())
 
     def numpy_vjp():
-        saved = []
-        h = x0
-        for _ in range(CHAIN_BLOCKS):
-            z = h * w + w
-            saved.append(z)
-            h = np.maximum(z, 0)
-        g = np.ones_like(h)
-        for z in reversed(saved):
-            g = g * (z > 0) * w
-        return float(g @ v)
+        return float(numpy_chain_grad(x0, w) @ v)
 
     impls = {"engine JVP": engine_jvp, "engine VJP": engine_vjp, "numpy JVP": numpy_jvp, "numpy VJP": numpy_vjp}
     values = [fn() for fn in impls.values()]

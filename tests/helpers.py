@@ -71,3 +71,19 @@ def traced(program: str):
     result = evaluate(program)
     result.output.backward()
     return trace(result.output)
+
+
+def node_or_skip(why: str) -> str:
+    """The path of Node, for a test that runs JS; without Node it skips, except under CI, where it fails (.ci/run
+    installs Debian's nodejs, so a missing Node there is a broken install, not a reason to pass)."""
+    import os
+    import shutil
+
+    import pytest
+
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"node is not installed, and CI must run {why} (Debian: apt-get install nodejs)")
+        pytest.skip(f"node is not installed (Debian: apt-get install nodejs); {why} did not run")
+    return node

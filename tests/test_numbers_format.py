@@ -3,8 +3,6 @@ tests/number_format.json, and components/web/format.js against the same table in
 
 import json
 import math
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,6 +10,7 @@ import numpy as np
 import pytest
 
 from explorer.numbers import fmt_number, fmt_percent, ticks
+from tests.helpers import node_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = json.loads((ROOT / "tests" / "number_format.json").read_text(encoding="utf-8"))
@@ -61,26 +60,10 @@ def test_numpy_scalars_and_integers():
     assert fmt_number(7) == "7"
 
 
-def test_the_browser_twin_passes_the_same_table_in_node():
-    node = shutil.which("node")
-    if node is None:
-        if os.environ.get("CI"):
-            pytest.fail("node is not installed on CI: .ci/run installs Debian's nodejs for the JS tests")
-        pytest.skip("node is not installed (Debian: apt-get install nodejs); the JS half of the table is not run")
-    done = subprocess.run([node, "--test", "tests/js/format.test.mjs"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "# fail 0" in done.stdout
-
-
 def test_the_browser_twin_agrees_on_random_doubles():
     """Beyond the table: 4000 seeded doubles (any bit pattern, and the usual magnitudes) and ranges print and tick
     the same in Node as here."""
-    node = shutil.which("node")
-    if node is None:
-        if os.environ.get("CI"):
-            pytest.fail("node is not installed on CI")
-        pytest.skip("node is not installed (Debian: apt-get install nodejs)")
+    node = node_or_skip("the browser twin's comparison")  # the table itself runs in Node in tests/test_js.py
     rng = np.random.default_rng(20)
     bits = rng.integers(0, 2**63, size=1000, dtype=np.int64).view(np.float64)
     usual = rng.standard_normal(1000) * 10.0 ** rng.uniform(-6, 6, 1000)
