@@ -8,6 +8,7 @@ from components.entry import through_app
 through_app()
 
 from components import session  # noqa: E402
+from components.layout import header  # noqa: E402
 from components.settings_form import widget  # noqa: E402
 from explorer import depth_figures as figures  # noqa: E402
 from explorer import depth_lab, nets  # noqa: E402
@@ -22,11 +23,12 @@ def key(name: str) -> str:
     return f"lab_{name}"
 
 
-st.title("Initialisation & depth")
-st.caption(
-    "Why a deep network with the wrong first weights never starts learning: pick an initialisation, an activation, "
-    "a width and a depth, and see, before any training, what each layer does to one batch of the data on the way "
-    "forward (activations) and on the way back (gradients). Settings are in the sidebar and in the URL."
+header(
+    "Initialisation & depth",
+    "Why a deep network with the wrong first weights never starts learning: each layer at step 0, forward and back.",
+    "Pick an initialisation, an activation, a width and a depth, and see, before any training, what each layer "
+    "does to one batch of the data on the way forward (activations) and on the way back (gradients). Settings are "
+    "in the sidebar and in the URL.",
 )
 
 # The URL holds the settings: read it on a first visit, from a link, or back from another page (whose

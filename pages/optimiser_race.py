@@ -6,14 +6,20 @@ import streamlit as st
 from components import explorer_panels
 from components import race as panels
 from components.entry import through_app
+from components.layout import header
 from explorer import explain, race
 from explorer.formatting import markdown_safe
 
 through_app()
 ss = st.session_state
 
-st.title("Optimiser race")
-st.caption("Race optimisers down one surface and see why one crawls and another overshoots, step by step.")
+header(
+    "Optimiser race",
+    "Race optimisers down one surface and see why one crawls and another overshoots, step by step.",
+    "Pick a surface (or two inputs of your own program), a start point (type it, or click or drag on the contour) "
+    "and up to six optimisers, then press Play. Pick an optimiser's row and a step to see its arithmetic as arrows "
+    "with the numbers. The URL keeps the whole race.",
+)
 
 
 def page() -> None:
