@@ -212,11 +212,23 @@ class Poke {
       this.contourFig = contour = d.surface ? contour || this.contour(d, Math.min(each, two ? each : 360), surfaceKey) : null;
       if (curve) this.pictures.append(curve.figure);
       if (contour) this.pictures.append(contour.figure);
-      const none = d.pictures_wanted ? "Drawing the pictures…" : "No input to draw against.";
-      if (!curve && !contour) this.pictures.append(el("p", { class: "pk-muted", text: none }));
+      if (!curve && !contour && d.pictures_wanted) this.pictures.append(this.placeholder(each, two));
+      else if (!curve && !contour) this.pictures.append(el("p", { class: "pk-muted", text: "No input to draw against." }));
     }
     if (curve) curve.move(d);
     if (contour) contour.move(d);
+  }
+
+  // "Drawing the pictures…", as tall as the pictures will be (the sizes curve() and contour() draw, with their
+  // captions): the pictures come in a run of their own after the page's, and content that grew then pushed
+  // down what is under the columns (the tabs a click on a box had just scrolled into view).
+  placeholder(each, two) {
+    const caption = 48;
+    const curve = 190 + caption;
+    const size = Math.min(each, two ? each : 360);
+    const contour = this.data.knobs.length > 1 ? Math.max(140, Math.min(size - 52, 300)) + 38 + caption : 0;
+    const tall = two ? Math.max(curve, contour) : curve + (contour ? contour + 12 : 0);
+    return el("p", { class: "pk-muted", text: "Drawing the pictures…", style: `min-height: ${tall}px; margin: 0` });
   }
 
   knob(name) {
