@@ -34,8 +34,8 @@ ALERT = '[data-testid="stAlert"]'
 # it bound by the wall clock, as the gradient check is: closing the tab is what must stop it.
 CPU_BOUND = "W = randn(1000, 1000)\nx = randn(1000, 1000)\ny = (W @ x).sum()"
 #: The tasks the pages give the sandbox, by function name (a worker's process name while it runs one).
-TASKS = ("step_program", "analyse_program", "node_jacobian", "stepper_run", "step_jacobians", "knobs", "curve",
-         "surface", "to_svg")
+TASKS = ("explorer_view", "stepper_view", "step_program", "analyse_program", "node_view", "node_jacobian",
+         "element_of", "stepper_run", "step_jacobians", "knobs", "curve", "surface", "to_svg")
 
 
 @pytest.fixture(scope="module")
@@ -115,11 +115,10 @@ def stopped(process: psutil.Process) -> bool:
 def worker_in(server, task: str, timeout: float = 60.0) -> psutil.Process | None:
     """A worker running ``task`` (a function's name).
 
-    NOTE: a page asks for several evaluations of one program, one after another: its graph, the pictures of
-    its poked inputs, then the gradient check (analyse_program: the program evaluated and differentiated, then
-    its check for up to 3 s). A tab closed while a short one is in flight leaves nothing to kill (it ends within
-    the sandbox's grace and the page's script stops before asking for the next); one in the check has seconds
-    of it left. Its name says so whatever the machine's load (a share of a core, measured before, did not:
+    NOTE: a page load asks for one evaluation of its program (explorer_view: evaluated, differentiated, then its
+    gradient check for up to 3 s), then the pictures on demand. A tab closed while a short one is in flight
+    leaves nothing to kill (it ends within the sandbox's grace); one in the check has seconds of it left.
+    Its name says so whatever the machine's load (a share of a core, measured before, did not:
     with the cores loaded no worker reached it).
     """
 
@@ -151,10 +150,10 @@ def test_closing_the_tab_kills_the_evaluation_it_was_waiting_for(browser, page, 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     tab = context.new_page()
     tab.goto(link(small_server, "/", CPU_BOUND), wait_until="domcontentloaded")
-    worker = worker_in(small_server, "analyse_program")
+    worker = worker_in(small_server, "explorer_view")
     assert worker is not None, "the program's check is evaluated in a worker process of the server"
     context.close()
-    assert wait_until(lambda: stopped(worker) or task_of(worker) != "analyse_program", timeout=10)
+    assert wait_until(lambda: stopped(worker) or task_of(worker) != "explorer_view", timeout=10)
     assert stopped(worker), "nobody waits for the evaluation any more: its worker is stopped, not left to finish"
     assert healthy(small_server)
 
