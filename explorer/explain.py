@@ -732,16 +732,18 @@ class StepView:
     contributions: tuple[ContributionView, ...]
 
 
+def step_labeller(graph) -> Callable:
+    """How a step's words name a node of ``graph``. NOTE: `g += ...` gives two nodes the name g; such a name is
+    shown with its op ("g = div"), as its box in the graph reads, so "→ g" does not leave the reader guessing
+    which g."""
+    names = Counter(n.name for n in graph.nodes if n.name)
+    return lambda n: node_heading(n) if names[n.name] > 1 else node_label(n)
+
+
 def describe_step(graph, step, total: int) -> StepView:
     """What one backward step did, in words and numbers."""
     node = graph.nodes[step.node]
-    # NOTE: `g += ...` gives two nodes the name g; such a name is shown with its op ("g = div"), as
-    # its box in the graph reads, so "→ g" does not leave the reader guessing which g.
-    names = Counter(n.name for n in graph.nodes if n.name)
-
-    def label_of(n) -> str:
-        return node_heading(n) if names[n.name] > 1 else node_label(n)
-
+    label_of = step_labeller(graph)
     label = label_of(node)
     slots = slot_names(node)
     views = []

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from explorer.dot import slot_names
-from explorer.explain import PLUG_LIMIT, node_heading, node_label
+from explorer.explain import PLUG_LIMIT, node_heading, node_label, step_labeller
 from explorer.numbers import array_text, fmt_number, plugged_text
 
 # ----------------------------------------------------------------------------- the direction v
@@ -205,10 +204,7 @@ class ForwardStepView:
 def describe_forward_step(graph, step, total: int) -> ForwardStepView:
     """What one forward-mode step did, in words and numbers: the mirror of explain.describe_step."""
     node = graph.nodes[step.node]
-    names = Counter(n.name for n in graph.nodes if n.name)
-
-    def label_of(n) -> str:
-        return node_heading(n) if names[n.name] > 1 else node_label(n)
+    label_of = step_labeller(graph)
 
     slots = slot_names(node)
     received = tuple(

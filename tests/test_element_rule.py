@@ -10,8 +10,9 @@ import pytest
 from autograd.tensor import fit_gradient
 from explorer import explain
 from explorer.element_rule import element_line
-from tests.test_jacobian import IDS, made
+from tests.test_jacobian import IDS
 from tests.test_ops import TABLE
+from tests.test_plugged import case_vjp
 
 RNG = np.random.default_rng(11)
 #: Ops whose element arithmetic is written (the others' lines name the element and point at the formula).
@@ -21,12 +22,7 @@ WRITTEN = {"matmul", "linear", "sum", "mean", "add", "sub", "mul", "div", "pow",
 
 @pytest.mark.parametrize(("name", "case"), TABLE, ids=IDS)
 def test_the_written_element_is_the_engine_s_grad_element(name, case):
-    out, _ = made(case)
-    prim = out._prim
-    g = RNG.standard_normal(out.shape)
-    inputs = [p.data for p in out.parents]
-    meta = out._meta or {}
-    raw = prim.vjp(g, out.data, *inputs, need=(True,) * len(inputs), **meta)
+    out, prim, g, inputs, meta, raw = case_vjp(case, RNG)
     names = list(prim.slots) if len(prim.slots) >= len(inputs) else [f"A{i}" for i in range(len(inputs))]
     for slot, r in enumerate(raw):
         if r is None:

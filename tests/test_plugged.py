@@ -17,18 +17,23 @@ def written(x) -> str:
     return f"<{np.asarray(x).size}>"
 
 
+def case_vjp(case, rng):
+    """A case of the op table run, and its VJP of a random upstream grad: (out, prim, g, inputs, meta, grads)."""
+    out, _ = made(case)
+    prim = out._prim
+    g = rng.standard_normal(out.shape)
+    inputs = [p.data for p in out.parents]
+    meta = out._meta or {}
+    return out, prim, g, inputs, meta, prim.vjp(g, out.data, *inputs, need=(True,) * len(inputs), **meta)
+
+
 def test_every_primitive_has_its_rule_with_numbers():
     assert not [name for name, prim in PRIMITIVES.items() if prim.plugged is None]
 
 
 @pytest.mark.parametrize(("name", "case"), TABLE, ids=IDS)
 def test_the_plugged_in_rule_gives_the_vjp_s_own_result(name, case):
-    out, _ = made(case)
-    prim = out._prim
-    g = RNG.standard_normal(out.shape)
-    inputs = [p.data for p in out.parents]
-    meta = out._meta or {}
-    raw = prim.vjp(g, out.data, *inputs, need=(True,) * len(inputs), **meta)
+    out, prim, g, inputs, meta, raw = case_vjp(case, RNG)
     plugged = prim.plugged(written, g, out.data, *inputs, **meta)
     assert len(plugged) == len(inputs), f"{name}: one plugged-in rule per input"
     for i, ((text, value), expected) in enumerate(zip(plugged, raw)):

@@ -155,9 +155,7 @@ def kaiming_uniform_(
     """He et al. (2015): U(−b, b) with b = √3 · gain / √fan; `a` is leaky_relu's negative slope."""
     if _empty(tensor):
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    bound = math.sqrt(3.0) * std
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return uniform_(tensor, -bound, bound, generator=generator)
 
 
@@ -167,6 +165,9 @@ def kaiming_normal_(
     """He et al. (2015): N(0, std²) with std = gain / √fan; `a` is leaky_relu's negative slope."""
     if _empty(tensor):
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return normal_(tensor, 0.0, std, generator=generator)
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator=generator)
+
+
+def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float:
+    """He et al.'s std: gain / √fan, the fan chosen by ``mode``."""
+    return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
