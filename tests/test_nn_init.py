@@ -299,6 +299,7 @@ def test_spreads_match_torchs_draws(name):
 
 def test_linear_bounds_match_torchs_linear():
     torch = _torch()
+    torch.manual_seed(0)  # NOTE: unseeded, the max of torch's 300 bias draws fell under 0.99 of the bound ~5% of runs
     theirs = torch.nn.Linear(400, 300, dtype=torch.float64)
     ours = nn.Linear(400, 300, rng=rng())
     for a, b in [(ours.weight.data, theirs.weight.detach().numpy()), (ours.bias.data, theirs.bias.detach().numpy())]:
