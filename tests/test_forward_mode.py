@@ -14,18 +14,15 @@ from explorer import presets
 from explorer.forward_mode import (
     ONES,
     Direction,
-    cost_rows,
     describe_forward_seed,
     describe_forward_step,
     direction_seeds,
     forward_program,
-    jacobian_cost,
-    lab_cost,
     meeting_line,
     parse_direction,
-    program_cost,
     tangents_at,
 )
+from explorer.mode_cost import cost_rows, jacobian_cost, lab_cost, program_cost
 from explorer.numbers import plugged_text
 from language import compile_program
 

@@ -1,0 +1,164 @@
+"""What building a program's full Jacobian costs each way: forward mode (one JVP per input number) against reverse
+mode (one VJP per output number), counted on the nodes' own rules and measured; and the lab's y = tanh(W @ x)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+#: The full Jacobian is built (and timed) both ways up to this many entries...
+BUILD_ENTRIES = 250_000
+#: ...as long as each way costs at most this many counted operations...
+BUILD_OPERATIONS = 20_000_000
+#: ...and this many passes (each pass walks the graph in Python: ~10 µs a node at the least).
+BUILD_PASSES = 4_096
+
+
+@dataclass(frozen=True)
+class ModeCost:
+    mode: str  # 'forward' or 'reverse'
+    passes: int  # JVPs (one per input number) or VJPs (one per output number)
+    operations: int  # arithmetic operations counted over all passes (a matmul: its multiply-adds)
+    seconds: float | None  # measured building J this way; None when J was too big to build
+
+
+@dataclass(frozen=True)
+class JacobianCost:
+    """What building f's full Jacobian (m × n) costs each way, for f: ℝⁿ → ℝᵐ on the program's own numbers."""
+
+    n: int  # numbers in the inputs
+    m: int  # numbers in the output
+    forward: ModeCost
+    reverse: ModeCost
+    built: bool  # False: too big, the counts only
+    max_difference: float | None  # max |J by forward − J by reverse| when built
+    note: str  # why J was not built ('' when it was)
+
+    @property
+    def winner(self) -> str:
+        """'forward', 'reverse' or 'tie', by the operations counted (the same every run, unlike a time)."""
+        f, r = self.forward.operations, self.reverse.operations
+        return "tie" if f == r else "forward" if f < r else "reverse"
+
+    @property
+    def verdict(self) -> str:
+        n, m = self.n, self.m
+        shape = f"f maps {n:,} input number{'s' * (n != 1)} to {m:,} output number{'s' * (m != 1)}"
+        if self.winner == "tie":
+            return f"A tie: {shape}, and both ways do {self.forward.operations:,} operations."
+        win, lose = (self.forward, self.reverse) if self.winner == "forward" else (self.reverse, self.forward)
+        reason = (f"{shape}: forward mode needs a pass per input number ({n:,}), reverse mode one per output "
+                  f"number ({m:,})")
+        return (f"{win.mode.capitalize()} mode wins: {reason}, so {win.passes:,} {_passes(win)} do the work "
+                f"({win.operations:,} operations against {lose.operations:,}).")
+
+
+def _passes(cost: ModeCost) -> str:
+    return ("JVP" if cost.mode == "forward" else "VJP") + ("s" if cost.passes != 1 else "")
+
+
+def pass_operations(output, inputs) -> tuple[list[int], int]:
+    """(operations of one forward-mode pass seeded in each input alone, operations of one reverse-mode pass),
+    counted on the nodes' own JVPs and VJPs (autograd.jacobian's counter; the numbers do not change them)."""
+    from autograd.jacobian import counted_jvp, counted_vjp
+    from autograd.tensor import toposort
+
+    order = toposort(output) if output.requires_grad else [output]
+    forward = []
+    for leaf in inputs:
+        reached, total = {leaf}, 0
+        for node in order:
+            if node._prim is None or not any(p in reached for p in node._parents):
+                continue
+            given = [np.ones(p.data.shape) if p in reached else None for p in node._parents]
+            total += counted_jvp(node, given)[1]
+            reached.add(node)
+        forward.append(total)
+    reverse = sum(counted_vjp(node, np.ones(node.data.shape))[1] for node in order if node._prim is not None)
+    return forward, reverse
+
+
+def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter, max_entries: int = BUILD_ENTRIES,
+                  max_operations: int = BUILD_OPERATIONS, max_passes: int = BUILD_PASSES) -> JacobianCost:
+    """The cost of output's full Jacobian with respect to ``inputs`` (leaf Tensors that require grad) both ways:
+    passes, counted operations, and, when it is small enough, the time ``clock`` measures building it (the
+    faster of two builds each way; building runs backward() m times: the graph's grads are cleared afterwards)."""
+    from autograd.func import forward_blocks, reverse_blocks
+
+    inputs = list(inputs)
+    n, m = sum(t.data.size for t in inputs), int(output.data.size)
+    per_input, per_reverse = pass_operations(output, inputs)
+    forward_ops = sum(t.data.size * ops for t, ops in zip(inputs, per_input))
+    reverse_ops = m * per_reverse if output.requires_grad else 0
+    note = ""
+    if n * m > max_entries:
+        note = f"J has {n * m:,} entries (m × n = {m:,} × {n:,}), more than the {max_entries:,} built here"
+    elif max(forward_ops, reverse_ops) > max_operations:
+        note = (f"building J would take {max(forward_ops, reverse_ops):,} operations, more than the "
+                f"{max_operations:,} allowed here")
+    elif max(n, m) > max_passes:
+        note = f"building J would take {max(n, m):,} passes one way, more than the {max_passes:,} allowed here"
+    seconds = {"forward": None, "reverse": None}
+    difference = None
+    if not note:
+        built = {}
+        for mode, build in (("forward", forward_blocks), ("reverse", reverse_blocks)):
+            for _ in range(2):  # NOTE: the first build of a graph also warms caches; the faster one is kept
+                start = clock()
+                built[mode], _ = build(output, inputs)
+                took = clock() - start
+                seconds[mode] = took if seconds[mode] is None else min(seconds[mode], took)
+        difference = max((float(np.max(np.abs(f - r), initial=0.0)) for f, r in zip(built["forward"],
+                                                                                     built["reverse"])), default=0.0)
+    reverse_passes = m if output.requires_grad else 0
+    return JacobianCost(
+        n=n, m=m,
+        forward=ModeCost("forward", n, int(forward_ops), seconds["forward"]),
+        reverse=ModeCost("reverse", reverse_passes, int(reverse_ops), seconds["reverse"]),
+        built=not note, max_difference=difference, note=f"Not built: {note}; the counts only." if note else "",
+    )
+
+
+def program_cost(text: str, poked: tuple = (), clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
+    """jacobian_cost for a program's output with respect to its inputs (on a run of its own)."""
+    from explorer.poke import resolve
+    from language import compile_program
+
+    program = compile_program(text)
+    result = program.run(inputs=resolve(program, poked))
+    return jacobian_cost(result.output, list(result.inputs.values()), clock=clock)
+
+
+LAB_PROGRAM = "y = tanh(W @ x)   (W: m × n, fixed; x: the input, n numbers)"
+
+
+def lab_cost(n: int, m: int, seed: int = 0, clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
+    """jacobian_cost for the lab's y = tanh(W @ x) with W of m × n (a constant) and x of n numbers: forward mode
+    takes n passes, reverse mode m, each pass one matrix-vector product of m·n multiply-adds."""
+    if not (n >= 1 and m >= 1 and n * m <= 10**7):
+        raise ValueError(f"the lab takes n, m ≥ 1 with m × n at most 10,000,000, got n = {n}, m = {m}")
+    from autograd import Tensor
+
+    rng = np.random.default_rng(seed)
+    w = Tensor(rng.standard_normal((m, n)) / math.sqrt(n))
+    x = Tensor(rng.standard_normal(n), requires_grad=True, name="x")
+    y = (w @ x).tanh()
+    return jacobian_cost(y, [x], clock=clock)
+
+
+def cost_rows(cost: JacobianCost) -> list[dict[str, object]]:
+    """The cost table: one row per mode (passes, operations, time or 'not built')."""
+    rows = []
+    for c in (cost.forward, cost.reverse):
+        rows.append({
+            "mode": "forward (JVP)" if c.mode == "forward" else "reverse (VJP)",
+            "passes": f"{c.passes:,} ({'n' if c.mode == 'forward' else 'm'})",
+            "operations": f"{c.operations:,}",
+            "time": "not built" if c.seconds is None else f"{c.seconds * 1e3:.3g} ms",
+        })
+    return rows
+
