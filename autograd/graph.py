@@ -193,17 +193,18 @@ class ForwardStep:
     plugged: object = None  # what forward_steps' `plugged` hook made of this step's numbers, if given one
 
 
-def forward_steps(output, seeds, plugged=None):
+def forward_steps(output, seeds, plugged=None, uses=None):
     """The forward-mode pass from `seeds` ({leaf Tensor: tangent}) to `output`, recorded node by node in
     topological order: (graph, steps, tangents by node id, the seeds included).
 
     The steps are the engine's own sweep observed (autograd.forward.push_tangents), so the tangents they end in
     are exactly those autograd.func.jvp gives. `plugged(prim, tangents, out, inputs, meta)`, if given, is called
-    at each step with what its JVP was called with; what it returns is kept as the step's `plugged`.
+    at each step with what its JVP was called with; what it returns is kept as the step's `plugged`. `uses`: see
+    `order` (with the same `uses`, the nodes have the ids backward_steps gives them).
     """
     from autograd.forward import push_tangents
 
-    order, ids = _order(output)
+    order, ids = _order(output, uses)
     records = []
 
     def observe(node, given, tangent):
@@ -218,7 +219,7 @@ def forward_steps(output, seeds, plugged=None):
         ForwardStep(index=k, node=node_id, op=op, formula=formula, received=received, tangent=tangent, plugged=note)
         for k, (node_id, op, formula, received, tangent, note) in enumerate(records)
     )
-    return _build(order, ids, output), steps, {ids[t]: v for t, v in tangents.items() if t in ids}
+    return _build(order, ids, output, uses), steps, {ids[t]: v for t, v in tangents.items() if t in ids}
 
 def grads_at(graph, steps, k):
     """The gradient known for each node once steps[0..k-1] have run (k = 0: just the output's seed)."""

@@ -139,8 +139,9 @@ def _title(node) -> str:
     return f"<b>{node.kind}</b>"
 
 
-def _value_row(box: int, part: str, lines: list[str], small: bool, tip: str) -> str:
-    """A data or grad row: the coloured word in the first column, the value's lines in the second."""
+def _value_row(box: int, part: str, lines: list[str], small: bool, tip: str, word: str = "") -> str:
+    """A data or grad row: the coloured word (``part``, or ``word``) in the first column, the value's lines in the
+    second (its cell's id from ``part``: the views find a grad cell, or forward mode's tangent, by ``.g``)."""
     colour = TEXT_COLOURS[part]
     body = _BR.join(_esc(line) for line in lines)
     if len(lines) > 1:
@@ -152,12 +153,12 @@ def _value_row(box: int, part: str, lines: list[str], small: bool, tip: str) -> 
     if small:
         body = f'<font point-size="12">{body}</font>'
     return (
-        f'<tr><td align="left" valign="top"><font color="{colour}">{part}</font></td>'
+        f'<tr><td align="left" valign="top"><font color="{colour}">{word or part}</font></td>'
         f'<td id="n{box}.{part[0]}" tooltip="{_esc(tip)}" align="left">{body}</td></tr>'
     )
 
 
-def _node_label(node, grad, grad_lines, show: frozenset, compact: bool) -> str:
+def _node_label(node, grad, grad_lines, show: frozenset, compact: bool, grad_word: str = "grad") -> str:
     if node.kind == "const" and not node.name and node.data.size <= SMALL:
         # NOTE: unnamed constants (the 2 in x ** 2) are drawn as just their value, to keep graphs light.
         body = _BR.join(format_array(node.data))
@@ -177,7 +178,8 @@ def _node_label(node, grad, grad_lines, show: frozenset, compact: bool) -> str:
     if "grad" in show and node.requires_grad:
         lines = grad_lines if grad_lines is not None else value_lines(grad, compact)
         small = _small_font(node.data, compact) if grad_lines is not None else _small_font(grad, compact)
-        rows.append(_value_row(node.id, "grad", lines, small, f"{name}.grad"))
+        tip = f"{name}.grad" if grad_word == "grad" else f"{name}'s {grad_word}"
+        rows.append(_value_row(node.id, "grad", lines, small, tip, grad_word))
     return '<<table border="0" cellborder="0" cellspacing="0" cellpadding="1">' + "".join(rows) + "</table>>"
 
 
@@ -319,6 +321,7 @@ def to_dot(
     compact: bool | None = None,
     grad_lines: Mapping[int, list[str]] | None = None,
     broadcast: Mapping[tuple[int, int], str] | None = None,
+    grad_word: str = "grad",
 ) -> str:
     """DOT text for ``graph`` (see the module docstring for the colours and the ids).
 
@@ -326,7 +329,7 @@ def to_dot(
     graphs are summarised around the output). ``grad_lines`` replaces the grad cell's lines of the
     nodes it names (the stepper sizes each box for the longest grad it will show); ``broadcast``
     maps (node id, argument slot) to a note such as "Σ axis 0" for edges whose grad was summed over
-    broadcast axes.
+    broadcast axes. ``grad_word`` names the grad row (forward mode draws each node's tangent there: "tangent").
     """
     if rankdir not in ("TB", "LR", "BT", "RL"):
         raise ValueError(f"rankdir must be TB, LR, BT or RL, not {rankdir!r}")
@@ -356,7 +359,7 @@ def to_dot(
             continue
         node = nodes[b]
         lines = grad_lines.get(b) if grad_lines is not None else None
-        label = _node_label(node, node.grad, lines, show, compact)
+        label = _node_label(node, node.grad, lines, show, compact, grad_word)
         out.append(f'  n{b} [label={label}, id="n{b}", {_node_attrs(node.kind)}{group}];')
 
     hidden_parents: list[int] = []

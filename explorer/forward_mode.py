@@ -3,13 +3,14 @@ the line where forward and reverse meet (what each mode costs: explorer/mode_cos
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from explorer.dot import slot_names
-from explorer.explain import PLUG_LIMIT, node_heading, node_label, step_labeller
+from explorer.explain import PLUG_LIMIT, SeedView, Timeline, data_only, node_heading, node_label, step_labeller
 from explorer.numbers import array_text, fmt_number, plugged_text
 
 # ----------------------------------------------------------------------------- the direction v
@@ -84,6 +85,38 @@ def direction_seeds(direction: Direction, inputs: Mapping) -> dict:
     return seeds
 
 
+MODES = {"reverse": "reverse (VJP)", "forward": "forward (JVP)"}
+
+
+def direction_problem(direction: Direction, shapes: Mapping[str, tuple]) -> str | None:
+    """What is wrong with ``direction`` for a program whose inputs have ``shapes`` (name -> shape), or None."""
+    if direction.kind == "ones":
+        return None
+    if direction.name not in shapes:
+        known = ", ".join(shapes) or "none"
+        return f"the direction names `{direction.name}`, which is not an input of this program (inputs: {known})"
+    size = int(np.prod(shapes[direction.name], dtype=np.int64))
+    if direction.kind == "element" and not 0 <= direction.index < size:
+        return (f"`{direction.name}` has {size:,} element{'s' * (size != 1)} (0 to {size - 1:,}); element "
+                f"{direction.index:,} is not one of them")
+    return None
+
+
+def mode_from_link(mode: str | None, v: str | None) -> tuple[str, Direction, list[str]]:
+    """A link's ``mode`` and ``v``: (mode, direction, what was wrong). An unknown mode is reverse, an unreadable v
+    all ones, each with a problem said (whether v fits the program is direction_problem's, once it has run)."""
+    problems = []
+    if mode not in (None, *MODES):
+        problems.append(f"`mode={mode}` is not `reverse` or `forward`: opened in reverse mode")
+        mode = "reverse"
+    try:
+        direction = parse_direction(v)
+    except ValueError as exc:
+        problems.append(f"`v={v}`: {exc}; v = ones instead")
+        direction = ONES
+    return mode or "reverse", direction, problems
+
+
 # ----------------------------------------------------------------------------- the forward steps
 
 
@@ -112,9 +145,10 @@ class MeetingLine:
     text: str
 
 
-def meeting_line(output, out_tangent: np.ndarray, seeds: Mapping) -> MeetingLine:
-    """The meeting line for ``output`` (a Tensor whose inputs are the keys of ``seeds``): runs backward() on it,
-    seeded with ones, and takes ∇f · v = Σ over the inputs of grad ⊙ v.
+def meeting_line(output, out_tangent: np.ndarray, seeds: Mapping, backward: bool = True) -> MeetingLine:
+    """The meeting line for ``output`` (a Tensor whose inputs are the keys of ``seeds``): ∇f · v = Σ over the
+    inputs of grad ⊙ v, with the grads of backward() seeded with ones; run here unless ``backward`` is False (the
+    inputs' grads are then those of a backward() already run, as the pages' one evaluation runs it).
 
     The two sums are the same algebra in two orders, so they may differ in the last bits; within 10⁴ machine
     epsilons of the terms' size they are equal, and the line prints them from one number (0.54375 and
@@ -122,9 +156,10 @@ def meeting_line(output, out_tangent: np.ndarray, seeds: Mapping) -> MeetingLine
     forward = float(np.sum(out_tangent, dtype=np.float64))
     reverse, scale = 0.0, 0.0
     if output.requires_grad:
-        for t in seeds:
-            t.grad = None
-        output.backward()
+        if backward:
+            for t in seeds:
+                t.grad = None
+            output.backward()
         for t, v in seeds.items():
             if t.grad is not None:
                 terms = np.asarray(t.grad * v, dtype=np.float64)
@@ -143,34 +178,61 @@ def meeting_line(output, out_tangent: np.ndarray, seeds: Mapping) -> MeetingLine
 class ForwardRun:
     """A program's forward-mode pass along one direction: what the Explorer and the Stepper show in forward mode."""
 
-    graph: object  # autograd.graph.Graph of the program's output
+    graph: object  # autograd.graph.Graph of the program's output, each node's tangent where its grad would be
     steps: tuple  # of autograd.graph.ForwardStep, topological order, plugged-in rules filled in
     tangents: dict  # node id -> the node's tangent (inputs: their share of v)
     direction: Direction
     meeting: MeetingLine
+    note: str = ""  # why the direction asked for was not the one taken (it did not fit the program), '' if it was
 
 
-def forward_program(text: str, poked: tuple = (), direction: Direction | str = ONES) -> ForwardRun:
-    """Evaluates a program (with its inputs' ``poked`` values, explorer.poke) and pushes the tangent v of
-    ``direction`` through it node by node. Raises ExpressionError for a bad program (or one whose steps would be
-    too big to record) and ValueError for a direction the program has no input for."""
+def tangent_graph(graph, tangents: Mapping):
+    """``graph`` with each node's tangent in place of its grad (zeros for a node that needs a grad but that no
+    tangent reaches; None for one that needs none): what the graph view draws in forward mode."""
+    nodes = tuple(
+        dataclasses.replace(node, grad=tangents.get(node.id, np.zeros(node.shape, node.dtype)))
+        if node.requires_grad else dataclasses.replace(node, grad=None)
+        for node in graph.nodes
+    )
+    return dataclasses.replace(graph, nodes=nodes)
+
+
+def forward_of(result, direction: Direction | str = ONES, backward: bool = True, fallback: bool = False) -> ForwardRun:
+    """Pushes the tangent v of ``direction`` through a program's run (language's Result: output, inputs, uses) node
+    by node. The nodes have the ids the reverse graph of the same run has. ``backward``: see meeting_line. A
+    direction that does not fit the program (direction_problem) raises ValueError, or with ``fallback`` is all ones
+    instead, the run's ``note`` saying why (the pages: a link's v, or a v kept while the program changed)."""
     from autograd.graph import forward_steps
-    from explorer.poke import resolve
-    from language import compile_program
 
     if isinstance(direction, str):
         direction = parse_direction(direction)
-    program = compile_program(text)
-    program.check_stepper()
-    result = program.run(inputs=resolve(program, poked))
     output = result.output
+    problem = direction_problem(direction, {name: t.shape for name, t in result.inputs.items()})
+    if problem and not fallback:
+        raise ValueError(problem)
+    if problem:
+        direction = ONES
     seeds = direction_seeds(direction, result.inputs)
-    graph, steps, tangents = forward_steps(output, seeds, plugged=plugged_jvp_rule)
+    graph, steps, tangents = forward_steps(output, seeds, plugged=plugged_jvp_rule, uses=result.uses)
     out_tangent = tangents.get(graph.output)
     if out_tangent is None:
         out_tangent = np.zeros(output.data.shape)
-    return ForwardRun(graph=graph, steps=steps, tangents=tangents, direction=direction,
-                      meeting=meeting_line(output, out_tangent, seeds))
+    return ForwardRun(graph=tangent_graph(graph, tangents), steps=steps, tangents=tangents, direction=direction,
+                      meeting=meeting_line(output, out_tangent, seeds, backward=backward),
+                      note=f"{problem[0].upper()}{problem[1:]}: v = ones instead." if problem else "")
+
+
+def forward_program(text: str, poked: tuple = (), direction: Direction | str = ONES,
+                    fallback: bool = False) -> ForwardRun:
+    """Evaluates a program (with its inputs' ``poked`` values, explorer.poke) and runs forward_of on it. Raises
+    ExpressionError for a bad program (or one whose steps would be too big to record) and ValueError for a
+    direction the program has no input for."""
+    from explorer.poke import resolve
+    from language import compile_program
+
+    program = compile_program(text)
+    program.check_stepper()
+    return forward_of(program.run(inputs=resolve(program, poked)), direction, fallback=fallback)
 
 
 def tangents_at(run: ForwardRun, k: int) -> dict:
@@ -179,6 +241,26 @@ def tangents_at(run: ForwardRun, k: int) -> dict:
         raise IndexError(f"step {k} is outside 0..{len(run.steps)}")
     computed = {step.node for step in run.steps[k:]}
     return {node: t for node, t in run.tangents.items() if node not in computed}
+
+
+def forward_timeline(run: ForwardRun) -> Timeline:
+    """When each node changes state in the forward stepper (explain.Timeline's rule, the walk reversed): an input
+    is done from the seed on, holding its share of v; the node of step k is active at position k and done from
+    k + 1 on (the last one stays active, as backward's last does)."""
+    graph, n = run.graph, len(run.steps)
+    active_at, done_at = [-1] * len(graph.nodes), [-1] * len(graph.nodes)
+    for node in run.tangents:
+        done_at[node] = 0
+    for k, step in enumerate(run.steps, start=1):
+        active_at[step.node] = k
+        done_at[step.node] = k + 1 if k < n else -1
+    as_data = data_only(graph)
+    return Timeline(
+        output=graph.output,
+        takes_part=tuple(bool(node.requires_grad) and node.id not in as_data for node in graph.nodes),
+        active_at=tuple(active_at),
+        done_at=tuple(done_at),
+    )
 
 
 @dataclass(frozen=True)
@@ -224,14 +306,22 @@ def describe_forward_step(graph, step, total: int) -> ForwardStepView:
     )
 
 
-def describe_forward_seed(run: ForwardRun) -> tuple[str, str]:
-    """(title, text) of position 0 of the forward stepper: the inputs get their tangents from v."""
-    inputs = {n.name: n for n in run.graph.nodes if n.kind == "input" and n.name}
+def describe_forward_seed(run: ForwardRun) -> SeedView:
+    """What position 0 of the forward stepper shows: the inputs get their tangents from v."""
+    leaves = [n for n in run.graph.nodes if n.kind in ("input", "param") and n.id in run.tangents]
+    inputs = {n.name: n for n in leaves if n.name}
     first = f" Press **Next** to run `{node_label(run.graph.nodes[run.steps[0].node])}`'s JVP." if run.steps else ""
     text = ("Forward mode starts at the inputs: each gets its part of the direction v as its tangent, and every "
             "op then computes its own tangent from its parents', in topological order, as it computes its value."
             + first)
-    return f"Seed: {run.direction.describe(inputs)}", text
+    seed = "\n".join(f"d{node_label(n)} = {array_text(run.tangents[n.id])}" for n in leaves)
+    return SeedView(title=f"Seed: {run.direction.describe(inputs)}", text=text, seed=seed)
+
+
+def forward_done(run: ForwardRun) -> str:
+    """What the forward stepper's last step adds: where the walk ended, and the line where the two modes meet."""
+    return ("Done: every tangent now equals what autograd.func.jvp gives, and the output's is J·v. "
+            + run.meeting.text)
 
 
 FORWARD_EXPLAINED = (

@@ -33,6 +33,21 @@ def _key(*parts: str) -> str:
     return digest.hexdigest()[:16]
 
 
+def _forward_versions(run, drawing: dotmod.Drawing) -> dict[int, list[tuple[int, list[str], str]]]:
+    """grad_versions for forward mode: each drawn box's tangent, from the seed (an input's share of v) or from the
+    step that computes it."""
+    graph = run.graph
+    drawn = {b for b in drawing.boxes if b not in drawing.chains and graph.nodes[b].requires_grad}
+    versions: dict[int, list[tuple[int, list[str], str]]] = {}
+    seeded = [(0, node, tangent) for node, tangent in run.tangents.items()
+              if node not in {step.node for step in run.steps}]
+    for position, node, tangent in seeded + [(k, step.node, step.tangent) for k, step in enumerate(run.steps, 1)]:
+        if node in drawn:
+            versions.setdefault(node, []).append(
+                (position, numbers.value_lines(tangent, drawing.compact), numbers.compact(tangent)))
+    return versions
+
+
 def _tip(node, grad) -> dict:
     """What hovering a box shows: its heading, kind, op, shape, and its data and grad in short."""
     return {
@@ -144,20 +159,30 @@ def widest(graph):
 
 
 def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None = MAX_DRAWN,
-              compact: bool | None = None) -> dict:
+              compact: bool | None = None, forward=None) -> dict:
     """The graph view's data for a traced graph (final grads) and its backward steps.
 
     Without ``stepper``: the Explorer's picture, each box with its final data and grad. With it:
     the same boxes, each sized for the longest grad it will show, and everything the browser needs
     to step through ``steps`` without asking the server (see the module docstring). ``compact``
     draws every value on one line (default: above ``dot.COMPACT_ABOVE`` boxes).
+
+    ``forward`` (explorer.forward_mode.ForwardRun of the same run): forward mode instead, each box's tangent where
+    its grad is drawn, and with ``stepper`` the forward walk's steps, parents first (``mode`` says which).
     """
+    if forward is not None:
+        from explorer import forward_mode
+
+        graph, steps = forward.graph, forward.steps
     drawing = dotmod.plan(graph, max_nodes=max_nodes, compact=compact)
-    marks = explain.broadcast_edges(graph, steps)
-    versions = grad_versions(graph, steps, drawing) if stepper else {}
+    marks = explain.broadcast_edges(graph, steps) if forward is None else {}
+    versions = {}
+    if stepper:
+        versions = grad_versions(graph, steps, drawing) if forward is None else _forward_versions(forward, drawing)
     widest_grads = {box: _widest(v) for box, v in versions.items()}
     dot = dotmod.to_dot(graph, max_nodes=max_nodes, compact=compact, broadcast=marks,
-                        grad_lines=widest_grads if stepper else None)
+                        grad_lines=widest_grads if stepper else None,
+                        grad_word="grad" if forward is None else "tangent")
     boxes = {}
     for b in drawing.boxes:
         if b in drawing.chains:
@@ -173,11 +198,22 @@ def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None =
         "boxes": {str(b): info for b, info in boxes.items()},
         "legend": _legend(graph, drawing, stepper),
         "output": graph.output,
+        "mode": "reverse" if forward is None else "forward",
     }
     if stepper:
-        timeline = explain.step_timeline(graph, steps)
+        if forward is None:
+            timeline = explain.step_timeline(graph, steps)
+            panels = [dataclasses.asdict(explain.describe_seed(graph, steps))] + [
+                dataclasses.asdict(explain.describe_step(graph, step, len(steps))) for step in steps]
+            done = DONE
+        else:
+            timeline = forward_mode.forward_timeline(forward)
+            panels = [dataclasses.asdict(forward_mode.describe_forward_seed(forward))] + [
+                dataclasses.asdict(forward_mode.describe_forward_step(graph, step, len(steps))) for step in steps]
+            done = forward_mode.forward_done(forward)
         data["steps"] = {
             "count": len(steps),
+            "mode": data["mode"],
             "output": graph.output,  # its node id (the timeline is by node, boxes may hold several)
             "takes_part": [int(t) for t in timeline.takes_part],
             "active_at": list(timeline.active_at),
@@ -186,9 +222,8 @@ def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None =
                 str(box): [[pos, lines] + ([tip] if tip != " ".join(lines) else []) for pos, lines, tip in v]
                 for box, v in versions.items()
             },
-            "panels": [dataclasses.asdict(explain.describe_seed(graph, steps))]
-            + [dataclasses.asdict(explain.describe_step(graph, step, len(steps))) for step in steps],
-            "done": DONE,
+            "panels": panels,
+            "done": done,
         }
         data["steps"]["version"] = _key(json.dumps([data["steps"]["grads"], data["steps"]["panels"]]))
     return data

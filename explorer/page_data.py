@@ -2,8 +2,9 @@
 
     view = page_data.explorer_view(text, poked)   # PageView: graph, steps, knobs, analysis
     view = page_data.stepper_view(text, poked)    # PageView: graph, steps, knobs, jacobians
+    view = page_data.stepper_view(text, poked, "input:x")   # ... and forward: the forward-mode pass along v
 
-One compile and one forward and backward pass per (program, poked values): the pages make one sandboxed call
+One compile and one forward and backward pass per (program, poked values, direction): the pages make one sandboxed call
 for a whole run (components/session.py caches it), and fetch the rest when it is asked for: the poke
 pictures (explorer.poke.curve and surface) once the browser shows them, a node's Jacobian when it is
 inspected, a Stepper step's past the budget when it is shown. Plain Python (no Streamlit).
@@ -27,21 +28,25 @@ class PageView:
     analysis: explain.Analysis | None = None  # the Explorer's gradient check (explorer_view)
     jacobians: dict | None = None  # the Stepper's Jacobian views within its budget (stepper_view)
     evaluations: dict = field(default_factory=dict)  # what making it cost: language.program.EVALUATIONS' counts
+    forward: object = None  # explorer.forward_mode.ForwardRun along the direction asked for (forward mode), or None
 
 
-def explorer_view(text: str, poked: poke.Poked = ()) -> PageView:
-    """The Expression Explorer's run: graph, steps, knobs and the gradient check (explain.analyse_program's).
-    Raises ExpressionError for a bad program, or one whose steps would be too big to record."""
-    return _view(text, poked, check=True)
+def explorer_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
+    """The Expression Explorer's run: graph, steps, knobs and the gradient check (explain.analyse_program's), and
+    with a ``direction`` (explorer.forward_mode's URL form) the forward-mode pass along it. Raises ExpressionError
+    for a bad program, or one whose steps would be too big to record, and ValueError for a direction it has no
+    input for."""
+    return _view(text, poked, check=True, direction=direction)
 
 
-def stepper_view(text: str, poked: poke.Poked = ()) -> PageView:
+def stepper_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
     """The Backward Stepper's run: graph, steps, knobs and the steps' Jacobian views within the budget
-    (explorer.jacobian_view.step_jacobians'; the rest are asked for one by one)."""
-    return _view(text, poked, check=False)
+    (explorer.jacobian_view.step_jacobians'; the rest are asked for one by one), and with a ``direction`` the
+    forward-mode pass along it (whose steps visit the same nodes, so the Jacobians serve both)."""
+    return _view(text, poked, check=False, direction=direction)
 
 
-def _view(text: str, poked: poke.Poked, check: bool) -> PageView:
+def _view(text: str, poked: poke.Poked, check: bool, direction: str | None = None) -> PageView:
     from autograd import no_grad
     from explorer.jacobian_view import budgeted_views
     from language import EVALUATIONS, compile_program
@@ -58,10 +63,15 @@ def _view(text: str, poked: poke.Poked, check: bool) -> PageView:
     eval_seconds = time.monotonic() - started
     knobs = poke.knobs_of(program, own or result.inputs)
     graph, steps = explain.recorded_backward(result.output, result.uses)
+    forward = None
+    if direction is not None:  # after backward(): the meeting line takes the inputs' grads it left
+        from explorer.forward_mode import forward_of
+
+        forward = forward_of(result, direction, backward=False, fallback=True)
     if check:
         analysis = explain.checked_analysis(program, result, graph, started, eval_seconds)
         jacobians = None
     else:
         analysis, jacobians = None, budgeted_views(graph, result)
     spent = {name: EVALUATIONS[name] - before[name] for name in ("compiles", "runs", "recorded")}
-    return PageView(graph, steps, knobs, analysis, jacobians, spent)
+    return PageView(graph, steps, knobs, analysis, jacobians, spent, forward)

@@ -141,8 +141,11 @@ def test_step_and_seed_descriptions():
     second = describe_forward_step(run.graph, run.steps[1], len(run.steps))
     assert second.plugged == "dOut = 5 ⊙ 4 = 20"  # the constant 4 carries no tangent: its term is left out
     assert second.received[1].tangent.startswith("none") and second.tangent == "20"
-    title, text = describe_forward_seed(run)
-    assert title == "Seed: v = ones in every input" and "`c`'s JVP" in text
+    seed = describe_forward_seed(run)
+    assert seed.title == "Seed: v = ones in every input" and "`c`'s JVP" in seed.text
+    assert seed.seed == "da = 1\ndb = 1"
+    element = describe_forward_seed(forward_program("a = 2.0\nb = 3.0\nc = a * b", direction="input:b"))
+    assert element.title == "Seed: v = ones in b, zeros elsewhere" and element.seed == "da = 0\ndb = 1"
 
 
 def test_big_operands_get_a_sentence_instead_of_numbers():

@@ -72,7 +72,7 @@ class GraphView {
   // ------------------------------------------------------------------------- DOM
 
   build() {
-    this.root = el("div", { class: "gv", "data-testid": "graph-view", "data-step": "0", "data-steps": "0",
+    this.root = el("div", { class: "gv", "data-testid": "graph-view", "data-mode": "reverse", "data-step": "0", "data-steps": "0",
       "data-selected": "", "data-zoom": "1", "data-ready": "0", "data-layouts": "0", "data-updates": "0" });
     this.legend = el("div", { class: "gv-legend" });
     this.partButtons = {};
@@ -158,12 +158,23 @@ class GraphView {
       this.themeRead = now;
       this.root.dataset.theme = isDark(getComputedStyle(this.root).getPropertyValue("--st-background-color")) ? "dark" : "light";
     }
+    this.setMode(data.mode === "forward" ? "forward" : "reverse");
     this.showCaption();
     this.syncToolbar();
     this.hint.textContent = (this.stepper ? "← / → step · Space play / pause · " : "")
       + "Ctrl + wheel or pinch to zoom · drag to pan · hover a box for its values"
       + (data.steps || !data.selectable ? "" : " · click a box to inspect it");
     this.relayout(first || newProgram);
+  }
+
+  // Reverse mode draws each box's grad, forward mode its tangent (in the same cell): the words follow.
+  setMode(mode) {
+    if (this.root.dataset.mode === mode && this.derivativeWord) return;
+    this.root.dataset.mode = mode;
+    this.derivativeWord = mode === "forward" ? "tangent" : "grad";
+    const b = this.partButtons.grad;
+    b.textContent = this.derivativeWord;
+    b.title = `Show each box's ${this.derivativeWord}`;
   }
 
   // ------------------------------------------------------------------------- layout
@@ -653,7 +664,7 @@ class GraphView {
     const meta = [info.kind, info.op, info.shape].filter(Boolean).join(" · ");
     const rows = [`<div class="gv-tip-title">${escapeHtml(info.title)}</div>`, `<div class="gv-tip-meta">${escapeHtml(meta)}</div>`];
     if (info.data) rows.push(`<div><span class="gv-tip-data">data</span> ${escapeHtml(info.data)}</div>`);
-    if (grad) rows.push(`<div><span class="gv-tip-grad">grad</span> ${escapeHtml(grad)}</div>`);
+    if (grad) rows.push(`<div><span class="gv-tip-grad">${this.derivativeWord}</span> ${escapeHtml(grad)}</div>`);
     this.tip.innerHTML = rows.join("");
     this.tipFor = key;
     return true;

@@ -1,4 +1,5 @@
-// The Backward Stepper inside the graph view (graph_view.js). Every step was sent once
+// The Backward Stepper inside the graph view (graph_view.js), and its mirror in forward mode (steps.mode:
+// a JVP per node, parents first, tangents where grads are). Every step was sent once
 // (explorer/graph_data.py), so moving is local: at position k each box takes its state (the Timeline
 // rule of explorer/explain.py, evaluated here), its grad cell the last version at or before k, and
 // the panel and the controls follow. Play runs on the clock (a late frame catches up), and the server
@@ -23,6 +24,8 @@ export class Stepper {
     this.view = view;
     this.s = steps;
     this.n = steps.count;
+    this.forward = steps.mode === "forward"; // forward mode: a JVP per node, parents first (tangents, not grads)
+    this.rule = this.forward ? "JVP" : "VJP";
     this.pos = Math.max(0, Math.min(Number(start) || 0, this.n));
     this.reported = this.pos;
     this.playing = false;
@@ -51,7 +54,7 @@ export class Stepper {
     this.speedSelect.value = String(this.view.options.speed);
     this.stepLabel = el("span", { class: "gv-step-label" });
     this.slider = el("input", { type: "range", class: "gv-slider", min: "0", max: String(this.n), step: "1", value: "0",
-      "aria-label": "Step", title: "0 is the seed; after step k, k nodes have run their VJP" });
+      "aria-label": "Step", title: `0 is the seed; after step k, k nodes have run their ${this.rule}` });
     this.slider.addEventListener("input", () => this.stepTo(Number(this.slider.value), { stop: true }));
     bar.append(
       el("div", { class: "gv-group gv-buttons" }, [this.btnReset, this.btnPrev, this.btnPlay, this.btnNext, this.speedSelect]),
@@ -76,8 +79,9 @@ export class Stepper {
     this.jacobianBody.append(this.jacobianNote);
     panel.replaceChildren(
       el("div", { class: "gv-tabs", role: "tablist", "aria-label": "Panel" }, [
-        tab("step", "Step", "The VJP rule that ran, the upstream grad and what each parent received"),
-        tab("jacobian", "Jacobian", "The Jacobian this step's VJP stands for, built from the VJP itself"),
+        tab("step", "Step", this.forward ? "The JVP rule that ran, the tangents it received and the one it made"
+          : "The VJP rule that ran, the upstream grad and what each parent received"),
+        tab("jacobian", "Jacobian", `The Jacobian this step's ${this.rule} stands for`),
       ]),
       this.stepBody, this.jacobianBody,
     );
@@ -106,7 +110,7 @@ export class Stepper {
     if (!s.takes_part[i]) return null;
     if (k === s.active_at[i]) return "active";
     if (s.done_at[i] >= 0 && s.done_at[i] <= k) return "done";
-    if (k === 0 && i === s.output) return null;
+    if (k === 0 && i === s.output && !this.forward) return null; // backward's seed: the output holds its grad
     return "waiting";
   }
 
@@ -202,7 +206,22 @@ export class Stepper {
     const k = this.pos;
     const panel = this.s.panels[k];
     const parts = [`<h3>${escapeHtml(panel.title)}</h3>`];
-    if (k === 0) {
+    if (this.forward && k > 0) {
+      parts.push(`<div class="gv-label"><b>Rule</b> (JVP of <code>${escapeHtml(panel.op)}</code>, dA is A's tangent)</div>`);
+      parts.push(`<pre class="gv-rule">${escapeHtml(panel.formula || "—")}</pre>`);
+      if (panel.plugged) {
+        parts.push('<div class="gv-label"><b>With this step\'s numbers</b></div>');
+        parts.push(`<pre class="gv-rule gv-plugged">${escapeHtml(panel.plugged)}</pre>`);
+      }
+      for (const r of panel.received) {
+        const slot = r.slot ? ` (slot ${escapeHtml(r.slot)})` : "";
+        parts.push(`<div class="gv-label"><b>← <code>${escapeHtml(r.parent)}</code></b>${slot}: its tangent</div>`);
+        parts.push(`<pre>${escapeHtml(r.tangent)}</pre>`);
+      }
+      parts.push(`<div class="gv-label"><b>Tangent of <code>${escapeHtml(panel.node)}</code></b> (J·v so far)</div>`);
+      parts.push(`<pre class="gv-tangent">${escapeHtml(panel.tangent)}</pre>`);
+      if (k === this.n) parts.push(`<div class="gv-note gv-done">${escapeHtml(this.s.done)}</div>`);
+    } else if (k === 0) {
       parts.push(`<p>${inline(panel.text)}</p>`, `<pre>${escapeHtml(panel.seed)}</pre>`);
     } else {
       parts.push(`<div class="gv-label"><b>Rule</b> (VJP of <code>${escapeHtml(panel.op)}</code>, G is the upstream grad)</div>`);
@@ -235,7 +254,10 @@ export class Stepper {
     const node = k > 0 ? this.nodeOfStep(k) : null;
     const data = node === null ? null : (this.s.jacobians || {})[String(node)];
     let note = "";
-    if (k === 0) note = "The seed runs no VJP: press Next to see the Jacobian of the first node backward() processes.";
+    if (k === 0) {
+      note = this.forward ? "The seed runs no JVP: press Next to see the Jacobian of the first node forward mode computes."
+        : "The seed runs no VJP: press Next to see the Jacobian of the first node backward() processes.";
+    }
     else if (!data || data.later) {
       note = "Asking the server for this node's Jacobian…";
       if (!this.asked.has(node)) {
@@ -253,7 +275,7 @@ export class Stepper {
     }
   }
 
-  // The node whose VJP step k (1..n) runs.
+  // The node whose VJP (forward: JVP) step k (1..n) runs.
   nodeOfStep(k) {
     const i = this.s.active_at.indexOf(k);
     return i < 0 ? null : i;
@@ -304,7 +326,7 @@ export class Stepper {
   }
 
   // In the stepper a click on a box goes to the step that runs its VJP (a leaf's: the step that
-  // completes its grad).
+  // completes its grad); forward, to the step that computes its tangent (an input's: the seed).
   jumpTo(box) {
     const s = this.s;
     const steps = (this.membersOf.get(box) || [])
