@@ -49,6 +49,14 @@ def later_on_a_phone(body: str, later: str) -> None:
     )
 
 
+def bring_into_view_when_asked(key: str, asked: str) -> None:
+    """bring_into_view(key) once each time session state's counter ``asked`` grows (a callback grew it)."""
+    seq = st.session_state.get(asked, 0)
+    if seq > st.session_state.get(f"{asked}_done", 0):
+        st.session_state[f"{asked}_done"] = seq
+        bring_into_view(key, seq)
+
+
 def bring_into_view(key: str, seq: int) -> None:
     """Scroll the page (smoothly) until the element keyed ``key`` is at the top of the window, under
     Streamlit's toolbar: e.g. the node inspector after a click on a box of the graph above it, which

@@ -60,12 +60,23 @@ def _tip(node, grad) -> dict:
     }
 
 
-def _legend(graph, drawing: dotmod.Drawing, states: bool) -> list[dict]:
+#: What the legend says instead in forward mode (the walk starts at the inputs and ends at the output).
+FORWARD_LEGEND = {
+    "input": ("has a tangent", "a leaf that requires grad: its tangent is its share of the direction v"),
+    "output": ("forward ends here", "the tensor the forward walk ends at: its tangent is J·v"),
+    "active": ("this step", "the node whose JVP runs at this step"),
+}
+
+
+def _legend(graph, drawing: dotmod.Drawing, states: bool, forward: bool = False) -> list[dict]:
     kinds = {node.kind for node in graph.nodes}
     if drawing.chains:
         kinds.add("chain")
     entries = [e for e in dotmod.LEGEND if e.key in kinds] + (list(dotmod.STATE_LEGEND) if states else [])
-    return [{"key": e.key, "label": e.label, "short": e.short, "meaning": e.meaning} for e in entries]
+    legend = [{"key": e.key, "label": e.label, "short": e.short, "meaning": e.meaning} for e in entries]
+    for entry in legend if forward else ():
+        entry["short"], entry["meaning"] = FORWARD_LEGEND.get(entry["key"], (entry["short"], entry["meaning"]))
+    return legend
 
 
 def grad_versions(graph, steps, drawing: dotmod.Drawing) -> dict[int, list[tuple[int, list[str], str]]]:
@@ -196,7 +207,7 @@ def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None =
         "key": _key(dot),
         "dot": dot,
         "boxes": {str(b): info for b, info in boxes.items()},
-        "legend": _legend(graph, drawing, stepper),
+        "legend": _legend(graph, drawing, stepper, forward is not None),
         "output": graph.output,
         "mode": "reverse" if forward is None else "forward",
     }

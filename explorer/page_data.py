@@ -3,6 +3,7 @@
     view = page_data.explorer_view(text, poked)   # PageView: graph, steps, knobs, analysis
     view = page_data.stepper_view(text, poked)    # PageView: graph, steps, knobs, jacobians
     view = page_data.stepper_view(text, poked, "input:x")   # ... and forward: the forward-mode pass along v
+    view = page_data.drag_view(text, poked, "ones")         # a slider's move: graph, steps (and forward) only
 
 One compile and one forward and backward pass per (program, poked values, direction): the pages make one sandboxed call
 for a whole run (components/session.py caches it), and fetch the rest when it is asked for: the poke
@@ -46,7 +47,13 @@ def stepper_view(text: str, poked: poke.Poked = (), direction: str | None = None
     return _view(text, poked, check=False, direction=direction)
 
 
-def _view(text: str, poked: poke.Poked, check: bool, direction: str | None = None) -> PageView:
+def drag_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
+    """What a slider's move redraws: graph and steps, and with a ``direction`` the forward pass along it (no
+    sliders, check or Jacobians: the page run after the drag settles makes those)."""
+    return _view(text, poked, check=False, direction=direction, extras=False)
+
+
+def _view(text: str, poked: poke.Poked, check: bool, direction: str | None = None, extras: bool = True) -> PageView:
     from autograd import no_grad
     from explorer.jacobian_view import budgeted_views
     from language import EVALUATIONS, compile_program
@@ -56,19 +63,21 @@ def _view(text: str, poked: poke.Poked, check: bool, direction: str | None = Non
     program = compile_program(text)
     program.check_stepper()
     own = None
-    if poked:  # the program's own input values: the sliders' ranges and a scale's base
+    if poked and extras:  # the program's own input values: the sliders' ranges and a scale's base
         with no_grad():
             own = program.run().inputs
     result = program.run(inputs=poke.resolve(program, poked, own))
     eval_seconds = time.monotonic() - started
-    knobs = poke.knobs_of(program, own or result.inputs)
+    knobs = poke.knobs_of(program, own or result.inputs) if extras else ()
     graph, steps = explain.recorded_backward(result.output, result.uses)
     forward = None
     if direction is not None:  # after backward(): the meeting line takes the inputs' grads it left
         from explorer.forward_mode import forward_of
 
         forward = forward_of(result, direction, backward=False, fallback=True)
-    if check:
+    if not extras:
+        analysis = jacobians = None
+    elif check:
         analysis = explain.checked_analysis(program, result, graph, started, eval_seconds)
         jacobians = None
     else:

@@ -5,10 +5,10 @@ import functools
 import streamlit as st
 
 from components import explorer_panels as panels
-from components import session
+from components import modes, session
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
-from components.layout import bring_into_view, header, later_on_a_phone
+from components.layout import bring_into_view_when_asked, header, later_on_a_phone
 from components.poke import full_run_wanted, poke_panel, synced
 from explorer import explain, graph_data, page_data
 from explorer.dot import to_svg
@@ -19,13 +19,10 @@ through_app()
 ss = st.session_state
 
 # A worker process each, limited and cancellable (components/session.py): one evaluation per page run (graph, steps,
-# sliders, check), one per slider move (graph, steps), and a node's inspector, Jacobian, element and SVG when asked.
-view_of = functools.partial(session.sandboxed, page_data.explorer_view)
-stepped = functools.partial(session.sandboxed, explain.step_program)
-jacobian_of = functools.partial(session.sandboxed, node_jacobian)
-element_of = functools.partial(session.sandboxed, explain.element_of)
-inspected = functools.partial(session.sandboxed, node_view)
-svg_of = functools.partial(session.sandboxed, to_svg)  # Graphviz's dot, limited as an evaluation is
+# sliders, check; in forward mode the forward pass too), one per slider move (graph, steps, forward pass), and a
+# node's inspector, Jacobian, element and SVG when asked.
+jacobian_of, element_of, inspected, svg_of = (functools.partial(session.sandboxed, fn) for fn in (
+    node_jacobian, explain.element_of, node_view, to_svg))  # the last: Graphviz's dot, limited as an evaluation is
 
 
 header(
@@ -37,6 +34,9 @@ header(
 
 program = panels.shared_program("explorer")
 st.query_params.pop("step", None)  # the Backward Stepper's position means nothing here
+direction = modes.wanted()  # None: reverse mode; forward mode's v otherwise
+view_of = functools.partial(modes.sandboxed, page_data.explorer_view, direction)
+stepped = functools.partial(modes.sandboxed, page_data.drag_view, direction)
 
 
 def clicked():
@@ -61,25 +61,27 @@ def live(shown, knobs, picked, left, right):
         st.rerun()  # the values settled, or a click or a toggle: the tabs below follow
     with session.failures_shown(into=right):  # a busy sandbox: its words, here and in the sliders' column
         view = view_of(shown)  # from the sandbox's cache: the fragment keeps only text between runs
-        graph, steps = view.graph, view.steps
-        now = ss.get("poked", ())
+        graph, now = view.graph, ss.get("poked", ())
         if not now:
-            poked_graph = graph
+            poked = view
         elif now == ss.get("explorer_settled"):  # the page run's own evaluation, at its values
-            poked_graph = view_of(shown, now).graph
-        else:  # a drag's values: the graph alone, one evaluation per move
-            poked_graph, _ = stepped(shown, now)
+            poked = view_of(shown, now)
+        else:  # a drag's values: the graph alone (and the forward pass), one evaluation per move
+            poked = stepped(shown, now)
         with left, session.failures_shown():
-            poke_panel(shown, knobs, poked_graph, key="explorer_poke")
-        _graph(shown, graph, steps, picked, right, poked_graph if now else None)
+            poke_panel(shown, knobs, poked.graph, key="explorer_poke")
+        _graph(shown, graph, view, picked, right, poked if now else None)
 
 
-def _graph(shown, graph, steps, picked, right, poked_graph) -> None:
+def _graph(shown, graph, view, picked, right, poked) -> None:
+    drawn = None if poked is None else (poked.forward or poked).graph  # forward mode draws tangents
     with right, st.container(key="explorer_results_graph"):
-        graph_view(program_view(shown, graph, steps), key="explorer_graph", view=ss.get("graph_view", {}),
-                   selected=picked, select_seq=ss.get("explorer_select_seq", 0),
-                   values=graph_data.value_texts(poked_graph) if poked_graph is not None else None,
-                   on_select=clicked, on_view=view_changed)
+        if view.forward is not None:  # where the two modes meet, over the tangents drawn
+            modes.meeting((poked or view).forward)
+        graph_view(program_view(shown, graph, view.steps, direction=direction, _forward=view.forward),
+                   key="explorer_graph", view=ss.get("graph_view", {}), selected=picked,
+                   select_seq=ss.get("explorer_select_seq", 0), on_select=clicked, on_view=view_changed,
+                   values=graph_data.value_texts(drawn) if drawn is not None else None)
 
 
 @session.message_only
@@ -113,6 +115,7 @@ def page() -> None:
     picked = ss.get("explorer_picked")  # a node clicked or chosen, if this graph has it
     picked = picked if picked in range(len(graph.nodes)) else None
     with right:
+        modes.switch("explorer", graph)
         note = st.empty()
         if stale:
             note.caption(explain.STALE_NOTE)
@@ -139,12 +142,8 @@ def page() -> None:
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
                                  lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index)),
-        lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of),
-        stale=stale,
-    )
-    if ss.get("explorer_scroll_seq", 0) > ss.get("explorer_scrolled_seq", 0):
-        ss["explorer_scrolled_seq"] = ss["explorer_scroll_seq"]
-        bring_into_view("explorer_tab", ss["explorer_scroll_seq"])
+        lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of), stale=stale)
+    bring_into_view_when_asked("explorer_tab", "explorer_scroll_seq")
 
 
 page()

@@ -1,55 +1,65 @@
-"""Backward Stepper: walk the backward pass one node at a time and see what each VJP sends to each parent."""
+"""Backward Stepper: walk the backward pass one node at a time and see what each VJP sends to each parent (or in
+forward mode each JVP, parents first)."""
 
 import functools
 
 import streamlit as st
 
-from components import session
+from components import modes, session
 from components.entry import through_app
 from components.explorer_panels import program_error, shared_program
 from components.graph_view import graph_view, program_view
 from components.layout import header
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import explain, graph_data, links, page_data
+from explorer import graph_data, links, page_data
 from explorer.formatting import markdown_safe
 from explorer.jacobian_view import step_jacobians, stepper_run
 
 through_app()
 
-# A worker process each, limited and cancellable (components/session.py): the graph, its steps, their Jacobians
-# and the sliders in one evaluation per page run (explorer/page_data.py), the first three once per slider move
-# while dragging, and the Jacobians past the budget when they are asked for.
-stepped = functools.partial(session.sandboxed, page_data.stepper_view)
+# A worker process each, limited and cancellable (components/session.py): the graph, its steps (backward's, or in
+# forward mode the forward walk's too), their Jacobians and the sliders in one evaluation per page run
+# (explorer/page_data.py), the first three once per slider move while dragging, and the Jacobians past the budget
+# when they are asked for.
 dragged = functools.partial(session.sandboxed, stepper_run)
 jacobians_of = functools.partial(session.sandboxed, step_jacobians)
 
 
 header(
     "Backward Stepper",
-    "Walk backward() one node at a time: which VJP rule ran, and what each parent received.",
+    "Walk backward() one node at a time: which VJP rule ran, and what each parent received (or, in forward mode, "
+    "each JVP from the inputs on).",
     "The upstream grad, each contribution, how fan-out and broadcasting are summed, and the Jacobian each VJP "
     "stands for. The program is the Expression Explorer's; drag an input's slider to rerun it with other numbers. "
     "The → and ← keys (or a presenter's clicker) step; a click on a box jumps to its step.",
 )
 
 program = shared_program("stepper")
+direction = modes.wanted()  # None: reverse mode; forward mode's v otherwise
+
+
+stepped = functools.partial(modes.sandboxed, page_data.stepper_view, direction)  # the page's one evaluation
+
+
+def walk(view):
+    """The steps this page walks: backward()'s, or in forward mode the forward pass's."""
+    return view.steps if direction is None else view.forward.steps
+
 
 try:
-    n = len(stepped(program).steps)  # the steps themselves stay in the sandbox's cache (see live)
+    n = len(walk(stepped(program)))  # the steps themselves stay in the sandbox's cache (see live)
     knobs, st.session_state["stepper_settled"] = synced(program, stepped(program).knobs)  # the page run's values
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     program_error(program, exc)
-    st.page_link(
-        "pages/explorer.py",
-        label="Fix the program in the Expression Explorer",
-        icon=":material/functions:",
-    )
+    st.page_link("pages/explorer.py", label="Fix the program in the Expression Explorer", icon=":material/functions:")
     st.stop()
 
 
-if st.session_state.get("stepper_program") != program:
-    st.session_state["stepper_program"] = program
-    st.session_state["stepper_pos"], problem = links.step_from_link(st.query_params.get("step"), n)
+walked = st.session_state.get("stepper_program")
+if walked != (program, direction):  # a link's step, or (the mode or v changed) a new walk from its seed
+    st.session_state["stepper_program"] = (program, direction)
+    at = st.query_params.get("step") if walked is None or walked[0] != program else None
+    st.session_state["stepper_pos"], problem = links.step_from_link(at, n)
     if problem:
         st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")
 
@@ -76,8 +86,10 @@ if st.session_state.get("stepper_jacobians_for") != program:
     st.session_state["stepper_jacobians_for"] = program
     st.session_state["stepper_jacobians_asked"] = ()
 
+modes.switch("stepper", stepped(program).graph)
 if n == 0:
-    st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad.")
+    st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad." if direction is None
+            else "Nothing to step through: no input's tangent reaches an op (the output is a leaf or a constant).")
 
 
 @st.fragment
@@ -96,7 +108,7 @@ def _live(program, knobs):
     # a closed tab's session outlives it (+336 MB per 8M-number program)
     view = stepped(program)
     graph, steps = view.graph, view.steps
-    n = len(steps)
+    n = len(walk(view))
     # NOTE: the browser moves on its own; a run caused by its report must not send it a position (the
     # data would change and be sent again, and the view ignores it anyway). Any other run (arriving from
     # another page, a link) passes the position on, for a view that mounts afresh.
@@ -107,36 +119,30 @@ def _live(program, knobs):
     else:
         st.query_params["step"] = str(st.session_state["stepper_pos"])
     poked = st.session_state.get("poked", ())
-    layout = program_view(program, graph, steps, stepper=True)
-    if poked and poked != st.session_state.get("stepper_settled"):  # a drag's values: graph, steps, Jacobians alone
-        poked_graph, poked_steps, jacobians = dragged(program, poked)
+    layout = program_view(program, graph, steps, stepper=True, direction=direction, _forward=view.forward)
+    forward = view.forward
+    if poked and direction is None and poked != st.session_state.get("stepper_settled"):  # a drag's values: graph,
+        poked_graph, poked_steps, jacobians = dragged(program, poked)  # steps, Jacobians alone
     else:
         at = stepped(program, poked) if poked else view
-        poked_graph, poked_steps, jacobians = at.graph, at.steps, at.jacobians
+        poked_graph, poked_steps, jacobians, forward = at.graph, at.steps, at.jacobians, at.forward
     data = layout
     if poked:
-        poked_view = program_view(program, poked_graph, poked_steps, stepper=True, poked=poked)
+        poked_view = program_view(program, poked_graph, poked_steps, stepper=True, poked=poked, direction=direction,
+                                  _forward=forward)
         data = graph_data.over_layout(poked_view, layout)
     asked = st.session_state.get("stepper_jacobians_asked", ())
     if asked:
         jacobians = {**jacobians, **jacobians_of(program, poked, asked)}
-    graph_view(
-        graph_data.with_jacobians(data, jacobians) if n else data,
-        key="stepper_graph",
-        view=st.session_state.get("graph_view", {}),
-        start=st.session_state["stepper_start"],
-        values=graph_data.value_texts(poked_graph) if poked else None,
-        on_step=stepped_in_browser,
-        on_view=view_changed,
-        on_jacobian=jacobian_asked,
-    )
+    if forward is not None:  # where the two modes meet, over the walk
+        modes.meeting(forward)
+    graph_view(graph_data.with_jacobians(data, jacobians) if n else data, key="stepper_graph",
+               view=st.session_state.get("graph_view", {}), start=st.session_state["stepper_start"],
+               values=graph_data.value_texts(poked_graph if forward is None else forward.graph) if poked else None,
+               on_step=stepped_in_browser, on_view=view_changed, on_jacobian=jacobian_asked)
     with st.sidebar:  # beside the graph at any height of the window, as the sliders move
         poke_panel(program, knobs, poked_graph, key="stepper_poke")
 
 
 live(program, knobs)
-
-with st.expander("What backward() does"):
-    for words, formula in explain.BACKWARD_EXPLAINED:
-        st.markdown(words)
-        st.latex(formula)
+modes.explained(direction is not None)

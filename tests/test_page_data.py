@@ -119,7 +119,7 @@ def test_one_explorer_load_evaluates_the_program_once():
     no_exception(at)
     assert view_data(at)["dot"] and sent(at, "components.poke")["knobs"], "the graph and the sliders"
     assert at.table[0].value is not None, "and the check"
-    assert calls == [("explorer.page_data.explorer_view", (program,))]
+    assert calls == [("explorer.page_data.explorer_view", (program, (), None))]
     assert evaluations_of(calls[0]) == ONCE
     # the pictures come when the view asks for them, in evaluations of their own (a curve, a grid)
     calls = started_by(lambda: trigger(at, "components.poke", "pictures"))
@@ -134,5 +134,19 @@ def test_one_stepper_load_evaluates_the_program_once():
     calls = started_by(at.switch_page(STEPPER).run)
     no_exception(at)
     assert view_data(at)["steps"]["count"] and component(at, "components.poke")
-    assert calls == [("explorer.page_data.stepper_view", (program,))]
+    assert calls == [("explorer.page_data.stepper_view", (program, (), None))]
     assert evaluations_of(calls[0]) == ONCE
+
+
+@pytest.mark.parametrize("page", ["explorer", "stepper"])
+def test_a_forward_mode_load_evaluates_the_program_once(page):
+    # the forward pass is pushed through the run the reverse view made: the same single evaluation
+    program = fresh_program()
+    at = app()
+    at.query_params.update({"program": program, "mode": "forward", "v": "ones"})
+    run = at.switch_page(STEPPER).run if page == "stepper" else at.run
+    calls = started_by(run)
+    no_exception(at)
+    assert calls == [(f"explorer.page_data.{page}_view", (program, (), "ones"))]
+    assert evaluations_of(calls[0]) == ONCE
+    assert view_data(at)["mode"] == "forward"

@@ -76,11 +76,12 @@ def viz_url() -> str:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def program_view(program: str, _graph, _steps, stepper: bool = False, poked: tuple = ()) -> dict:
+def program_view(program: str, _graph, _steps, stepper: bool = False, poked: tuple = (), direction: str | None = None,
+                 _forward=None) -> dict:
     """explorer.graph_data.view_data for a program's graph and steps (run with its inputs' ``poked`` values),
     cached by the program's text and the poked values (the graph and the steps follow from them; they are
-    not hashed)."""
-    return graph_data.view_data(_graph, _steps, stepper=stepper)
+    not hashed). In forward mode, ``direction`` is v's URL form and ``_forward`` the forward run along it."""
+    return graph_data.view_data(_graph, _steps, stepper=stepper, forward=_forward if direction is not None else None)
 
 
 def _noop() -> None:
