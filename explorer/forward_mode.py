@@ -96,6 +96,8 @@ def direction_problem(direction: Direction, shapes: Mapping[str, tuple]) -> str 
         known = ", ".join(shapes) or "none"
         return f"the direction names `{direction.name}`, which is not an input of this program (inputs: {known})"
     size = int(np.prod(shapes[direction.name], dtype=np.int64))
+    if direction.kind == "element" and size == 0:
+        return f"`{direction.name}` has no elements: no element of it can be 1"
     if direction.kind == "element" and not 0 <= direction.index < size:
         return (f"`{direction.name}` has {size:,} element{'s' * (size != 1)} (0 to {size - 1:,}); element "
                 f"{direction.index:,} is not one of them")
@@ -145,14 +147,17 @@ class MeetingLine:
     text: str
 
 
-def meeting_line(output, out_tangent: np.ndarray, seeds: Mapping, backward: bool = True) -> MeetingLine:
+def meeting_line(output, out_tangent: np.ndarray, seeds: Mapping, backward: bool = True,
+                 tangents: Mapping | None = None) -> MeetingLine:
     """The meeting line for ``output`` (a Tensor whose inputs are the keys of ``seeds``): ∇f · v = Σ over the
     inputs of grad ⊙ v, with the grads of backward() seeded with ones; run here unless ``backward`` is False (the
     inputs' grads are then those of a backward() already run, as the pages' one evaluation runs it).
 
-    The two sums are the same algebra in two orders, so they may differ in the last bits; within 10⁴ machine
-    epsilons of the terms' size they are equal, and the line prints them from one number (0.54375 and
-    0.5437500000000001 would otherwise print as 0.5437 and 0.5438)."""
+    The two sums are the same algebra in two orders, so they may differ in the last bits: within 10⁴ machine
+    epsilons of the size of the numbers summed on the way they are equal, and the line prints them from one
+    number (0.54375 and 0.5437500000000001 would otherwise print as 0.5437 and 0.5438; a derivative that is 0,
+    as Σ softmax(v)'s, prints as 0 rather than forward's -2.776e-17). The size on the way is that of the grad ⊙ v
+    terms and of every tangent the forward walk made (``tangents``: node -> tangent)."""
     forward = float(np.sum(out_tangent, dtype=np.float64))
     reverse, scale = 0.0, 0.0
     if output.requires_grad:
@@ -165,11 +170,15 @@ def meeting_line(output, out_tangent: np.ndarray, seeds: Mapping, backward: bool
                 terms = np.asarray(t.grad * v, dtype=np.float64)
                 reverse += float(np.sum(terms))
                 scale += float(np.sum(np.abs(terms)))
+    with np.errstate(all="ignore"):
+        for tangent in (tangents or {}).values():
+            scale = max(scale, float(np.sum(np.abs(tangent), dtype=np.float64)))
     eps = float(np.finfo(output.data.dtype).eps) if output.data.dtype.kind == "f" else float(np.finfo(float).eps)
-    agree = abs(forward - reverse) <= 1e4 * eps * max(scale, abs(forward), abs(reverse))
+    tolerance = 1e4 * eps * max(scale, abs(forward), abs(reverse))
+    agree = abs(forward - reverse) <= tolerance
     name = output.name or "f"
     f = name if output.data.size == 1 else f"(Σ {name})"
-    shown = fmt_number(forward)
+    shown = "0" if agree and abs(forward) <= tolerance and abs(reverse) <= tolerance else fmt_number(forward)
     text = (f"forward: ∂{f}/∂v = {shown}  ·  reverse: ∇{f} · v = {shown if agree else fmt_number(reverse)}")
     return MeetingLine(forward=forward, reverse=reverse, agree=agree, text=text)
 
@@ -218,7 +227,7 @@ def forward_of(result, direction: Direction | str = ONES, backward: bool = True,
     if out_tangent is None:
         out_tangent = np.zeros(output.data.shape)
     return ForwardRun(graph=tangent_graph(graph, tangents), steps=steps, tangents=tangents, direction=direction,
-                      meeting=meeting_line(output, out_tangent, seeds, backward=backward),
+                      meeting=meeting_line(output, out_tangent, seeds, backward=backward, tangents=tangents),
                       note=f"{problem[0].upper()}{problem[1:]}: v = ones instead." if problem else "")
 
 

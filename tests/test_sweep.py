@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 
 from autograd.expr import evaluate
 from autograd.ops import PRIMITIVES
-from explorer import explain, graph_data, jacobian_view, numbers, poke, presets
+from explorer import explain, graph_data, jacobian_view, numbers, page_data, poke, presets
 from explorer.dot import to_svg
 from explorer.formatting import heatmap_figure
 from tests import program_gen
@@ -77,6 +77,7 @@ def walk(text: str) -> int:
     panels += exports(text, graph, steps, analysis)
     panels += poke_panel(text, graph)
     panels += stepper(text)
+    panels += forward(text)
     return panels
 
 
@@ -180,6 +181,40 @@ def stepper(text) -> int:
         asked = jacobian_view.step_jacobians(text, (), later)
         assert set(asked) == {str(n) for n in later}
     return len(panels)
+
+
+def directions(graph) -> list[str]:
+    """The directions the picker offers that the sweep takes: all ones, ones in the first input, and the last
+    element of the last input."""
+    inputs = [n for n in graph.nodes if n.kind in ("input", "param") and n.name]
+    picked = ["ones"] + [f"input:{n.name}" for n in inputs[:1]]
+    arrays = [n for n in inputs if np.size(n.data) > 1]  # the picker offers an element of these
+    return picked + [f"element:{n.name}:{np.size(n.data) - 1}" for n in arrays[-1:]]
+
+
+def forward(text) -> int:
+    """Forward mode on both pages: the Explorer's graph of tangents and the Stepper's forward walk for each
+    direction, every tangent drawn being the walk's own, and the two modes meeting on the output."""
+    panels = 0
+    view = page_data.stepper_view(text, (), "ones")
+    for v in directions(view.graph):
+        run = page_data.explorer_view(text, (), v).forward if v != "ones" else view.forward
+        assert run.direction.text == v and not run.note, (v, run.note)
+        data = graph_data.view_data(run.graph, forward=run)
+        json.dumps(data)
+        assert data["mode"] == "forward" and (">tangent<" in data["dot"] or not run.steps and not run.tangents)
+        stepper_data = graph_data.view_data(run.graph, stepper=True, forward=run)
+        json.dumps(stepper_data)
+        walked = stepper_data["steps"]
+        assert len(walked["panels"]) == len(run.steps) + 1 and walked["count"] == len(run.steps)
+        for k, (panel, step) in enumerate(zip(walked["panels"][1:], run.steps), start=1):
+            assert panel["title"].startswith(f"Step {k} of {len(run.steps)}") and panel["formula"]
+            assert panel["tangent"] == numbers.array_text(step.tangent)
+        line = run.meeting
+        finite = np.isfinite(line.forward) and np.isfinite(line.reverse)
+        assert line.agree or not finite, (v, line.text)
+        panels += len(walked["panels"]) + 1
+    return panels
 
 
 ELEMENT = re.compile(r"^d\S+?\[([\d, ]*)\] = (?:.* = (\S+)|(\S+) \(the largest .*)$")
