@@ -1,4 +1,5 @@
-"""Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab}.png, and
+"""Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab}.png, forward
+mode on both program pages ({explorer,stepper}_forward.png), and
 the three program pages in the dark theme too ({explorer,stepper,playground}-dark.png).
 
 Starts the app (the same server code the browser tests use), opens each page in headless
@@ -27,8 +28,8 @@ from tests.browser.server import (  # noqa: E402
 )
 
 VIEWPORT = {"width": 1280, "height": 800}
-SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab")
-PAGES = ("explorer", "stepper", "playground")  # also taken in the dark theme
+SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab", "explorer_forward", "stepper_forward")
+PAGES = ("explorer", "stepper", "playground", "stepper_forward")  # also taken in the dark theme
 
 
 def _settle(page, seconds: float = 0.5) -> None:
@@ -102,6 +103,23 @@ def shoot_playground(page, url: str, out: Path, train_seconds: float, steps: int
     page.screenshot(path=str(out))
 
 
+def shoot_explorer_forward(page, url: str, out: Path) -> None:
+    """The micrograd preset in forward mode along a: every box's tangent, and the line where the two modes meet."""
+    helpers.open_page(page, f"{url}/?mode=forward&v={quote('input:a')}")
+    helpers.wait_for_view(page, timeout=60_000, mode="forward")
+    page.locator('[data-testid="ad-meeting"]').wait_for(timeout=60_000)
+    _settle(page)
+    page.screenshot(path=str(out))
+
+
+def shoot_stepper_forward(page, url: str, out: Path, steps: int = 6) -> None:
+    """The forward walk a few JVPs in, along b: tangents filled in parents first, the panel's JVP rule."""
+    helpers.open_page(page, f"{url}/stepper?mode=forward&v={quote('input:b')}&step={steps}")
+    helpers.wait_for_view(page, timeout=60_000, mode="forward", step=steps)
+    _settle(page, 1.0)
+    page.screenshot(path=str(out))
+
+
 def shoot_depth_lab(page, url: str, out: Path) -> None:
     """The Initialisation & depth page at its defaults: tanh with N(0, 1) weights, 50 layers of 64."""
     helpers.open_page(page, f"{url}/depth_lab")
@@ -155,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
                         shoot_jacobian(page, server.url, path)
                     elif name == "depth_lab":
                         shoot_depth_lab(page, server.url, path)
+                    elif name == "explorer_forward":
+                        shoot_explorer_forward(page, server.url, path)
+                    elif name == "stepper_forward":
+                        shoot_stepper_forward(page, server.url, path)
                     else:
                         shoot_playground(page, server.url, path, args.train_seconds)
                     print(f"{path}  ({time.monotonic() - start:.1f} s)")
