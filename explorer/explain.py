@@ -3,6 +3,7 @@ check and what each backward step did. Plain Python (no Streamlit): the pages on
 
 from __future__ import annotations
 
+import os
 import time
 import urllib.parse
 from collections import Counter
@@ -360,6 +361,21 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
         result.output.backward()
     graph = trace(result.output, uses=result.uses)
     return checked_analysis(program, result, graph, started, eval_seconds, max_elements, time_budget)
+
+
+#: The gradient check's default time budget, in seconds.
+CHECK_SECONDS = 3.0
+
+
+def check_seconds() -> float:
+    """How long the Explorer's gradient check may take: ``AUTOGRAD_CHECK_SECONDS`` (a server sets it: less on a
+    classroom's busy machine, more for a patient user), else CHECK_SECONDS; a value that is not a number of
+    seconds from 0 to 25 (the check must end well within an evaluation's 30 s of wall clock) is ignored."""
+    try:
+        seconds = float(os.environ.get("AUTOGRAD_CHECK_SECONDS", CHECK_SECONDS))
+    except ValueError:
+        return CHECK_SECONDS
+    return seconds if 0.0 <= seconds <= 25.0 else CHECK_SECONDS
 
 
 def checked_analysis(program, result, graph, started: float, eval_seconds: float, max_elements: int = 64,

@@ -78,7 +78,8 @@ def _view(text: str, poked: poke.Poked, check: bool, direction: str | None = Non
     if not extras:
         analysis = jacobians = None
     elif check:
-        analysis = explain.checked_analysis(program, result, graph, started, eval_seconds)
+        analysis = explain.checked_analysis(program, result, graph, started, eval_seconds,
+                                            time_budget=explain.check_seconds())
         jacobians = None
     else:
         analysis, jacobians = None, budgeted_views(graph, result)

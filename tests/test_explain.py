@@ -509,3 +509,13 @@ def test_a_float_tensor_read_as_labels_is_drawn_but_not_nudged():
     from explorer import poke
 
     assert [k.name for k in poke.knobs(text)] == ["logits"], "no slider to make the labels fractional"
+
+
+@pytest.mark.parametrize(("value", "seconds"), [(None, 3.0), ("0.5", 0.5), ("20", 20.0), ("0", 0.0), ("-1", 3.0),
+                                                ("30", 3.0), ("soon", 3.0), ("nan", 3.0), ("inf", 3.0)])
+def test_a_server_sets_the_check_s_time_budget(monkeypatch, value, seconds):
+    if value is None:
+        monkeypatch.delenv("AUTOGRAD_CHECK_SECONDS", raising=False)
+    else:
+        monkeypatch.setenv("AUTOGRAD_CHECK_SECONDS", value)
+    assert explain.check_seconds() == seconds
