@@ -152,10 +152,15 @@ MIN = Primitive("min", min, _extremum_vjp, "dA = G where A is the min (shared am
 
 
 # ---- var, std (PyTorch's `correction`: divide by n − correction) -------------------------------
+def _mean(a, axis):
+    """`a`'s mean over `axis`, dimensions kept (0/0 gives nan for an empty axis, silently: ndarray.mean warns)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.add.reduce(a, axis=axis, keepdims=True) / reduced_count(a.shape, axis)
+
+
 def _deviations(a, axis):
     """`a` minus its mean over `axis` (0/0 gives nan for an empty axis, silently)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return a - np.add.reduce(a, axis=axis, keepdims=True) / reduced_count(a.shape, axis)
+    return a - _mean(a, axis)
 
 
 def _divisor(shape, axis, correction):
@@ -183,7 +188,7 @@ def _var_vjp(g, out, a, need, axis, correction, keepdims):
 
 
 def _var_plugged(t, g, out, a, axis, correction, keepdims):
-    g, mean = expand(g, axis, keepdims, a.ndim), a.mean(axis=axis, keepdims=True)
+    g, mean = expand(g, axis, keepdims, a.ndim), _mean(a, axis)
     n = _divisor(a.shape, axis, correction)
     with np.errstate(invalid="ignore", divide="ignore"):
         return ((f"{t(g)} ⊙ 2·({t(a)} − {t(mean)}) / {t(n)}", g * 2 * (a - mean) / n),)
@@ -196,7 +201,7 @@ def _var_jvp(tangents, out, a, axis, correction, keepdims):
 
 
 def _var_jvp_plugged(t, tangents, out, a, axis, correction, keepdims):
-    mean, n = a.mean(axis=axis, keepdims=True), _divisor(a.shape, axis, correction)
+    mean, n = _mean(a, axis), _divisor(a.shape, axis, correction)
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.add.reduce(2 * (a - mean) * tangents[0], axis=axis, keepdims=keepdims) / n
     return f"Σ 2·({t(a)} − {t(mean)}) ⊙ {t(tangents[0])}{_over(axis)} / {t(n)}", value
@@ -227,7 +232,7 @@ def _std_vjp(g, out, a, need, axis, correction, keepdims):
 
 def _std_plugged(t, g, out, a, axis, correction, keepdims):
     g, std = expand(g, axis, keepdims, a.ndim), expand(out, axis, keepdims, a.ndim)
-    mean, n = a.mean(axis=axis, keepdims=True), _divisor(a.shape, axis, correction)
+    mean, n = _mean(a, axis), _divisor(a.shape, axis, correction)
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(std == 0, 0.0, g * (a - mean) / (n * std))
     zero = " (0 where std A = 0)" if np.any(std == 0) else ""
@@ -242,7 +247,7 @@ def _std_jvp(tangents, out, a, axis, correction, keepdims):
 
 
 def _std_jvp_plugged(t, tangents, out, a, axis, correction, keepdims):
-    mean, n = a.mean(axis=axis, keepdims=True), _divisor(a.shape, axis, correction)
+    mean, n = _mean(a, axis), _divisor(a.shape, axis, correction)
     with np.errstate(invalid="ignore", divide="ignore"):
         total = np.add.reduce((a - mean) * tangents[0], axis=axis, keepdims=keepdims)
         value = np.where(out == 0, 0.0, total / (n * out))
