@@ -396,13 +396,15 @@ def _without(poked: Poked, *names: str) -> Poked:
 
 
 def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previous: str | None, *,
-             curve=curve, surface=surface) -> dict:
+             curve=curve, surface=surface, unfinished: tuple[type[Exception], ...] = ()) -> dict:
     """picture_data for a program run with ``poked`` (its traced ``graph``): the curve of ``active`` and the contour
     plot of ``active`` and its partner (see ``partner``), the two on the axes in the knobs' order. ``curve``
     and ``surface`` compute the pictures (these functions, or cached versions of them); each is asked without
-    the values it sweeps, so a drag of ``active`` asks again only for its point."""
+    the values it sweeps, so a drag of ``active`` asks again only for its point. A picture whose computation
+    raises ExpressionError or one of ``unfinished`` (e.g. the sandbox's limits, when they run in it) is left out."""
     from language.source import ExpressionError
-    from server.sandbox import SandboxError
+
+    failed = (ExpressionError, *unfinished)
 
     values = knob_values(knobs_, poked)
     knobs_ = tuple(k.widened(values[k.name]) for k in knobs_)
@@ -410,7 +412,7 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
     knob = by_name[active]
     try:
         curve_ = curve(text, _without(poked, active), active, knob.lo, knob.hi)
-    except (ExpressionError, SandboxError):  # NOTE: a picture that did not finish is left out, the rest drawn
+    except failed:  # NOTE: a picture that did not finish is left out, the rest drawn
         curve_ = None
     other = partner(knobs_, active, previous)
     surface_ = None
@@ -421,7 +423,7 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
         x_range, y_range = square(by_name[x_name], by_name[y_name])
         try:
             surface_ = surface(text, _without(poked, x_name, y_name), x_name, y_name, x_range, y_range)
-        except (ExpressionError, SandboxError):
+        except failed:
             surface_ = None
     data = picture_data(knobs_, poked, point(graph, knobs_), active, curve_, surface_)
     data["out"] = output_name(graph)

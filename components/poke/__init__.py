@@ -23,6 +23,7 @@ import streamlit as st
 from components import session
 from components.assets import module_loader
 from explorer import poke
+from server.sandbox import SandboxError
 
 _component = st.components.v2.component(
     "components.poke",
@@ -95,7 +96,8 @@ def poke_panel(text: str, knobs: tuple, graph, *, key: str) -> None:
     poked = ss.get("poked", ())
     wanted = ss.get(f"{key}_pictures_for") != text
     data = poke.pictures(text, knobs, poked, graph, ss["poke_active"], ss.get("poke_previous"),
-                         curve=_not_yet if wanted else _curve, surface=_not_yet if wanted else _surface)
+                         curve=_not_yet if wanted else _curve, surface=_not_yet if wanted else _surface,
+                         unfinished=(SandboxError,))
     data |= {"answered": ss.get("poke_answered", 0), "version": ss.get("poke_version", 0), "pictures_wanted": wanted}
     _component(key=key, data=data, on_poke_change=lambda: _moved(key, knobs), on_reset_change=_reset,
                on_pictures_change=lambda: ss.__setitem__(f"{key}_pictures_for", text))
