@@ -11,7 +11,7 @@ import streamlit as st
 from components import session
 from components.jacobian_view import jacobian_view
 from components.links import link_warnings
-from explorer import explain, graph_data, poke, presets
+from explorer import explain, graph_data, numbers, poke, presets
 from explorer.formatting import markdown_safe
 
 ss = st.session_state
@@ -103,10 +103,11 @@ def _pick_node() -> None:
     ss["explorer_select_seq"] = ss.get("explorer_select_seq", 0) + 1
 
 
-def inspector(graph, steps, picked, jacobian, view_of, element=None) -> None:
+def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=None) -> None:
     """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian. ``view_of(node id, dark)``
     is its explorer.inspector.NodeView (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
-    big operands, any element of an input's grad worked out (``element(node id, slot, index)``: explain.element_of)."""
+    big operands, any element of an input's grad worked out (``element(node id, slot, index)``: explain.element_of).
+    In forward mode (``forward``: explorer.forward_mode.ForwardRun) its JVP rule, with its numbers, and tangent too."""
     # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed.
     ss["explorer_node"] = graph.output if picked is None else picked
     st.caption("Click a box in the graph, or choose it here.")
@@ -124,6 +125,8 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None) -> None:
             _another_element(graph, node, element)
     else:
         st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
+    if forward is not None and node.requires_grad:
+        _forward_rule(forward, node)
     view = view_of(node_id, st.context.theme.type == "dark")
     d_col, g_col = st.columns(2)
     for column, title, shown in ((d_col, "data", view.data), (g_col, "grad", view.grad)):
@@ -137,6 +140,23 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None) -> None:
     st.plotly_chart(view.figure, width="stretch")
     if node.op and node.requires_grad:
         jacobian_view(jacobian(node_id), key="explorer_jacobian")
+
+
+def _forward_rule(run, node) -> None:
+    """Forward mode's part of the inspector: the node's JVP rule, with its numbers, and its tangent along v."""
+    step = next((step for step in run.steps if step.node == node.id), None)
+    inputs = {n.name: n for n in run.graph.nodes if n.kind in ("input", "param") and n.name}
+    if step is not None:
+        st.markdown(f"**JVP of `{node.op}`** (forward mode: dA is A's tangent)")
+        st.code(step.formula, language=None, wrap_lines=True)
+        if step.plugged:
+            st.markdown("**With its numbers**")
+            st.code(step.plugged, language=None, wrap_lines=True)
+    tangent = run.tangents.get(node.id)
+    where = "its share of v" if step is None else "J·v at this node"
+    st.markdown(f"**tangent** ({where}; {markdown_safe(run.direction.describe(inputs))})")
+    st.code(numbers.array_text(tangent) if tangent is not None else "0 (no tangent reaches it)", language=None,
+            wrap_lines=True)
 
 
 #: Elements of one input offered by "Work out another element" (the first ones, in order).
