@@ -37,6 +37,7 @@ class JacobianCost:
     built: bool  # False: too big, the counts only
     max_difference: float | None  # max |J by forward − J by reverse| when built
     note: str  # why J was not built ('' when it was)
+    inputs: tuple[tuple[str, int], ...] = ()  # each input's name and how many of the n numbers it holds
 
     @property
     def winner(self) -> str:
@@ -53,8 +54,9 @@ class JacobianCost:
         win, lose = (self.forward, self.reverse) if self.winner == "forward" else (self.reverse, self.forward)
         reason = (f"{shape}: forward mode needs a pass per input number ({n:,}), reverse mode one per output "
                   f"number ({m:,})")
-        return (f"{win.mode.capitalize()} mode wins: {reason}, so {win.passes:,} {_passes(win)} do the work "
-                f"({win.operations:,} operations against {lose.operations:,}).")
+        return (f"{win.mode.capitalize()} mode wins: {reason}, so {win.passes:,} {_passes(win)} "
+                f"{'does' if win.passes == 1 else 'do'} the work ({win.operations:,} operations against "
+                f"{lose.operations:,}).")
 
 
 def _passes(cost: ModeCost) -> str:
@@ -82,6 +84,16 @@ def pass_operations(output, inputs) -> tuple[list[int], int]:
     return forward, reverse
 
 
+def operation_counts(output, inputs) -> tuple[int, int]:
+    """(forward mode's, reverse mode's) operations for output's full Jacobian with respect to ``inputs``, counted
+    without building it: an input's seeded pass once per number it holds, and the reverse pass once per output
+    number (none when the output does not depend on anything that requires grad)."""
+    per_input, per_reverse = pass_operations(output, inputs)
+    forward = sum(t.data.size * ops for t, ops in zip(inputs, per_input))
+    reverse = output.data.size * per_reverse if output.requires_grad else 0
+    return int(forward), int(reverse)
+
+
 def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter, max_entries: int = BUILD_ENTRIES,
                   max_operations: int = BUILD_OPERATIONS, max_passes: int = BUILD_PASSES) -> JacobianCost:
     """The cost of output's full Jacobian with respect to ``inputs`` (leaf Tensors that require grad) both ways:
@@ -91,9 +103,7 @@ def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter
 
     inputs = list(inputs)
     n, m = sum(t.data.size for t in inputs), int(output.data.size)
-    per_input, per_reverse = pass_operations(output, inputs)
-    forward_ops = sum(t.data.size * ops for t, ops in zip(inputs, per_input))
-    reverse_ops = m * per_reverse if output.requires_grad else 0
+    forward_ops, reverse_ops = operation_counts(output, inputs)
     note = ""
     if n * m > max_entries:
         note = f"J has {n * m:,} entries (m × n = {m:,} × {n:,}), more than the {max_entries:,} built here"
@@ -120,6 +130,7 @@ def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter
         forward=ModeCost("forward", n, int(forward_ops), seconds["forward"]),
         reverse=ModeCost("reverse", reverse_passes, int(reverse_ops), seconds["reverse"]),
         built=not note, max_difference=difference, note=f"Not built: {note}; the counts only." if note else "",
+        inputs=tuple((t.name or f"input {i + 1}", int(t.data.size)) for i, t in enumerate(inputs)),
     )
 
 
@@ -136,9 +147,8 @@ def program_cost(text: str, poked: tuple = (), clock: Callable[[], float] = time
 LAB_PROGRAM = "y = tanh(W @ x)   (W: m × n, fixed; x: the input, n numbers)"
 
 
-def lab_cost(n: int, m: int, seed: int = 0, clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
-    """jacobian_cost for the lab's y = tanh(W @ x) with W of m × n (a constant) and x of n numbers: forward mode
-    takes n passes, reverse mode m, each pass one matrix-vector product of m·n multiply-adds."""
+def lab_program(n: int, m: int, seed: int = 0):
+    """The lab's (y, x): y = tanh(W @ x) with W of m × n (a constant, randn / √n) and x of n numbers (randn)."""
     if not (n >= 1 and m >= 1 and n * m <= 10**7):
         raise ValueError(f"the lab takes n, m ≥ 1 with m × n at most 10,000,000, got n = {n}, m = {m}")
     from autograd import Tensor
@@ -146,8 +156,37 @@ def lab_cost(n: int, m: int, seed: int = 0, clock: Callable[[], float] = time.pe
     rng = np.random.default_rng(seed)
     w = Tensor(rng.standard_normal((m, n)) / math.sqrt(n))
     x = Tensor(rng.standard_normal(n), requires_grad=True, name="x")
-    y = (w @ x).tanh()
+    return (w @ x).tanh(), x
+
+
+def lab_cost(n: int, m: int, seed: int = 0, clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
+    """jacobian_cost for the lab's y = tanh(W @ x) with W of m × n (a constant) and x of n numbers: forward mode
+    takes n passes, reverse mode m, each pass one matrix-vector product of m·n multiply-adds."""
+    y, x = lab_program(n, m, seed)
     return jacobian_cost(y, [x], clock=clock)
+
+
+@dataclass(frozen=True)
+class LabCurve:
+    """The lab's counted operations, each way, for each n at one m (the crossover plot's two lines)."""
+
+    m: int
+    ns: tuple[int, ...]
+    forward: tuple[int, ...]
+    reverse: tuple[int, ...]
+
+    @property
+    def crossover(self) -> int | None:
+        """The first n at which forward mode stops doing fewer operations than reverse mode (None: never here)."""
+        return next((n for n, f, r in zip(self.ns, self.forward, self.reverse) if f >= r), None)
+
+
+def lab_counts(ns, m: int) -> LabCurve:
+    """The lab's operations each way at every n in ``ns`` for this m, counted (operation_counts) on its graph
+    without building any Jacobian."""
+    ns = tuple(int(n) for n in ns)
+    counts = [operation_counts(y, [x]) for y, x in (lab_program(n, m) for n in ns)]
+    return LabCurve(m=int(m), ns=ns, forward=tuple(f for f, _ in counts), reverse=tuple(r for _, r in counts))
 
 
 def cost_rows(cost: JacobianCost) -> list[dict[str, object]]:
