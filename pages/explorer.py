@@ -4,8 +4,8 @@ import functools
 
 import streamlit as st
 
+from components import cost_panel, session
 from components import explorer_panels as panels
-from components import session
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
 from components.layout import bring_into_view, header, later_on_a_phone
@@ -140,7 +140,7 @@ def page() -> None:
                                  lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index)),
         lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of),
-        stale=stale,
+        lambda: cost_panel.cost_tab(shown, poked), stale=stale,
     )
     if ss.get("explorer_scroll_seq", 0) > ss.get("explorer_scrolled_seq", 0):
         ss["explorer_scrolled_seq"] = ss["explorer_scroll_seq"]
