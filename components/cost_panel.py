@@ -13,10 +13,8 @@ from explorer.formatting import markdown_safe
 ss = st.session_state
 #: The lab's sliders reach this far (J is then at most 256 × 256, built both ways in ~20 ms).
 LAB_MAX = 256
-LAB_START = {"n": 48, "m": 16}
-LAB_CODE = """W = randn(m, n) / sqrt(n)   # fixed: m × n
-x = randn(n)                # the input: n numbers
-y = tanh(W @ x)             # the output: m numbers"""
+LAB_START = {"n": 16, "m": 64}
+LAB_CODE = "y = tanh(W @ x)   # W: m × n, fixed"
 
 
 def cost_tab(program: str, poked: tuple) -> None:
@@ -30,8 +28,8 @@ def cost_tab(program: str, poked: tuple) -> None:
 
 def program_panel(program: str, poked: tuple) -> None:
     """Its full Jacobian built both ways (or counted only, when too big): the verdict, the table, the check."""
-    st.markdown("**This program**: every input number is a direction forward mode pushes through (a JVP each); "
-                "every output number one reverse mode pulls back (a VJP each).")
+    st.markdown("**This program**: forward mode pushes one JVP through it per input number, reverse mode pulls "
+                "one VJP back per output number.")
     with session.failures_shown(program):
         cost = session.sandboxed(mode_cost.program_cost, program, tuple(poked))
         _verdict(cost)
@@ -59,7 +57,7 @@ def _kept(name: str) -> None:
 def lab_panel() -> None:
     """The lab: n and m by sliders (a move reruns only this), its cost each way, and the counted crossover."""
     st.markdown("**Lab**: a program you can see, with n and m yours to choose.")
-    st.code(LAB_CODE, language="python")
+    st.code(LAB_CODE, language="python", wrap_lines=True)
     # NOTE: kept outside the sliders' own state, which Streamlit drops while the tab is closed.
     kept = ss.setdefault("cost_lab", dict(LAB_START))
     n_col, m_col = st.columns(2)
@@ -70,6 +68,6 @@ def lab_panel() -> None:
     with session.failures_shown():
         cost = session.sandboxed(mode_cost.lab_cost, n, m)
         curve = session.sandboxed(mode_cost.lab_counts, tuple(range(1, LAB_MAX + 1)), m)
+        st.plotly_chart(cost_view.crossover_figure(curve, n), width="stretch", key="cost_lab_chart")
         _verdict(cost)
         st.html(cost_view.cost_html(cost, "ad-cost-lab", f"What the lab's Jacobian costs each way at n = {n}, m = {m}"))
-        st.plotly_chart(cost_view.crossover_figure(curve, n), width="stretch", key="cost_lab_chart")

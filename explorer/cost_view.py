@@ -10,6 +10,7 @@ transparent background, so the light and the dark theme both show through.
 from __future__ import annotations
 
 import html
+import math
 
 import plotly.graph_objects as go
 
@@ -31,11 +32,10 @@ _STYLE = """<style>
 .ad-cost table { border-collapse: collapse; width: 100%; font-size: 0.875rem; color: inherit; }
 .ad-cost th { text-align: right; font-weight: 600; padding: 4px 10px; background: rgba(128, 128, 128, 0.12); }
 .ad-cost td { text-align: right; padding: 4px 10px; border-top: 1px solid rgba(128, 128, 128, 0.2);
-  font-variant-numeric: tabular-nums; }
+  font-variant-numeric: tabular-nums; white-space: nowrap; }
 .ad-cost th:first-child, .ad-cost td:first-child { text-align: left; }
-.ad-cost tr[data-wins="true"] td { font-weight: 600; }
-.ad-cost .ad-cost-badge { font-size: 0.75rem; font-weight: 600; padding: 1px 6px; margin-left: 6px;
-  border-radius: 8px; color: rgb(33, 195, 84); border: 1px solid rgba(33, 195, 84, 0.6); }
+.ad-cost tr[data-wins="true"] td { font-weight: 600; background: rgba(33, 195, 84, 0.12); }
+.ad-cost tr[data-wins="true"] td:first-child { box-shadow: inset 3px 0 0 rgb(33, 195, 84); }
 </style>"""
 
 
@@ -61,18 +61,18 @@ def difference_text(cost: JacobianCost) -> str:
 
 
 def cost_html(cost: JacobianCost, testid: str, label: str) -> str:
-    """The cost each way as a table (passes, counted operations, time or 'not built'), the winner's row marked,
+    """The cost each way as a table (passes, counted operations, time or 'not built'), the winner's row marked
+    (bold, green),
     under a root with the tests' hooks (see the module's docstring); ``label`` is its accessible name."""
     winner = cost.winner
     rows = []
     for mode, row in zip((cost.forward, cost.reverse), cost_rows(cost)):
         wins = mode.mode == winner
-        badge = '<span class="ad-cost-badge">fewer operations</span>' if wins else ""
-        cells = [html.escape(row["mode"]) + badge] + [html.escape(str(row[k])) for k in ("passes", "operations",
-                                                                                         "time")]
-        rows.append(f'<tr data-mode="{mode.mode}" data-wins="{str(wins).lower()}">'
+        cells = [html.escape(str(row[k])) for k in ("mode", "passes", "operations", "time")]
+        title = ' title="fewer operations: this way wins"' if wins else ""
+        rows.append(f'<tr data-mode="{mode.mode}" data-wins="{str(wins).lower()}"{title}>'
                     + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    head = ("Mode", "Passes", "Operations counted", "Time to build J")
+    head = ("Mode", "Passes", "Operations", "Time to build J")
     hooks = {
         "n": cost.n, "m": cost.m, "forward-passes": cost.forward.passes, "reverse-passes": cost.reverse.passes,
         "forward-operations": cost.forward.operations, "reverse-operations": cost.reverse.operations,
@@ -102,10 +102,10 @@ def crossover_figure(curve: LabCurve, n: int) -> go.Figure:
     and the chosen n is marked on both."""
     m = curve.m
     fig = go.Figure()
-    for name, counts, colour, passes in (("forward (JVP)", curve.forward, FORWARD_COLOUR, "n JVPs"),
-                                         ("reverse (VJP)", curve.reverse, REVERSE_COLOUR, f"{m:,} VJPs")):
+    for name, counts, colour, passes in (("forward", curve.forward, FORWARD_COLOUR, "n JVPs"),
+                                         ("reverse", curve.reverse, REVERSE_COLOUR, f"{m:,} VJPs")):
         fig.add_trace(go.Scatter(
-            x=list(curve.ns), y=list(counts), mode="lines", name=f"{name}: {passes}", line=dict(color=colour, width=2),
+            x=list(curve.ns), y=list(counts), mode="lines", name=f"{name} ({passes})", line=dict(color=colour, width=2),
             hovertemplate=f"n = %{{x}}: %{{y:,}} operations<extra>{name}</extra>",
         ))
     if n in curve.ns:
@@ -116,12 +116,19 @@ def crossover_figure(curve: LabCurve, n: int) -> go.Figure:
                         symbol="circle"),
             hovertemplate=f"n = {n:,}: %{{y:,}} operations<extra>your n</extra>",
         ))
-    if curve.crossover is not None:
-        fig.add_vline(x=curve.crossover, line=dict(color=CROSSOVER_COLOUR, width=1.5, dash="dash"),
-                      annotation=dict(text=f"crossover n = m = {curve.crossover:,}", textangle=-90,
-                                      font=dict(size=12)),
-                      annotation_position="top left")
     values = list(curve.forward) + list(curve.reverse)
+    if curve.crossover is not None:
+        at = curve.crossover
+        fig.add_trace(go.Scatter(  # NOTE: a trace, not a shape, so that the legend names it
+            x=[at, at], y=[min(values), max(values)], mode="lines", name=f"n = m = {at:,}",
+            line=dict(color=CROSSOVER_COLOUR, width=1.5, dash="dash"), hoverinfo="skip",
+        ))
+        if at > curve.ns[0]:
+            fig.add_annotation(x=math.log10(at), y=0, yref="y domain", text="← forward cheaper", showarrow=False,
+                               xanchor="right", yanchor="bottom", xshift=-4, font=dict(size=11, color=FORWARD_COLOUR))
+        if at < curve.ns[-1]:
+            fig.add_annotation(x=math.log10(at), y=0, yref="y domain", text="reverse cheaper →", showarrow=False,
+                               xanchor="left", yanchor="bottom", xshift=4, font=dict(size=11, color=REVERSE_COLOUR))
     yticks, ytexts = log_ticks(values)
     xticks = _powers_of_two(max(curve.ns))
     fig.update_xaxes(type="log", title_text="n (input numbers)", tickvals=xticks, ticktext=[str(t) for t in xticks],
@@ -129,8 +136,8 @@ def crossover_figure(curve: LabCurve, n: int) -> go.Figure:
     fig.update_yaxes(type="log", title_text="operations to build J", tickvals=yticks, ticktext=ytexts,
                      range=log_range(values))
     fig.update_layout(
-        height=330, margin=dict(l=60, r=20, t=40, b=45),
+        height=340, margin=dict(l=60, r=20, t=40, b=40),
         title=dict(text=f"Operations to build J of y = tanh(W @ x) for m = {m:,}, n = {n:,}", font=dict(size=14)),
-        legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0),
+        legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0),
     )
     return fig
