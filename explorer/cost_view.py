@@ -56,8 +56,17 @@ def difference_text(cost: JacobianCost) -> str:
     """The two Jacobians against each other when built, else the note saying why J was not built."""
     if not cost.built:
         return cost.note
-    return (f"J built both ways: the largest |J by forward − J by reverse| is {fmt_number(cost.max_difference)} "
-            f"(the same Jacobian to rounding).")
+    entries = cost.n * cost.m
+    odd = (f"{cost.nonfinite:,} of its {entries:,} entr{'ies' if entries != 1 else 'y'} "
+           f"{'are' if cost.nonfinite != 1 else 'is'} nan or inf")
+    if cost.max_difference == math.inf:
+        return (f"J built both ways: {odd}, and the two ways disagree on which (a rule's 0 × inf is nan, and each "
+                f"way meets its zeros in other entries).")
+    rest = f"; {odd} both ways" if cost.nonfinite else ""
+    if cost.nonfinite == entries:
+        return "J built both ways: every entry is nan or inf, the same both ways."
+    return (f"J built both ways: the largest |J by forward − J by reverse| is {fmt_number(cost.max_difference)}, "
+            f"its largest entry {fmt_number(cost.max_entry)} (the same Jacobian to rounding){rest}.")
 
 
 def cost_html(cost: JacobianCost, testid: str, label: str) -> str:

@@ -35,9 +35,12 @@ class JacobianCost:
     forward: ModeCost
     reverse: ModeCost
     built: bool  # False: too big, the counts only
-    max_difference: float | None  # max |J by forward − J by reverse| when built
+    max_difference: float | None  # max |J by forward − J by reverse| over J's finite entries, when built (inf: the
+    # two ways disagree on which entries are nan or inf)
     note: str  # why J was not built ('' when it was)
     inputs: tuple[tuple[str, int], ...] = ()  # each input's name and how many of the n numbers it holds
+    max_entry: float | None = None  # max |J| over its finite entries, when built (what max_difference is against)
+    nonfinite: int = 0  # entries of J that are nan or inf (the same both ways unless max_difference is inf)
 
     @property
     def winner(self) -> str:
@@ -113,7 +116,8 @@ def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter
     elif max(n, m) > max_passes:
         note = f"building J would take {max(n, m):,} passes one way, more than the {max_passes:,} allowed here"
     seconds = {"forward": None, "reverse": None}
-    difference = None
+    difference = entry = None
+    nonfinite = 0
     if not note:
         built = {}
         for mode, build in (("forward", forward_blocks), ("reverse", reverse_blocks)):
@@ -122,16 +126,33 @@ def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter
                 built[mode], _ = build(output, inputs)
                 took = clock() - start
                 seconds[mode] = took if seconds[mode] is None else min(seconds[mode], took)
-        difference = max((float(np.max(np.abs(f - r), initial=0.0)) for f, r in zip(built["forward"],
-                                                                                     built["reverse"])), default=0.0)
+        difference, entry, nonfinite = _compared(built["forward"], built["reverse"])
     reverse_passes = m if output.requires_grad else 0
     return JacobianCost(
         n=n, m=m,
         forward=ModeCost("forward", n, int(forward_ops), seconds["forward"]),
         reverse=ModeCost("reverse", reverse_passes, int(reverse_ops), seconds["reverse"]),
         built=not note, max_difference=difference, note=f"Not built: {note}; the counts only." if note else "",
-        inputs=tuple((t.name or f"input {i + 1}", int(t.data.size)) for i, t in enumerate(inputs)),
+        inputs=tuple((t.name or f"input {i + 1}", int(t.data.size)) for i, t in enumerate(inputs)), max_entry=entry,
+        nonfinite=nonfinite,
     )
+
+
+def _compared(forward: list, reverse: list) -> tuple[float, float, int]:
+    """(max |f − r| over the entries finite both ways, or inf where the ways disagree on a nan or an inf; max |f|
+    over those entries; how many entries are nan or inf) for J's blocks built each way."""
+    difference = entry = 0.0
+    nonfinite = 0
+    for f, r in zip(forward, reverse):
+        finite = np.isfinite(f) & np.isfinite(r)
+        same = (f == r) | (np.isnan(f) & np.isnan(r))
+        nonfinite += int(f.size - np.count_nonzero(finite))
+        if not np.all(finite | same):
+            difference = math.inf
+        with np.errstate(invalid="ignore"):  # nan − nan outside ``finite``, not looked at
+            difference = max(difference, float(np.max(np.abs(f - r), where=finite, initial=0.0)))
+        entry = max(entry, float(np.max(np.abs(f), where=finite, initial=0.0)))
+    return difference, entry, nonfinite
 
 
 def program_cost(text: str, poked: tuple = (), clock: Callable[[], float] = time.perf_counter) -> JacobianCost:

@@ -4,6 +4,7 @@ programs counted only, and the table's hooks and the plot as the browser gets th
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -138,3 +139,22 @@ def test_the_crossover_plot_draws_the_counted_curves_the_chosen_n_and_n_equal_m(
     assert list(moved.data[2].x) == [3, 3] and list(moved.data[0].y) == list(curve.forward)
     at_the_end = cost_view.crossover_figure(lab_counts(range(1, 9), 8), 8)
     assert [a.text for a in at_the_end.layout.annotations] == ["← forward cheaper"], "no room right of n = m"
+
+
+def test_nan_entries_of_j_are_counted_not_compared():
+    # found by the sweep: the std of one number is nan (ddof = 1), so J is [[nan]] both ways; |nan − nan| is no
+    # difference to report, and the words say what J holds
+    cost = program_cost("s = 1.5\nt0 = s.std()\nout = t0.sum()\n", clock=ticking())
+    assert cost.built and cost.nonfinite == 1 and cost.max_difference == 0.0
+    assert cost_view.difference_text(cost) == "J built both ways: every entry is nan or inf, the same both ways."
+    cost = program_cost("a = 2.0\nb = 3.0\ny = a / 0.0 + b", clock=ticking())  # J = [inf, 1] both ways
+    assert cost.nonfinite == 1 and cost.max_difference == 0.0 and cost.max_entry == 1.0
+    assert cost_view.difference_text(cost) == ("J built both ways: the largest |J by forward − J by reverse| is 0, "
+                                               "its largest entry 1 (the same Jacobian to rounding); 1 of its 2 "
+                                               "entries is nan or inf both ways.")
+    # d sqrt(x) at 0 is inf, and a one-hot seed's 0 × inf is nan: forward mode fills J's middle row with it (each
+    # column's pass), reverse mode its middle column (each row's pass); not one Jacobian, and the words say so
+    cost = program_cost("x = [1.0, 0.0, 4.0]\ny = x.sqrt()", clock=ticking())
+    assert cost.nonfinite == 5 and cost.max_difference == math.inf and cost.max_entry == 0.5
+    assert cost_view.difference_text(cost).startswith("J built both ways: 5 of its 9 entries are nan or inf, and the "
+                                                      "two ways disagree on which")
