@@ -74,3 +74,19 @@ def test_a_too_big_program_shows_the_counts_only():
     assert (found["n"], found["m"], found["built"]) == ("300600", "500", "false")
     assert re.search(r"<td>not built</td>.*<td>not built</td>", tab_html(at))
     assert any(i.value.startswith("Not built: J has 150,300,000 entries") for i in at.info)
+
+
+def test_the_program_s_jacobian_is_built_at_the_poked_values():
+    from explorer import cost_view
+
+    at = app()
+    at.query_params["program"] = presets.program(presets.DEFAULT)
+    at.query_params["poke"] = "a=-2.5,b=7"
+    at.run()
+    open_tab(at, TAB)
+    no_exception(at)
+    poked = program_cost(presets.program(presets.DEFAULT), (("a", -2.5), ("b", 7.0)))
+    own = program_cost(presets.program(presets.DEFAULT))
+    assert poked.max_entry != own.max_entry, "a poke that changes J"
+    captions = [c.value for c in at.caption]
+    assert cost_view.difference_text(poked).split(" (")[0] in " ".join(captions).replace("\\", ""), captions
