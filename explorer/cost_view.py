@@ -25,13 +25,14 @@ CROSSOVER_COLOUR = "rgba(128, 128, 128, 0.9)"
 HOW_COUNTED = (
     "Operations are counted by running each node's own JVP and VJP on arrays that count: one per element an "
     "elementwise step computes, one multiply-add per term of a matrix product, one per number a sum folds in. "
-    "The time is the faster of two builds of J each way, in a worker process."
+    "The time is building J, the faster of two builds each way, in a worker process."
 )
 
 _STYLE = """<style>
 .ad-cost table { border-collapse: collapse; width: 100%; font-size: 0.875rem; color: inherit; }
-.ad-cost th { text-align: right; font-weight: 600; padding: 4px 10px; background: rgba(128, 128, 128, 0.12); }
-.ad-cost td { text-align: right; padding: 4px 10px; border-top: 1px solid rgba(128, 128, 128, 0.2);
+.ad-cost th { text-align: right; font-weight: 600; padding: 4px 7px; white-space: nowrap;
+  background: rgba(128, 128, 128, 0.12); }
+.ad-cost td { text-align: right; padding: 4px 7px; border-top: 1px solid rgba(128, 128, 128, 0.2);
   font-variant-numeric: tabular-nums; white-space: nowrap; }
 .ad-cost th:first-child, .ad-cost td:first-child { text-align: left; }
 .ad-cost tr[data-wins="true"] td { font-weight: 600; background: rgba(33, 195, 84, 0.12); }
@@ -77,11 +78,15 @@ def cost_html(cost: JacobianCost, testid: str, label: str) -> str:
     rows = []
     for mode, row in zip((cost.forward, cost.reverse), cost_rows(cost)):
         wins = mode.mode == winner
-        cells = [html.escape(str(row[k])) for k in ("mode", "passes", "operations", "time")]
+        cells = [html.escape(str(row[k])) for k in ("mode", "passes", "per pass", "operations", "time")]
         title = ' title="fewer operations: this way wins"' if wins else ""
         rows.append(f'<tr data-mode="{mode.mode}" data-wins="{str(wins).lower()}"{title}>'
                     + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    head = ("Mode", "Passes", "Operations", "Time to build J")
+    head = {"Mode": "JVPs push a direction of the inputs forward, VJPs pull one of the output back",
+            "Passes": "how many JVPs (n, one per input number) or VJPs (m, one per output number) build J",
+            "Per pass": "operations counted in one pass (forward mode's: the mean over its passes)",
+            "Operations": "operations counted over all passes",
+            "Time": "measured building J this way (the faster of two builds)"}
     hooks = {
         "n": cost.n, "m": cost.m, "forward-passes": cost.forward.passes, "reverse-passes": cost.reverse.passes,
         "forward-operations": cost.forward.operations, "reverse-operations": cost.reverse.operations,
@@ -92,7 +97,8 @@ def cost_html(cost: JacobianCost, testid: str, label: str) -> str:
         _STYLE
         + f'<div class="ad-cost" data-testid="{html.escape(testid)}" {attributes} role="table" '
           f'aria-label="{html.escape(label)}">'
-        + "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
+        + "<table><thead><tr>" + "".join(f'<th title="{html.escape(why)}">{h}</th>' for h, why in head.items())
+        + "</tr></thead><tbody>"
         + "".join(rows) + "</tbody></table></div>"
     )
 

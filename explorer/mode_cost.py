@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.numbers import fmt_number
+
 #: The full Jacobian is built (and timed) both ways up to this many entries...
 BUILD_ENTRIES = 250_000
 #: ...as long as each way costs at most this many counted operations...
@@ -211,12 +213,14 @@ def lab_counts(ns, m: int) -> LabCurve:
 
 
 def cost_rows(cost: JacobianCost) -> list[dict[str, object]]:
-    """The cost table: one row per mode (passes, operations, time or 'not built')."""
+    """The cost table: one row per mode (passes, operations per pass (forward mode's: the mean over its passes),
+    operations, time or 'not built')."""
     rows = []
     for c in (cost.forward, cost.reverse):
         rows.append({
             "mode": "forward (JVP)" if c.mode == "forward" else "reverse (VJP)",
             "passes": f"{c.passes:,} ({'n' if c.mode == 'forward' else 'm'})",
+            "per pass": fmt_number(c.operations / c.passes) if c.passes else "—",
             "operations": f"{c.operations:,}",
             "time": "not built" if c.seconds is None else f"{c.seconds * 1e3:.3g} ms",
         })

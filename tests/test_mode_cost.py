@@ -115,7 +115,10 @@ def test_the_program_s_panel_says_who_wins_and_why():
     markup = cost_view.cost_html(cost, "ad-cost", "the program")
     assert hooks(markup, "ad-cost")["built"] == "true"
     assert re.search(r'<tr data-mode="reverse" data-wins="true"[^>]*><td>reverse \(VJP\)</td><td>1 \(m\)</td>'
-                     rf'<td>{cost.reverse.operations:,}</td><td>1e\+03 ms</td></tr>', markup), markup
+                     rf'<td>{cost.reverse.operations}</td><td>{cost.reverse.operations:,}</td><td>1e\+03 ms</td></tr>',
+                     markup), markup
+    per_pass = cost.forward.operations / 22  # forward mode's mean over its passes: x's, W's and b's differ
+    assert f"<td>22 (n)</td><td>{per_pass:.4g}</td>" in markup and per_pass != round(per_pass)
     assert '<tr data-mode="forward" data-wins="false">' in markup
     tie = lab_cost(3, 3, clock=ticking())
     assert '<tr data-mode="forward" data-wins="false">' in cost_view.cost_html(tie, "ad-cost-lab", "a tie")
