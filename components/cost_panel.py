@@ -42,10 +42,11 @@ def program_panel(program: str, poked: tuple) -> None:
         st.caption(cost_view.HOW_COUNTED)
 
 
+ICONS = {"forward": ":material/arrow_forward:", "reverse": ":material/arrow_back:", "tie": ":material/balance:"}
+
+
 def _verdict(cost: mode_cost.JacobianCost) -> None:
-    icon = {"forward": ":material/arrow_forward:", "reverse": ":material/arrow_back:"}.get(cost.winner,
-                                                                                             ":material/balance:")
-    st.success(markdown_safe(cost.verdict), icon=icon)
+    st.success(markdown_safe(cost.verdict), icon=ICONS[cost.winner])
 
 
 def _kept(name: str) -> None:
