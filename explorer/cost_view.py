@@ -29,6 +29,7 @@ HOW_COUNTED = (
 )
 
 _STYLE = """<style>
+.ad-cost { overflow-x: auto; }
 .ad-cost table { border-collapse: collapse; width: 100%; font-size: 0.875rem; color: inherit; }
 .ad-cost th { text-align: right; font-weight: 600; padding: 4px 7px; white-space: nowrap;
   background: rgba(128, 128, 128, 0.12); }

@@ -115,3 +115,27 @@ def test_the_tab_fits_1280x800_and_follows_the_theme(browser, app_url, artifacts
         assert seen["width"] <= 1280, "no sideways scrolling"
     finally:
         context.close()
+
+
+def test_on_a_phone_the_lab_comes_under_the_program_and_wide_tables_scroll_in_place(browser, app_url, artifacts):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    install_run_tracker(context)
+    try:
+        page = context.new_page()
+        open_cost_tab(page, app_url, "x = randn(600)\nW = randn(500, 600)\ny = (W @ x).tanh()")  # counted only
+        assert hooks(page, COST)["built"] == "false"
+        seen = page.evaluate(
+            """([cost, lab]) => {
+                const el = document.querySelector(cost);
+                return {width: document.documentElement.scrollWidth, costBottom: el.getBoundingClientRect().bottom,
+                        labTop: document.querySelector(lab).getBoundingClientRect().top,
+                        overflow: getComputedStyle(el).overflowX, wide: el.scrollWidth > el.clientWidth};
+            }""",
+            [COST, LAB],
+        )
+        page.screenshot(path=str(artifacts / "cost-tab-phone.png"))
+        assert seen["width"] <= 390, f"no sideways scrolling of the page: {seen}"
+        assert seen["costBottom"] < seen["labTop"], f"the lab under the program's panel: {seen}"
+        assert seen["overflow"] == "auto", f"a table wider than the phone scrolls within itself: {seen}"
+    finally:
+        context.close()
