@@ -59,6 +59,8 @@ def difference_text(cost: JacobianCost) -> str:
     if not cost.built:
         return cost.note
     entries = cost.n * cost.m
+    if entries == 0:
+        return f"J is empty ({cost.m:,} × {cost.n:,}): nothing to compare."
     odd = (f"{cost.nonfinite:,} of its {entries:,} entr{'ies' if entries != 1 else 'y'} "
            f"{'are' if cost.nonfinite != 1 else 'is'} nan or inf")
     if cost.max_difference == math.inf:

@@ -54,6 +54,8 @@ class JacobianCost:
     def verdict(self) -> str:
         n, m = self.n, self.m
         shape = f"f maps {n:,} input number{'s' * (n != 1)} to {m:,} output number{'s' * (m != 1)}"
+        if self.forward.operations == self.reverse.operations == 0:
+            return f"A tie at 0 operations: {shape}, with nothing between them to differentiate."
         if self.winner == "tie":
             return f"A tie: {shape}, and both ways do {self.forward.operations:,} operations."
         win, lose = (self.forward, self.reverse) if self.winner == "forward" else (self.reverse, self.forward)

@@ -161,3 +161,14 @@ def test_nan_entries_of_j_are_counted_not_compared():
     assert cost.nonfinite == 5 and cost.max_difference == math.inf and cost.max_entry == 0.5
     assert cost_view.difference_text(cost).startswith("J built both ways: 5 of its 9 entries are nan or inf, and the "
                                                       "two ways disagree on which")
+
+
+def test_programs_with_nothing_to_differentiate_say_so():
+    cost = program_cost("x = tensor([1.0, 2.0], requires_grad=False)\ny = x * 2", clock=ticking())
+    assert (cost.n, cost.m, cost.forward.passes, cost.reverse.passes) == (0, 2, 0, 0)
+    assert cost.verdict == ("A tie at 0 operations: f maps 0 input numbers to 2 output numbers, with nothing between "
+                            "them to differentiate.")
+    assert cost_view.difference_text(cost) == "J is empty (2 × 0): nothing to compare."
+    cost = program_cost("x = randn(3)\ny = zeros(2) * 1.0", clock=ticking())  # y is a leaf of its own: J = [0 | I]
+    assert cost.verdict.startswith("A tie at 0 operations: f maps 5 input numbers to 2 output numbers")
+    assert cost.max_entry == 1.0 and cost.max_difference == 0.0
