@@ -74,9 +74,9 @@ def difference_text(cost: JacobianCost) -> str:
 
 
 def cost_html(cost: JacobianCost, testid: str, label: str) -> str:
-    """The cost each way as a table (passes, counted operations, time or 'not built'), the winner's row marked
-    (bold, green),
-    under a root with the tests' hooks (see the module's docstring); ``label`` is its accessible name."""
+    """The cost each way as a table (passes, operations per pass and in all, time or 'not built'), the winner's row
+    marked (bold, green), under a root with the tests' hooks (see the module's docstring); ``label`` is its
+    accessible name."""
     winner = cost.winner
     rows = []
     for mode, row in zip((cost.forward, cost.reverse), cost_rows(cost)):
@@ -98,7 +98,7 @@ def cost_html(cost: JacobianCost, testid: str, label: str) -> str:
     attributes = " ".join(f'data-{k}="{html.escape(str(v))}"' for k, v in hooks.items())
     return (
         _STYLE
-        + f'<div class="ad-cost" data-testid="{html.escape(testid)}" {attributes} role="table" '
+        + f'<div class="ad-cost" data-testid="{html.escape(testid)}" {attributes} role="group" '
           f'aria-label="{html.escape(label)}">'
         + "<table><thead><tr>" + "".join(f'<th title="{html.escape(why)}">{h}</th>' for h, why in head.items())
         + "</tr></thead><tbody>"
