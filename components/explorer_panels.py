@@ -1,5 +1,6 @@
-"""The Expression Explorer's parts as Streamlit: the program editor with its preset box, and the three tabs
-under the graph (the check, the node inspector, the export). The words and numbers come from explorer/."""
+"""The Expression Explorer's parts as Streamlit: the program editor with its preset box, and the four tabs
+under the graph (the check, the node inspector, the export, forward vs reverse: components/cost_panel.py). The words
+and numbers come from explorer/."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from explorer import explain, graph_data, numbers, poke, presets
 from explorer.formatting import markdown_safe
 
 ss = st.session_state
-TABS = ("Gradients and check", "Inspect a node", "Export")
+TABS = ("Gradients and check", "Inspect a node", "Export", "Forward vs reverse")
 
 
 def shared_program(page: str) -> str:
@@ -198,12 +199,13 @@ def export(graph, steps, view, analysis, poked, svg_of) -> None:
         st.code(analysis.python, language="python")
 
 
-def tabs(show_checks, show_node, show_export, stale: bool) -> None:
-    """The three tabs; only the open one runs. ``stale``: what they show is the last program that ran (the
+def tabs(show_checks, show_node, show_export, show_cost, stale: bool) -> None:
+    """The four tabs; only the open one runs. ``stale``: what they show is the last program that ran (the
     editor's has an error), which a note says and which is dimmed with the graph (keys explorer_results_*)."""
     # NOTE: only the open tab runs (on_change="rerun"): the node inspector's Plotly heatmap, the export's
     # SVG and the highlighted code are not built, sent or loaded by the browser until someone asks for them.
-    for tab, show in zip(st.tabs(TABS, key="explorer_tab", on_change="rerun"), (show_checks, show_node, show_export)):
+    shows = (show_checks, show_node, show_export, show_cost)
+    for tab, show in zip(st.tabs(TABS, key="explorer_tab", on_change="rerun"), shows):
         if tab.open:
             with tab:
                 if stale:

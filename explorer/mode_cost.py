@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.numbers import fmt_number
+
 #: The full Jacobian is built (and timed) both ways up to this many entries...
 BUILD_ENTRIES = 250_000
 #: ...as long as each way costs at most this many counted operations...
@@ -35,8 +37,12 @@ class JacobianCost:
     forward: ModeCost
     reverse: ModeCost
     built: bool  # False: too big, the counts only
-    max_difference: float | None  # max |J by forward − J by reverse| when built
+    max_difference: float | None  # max |J by forward − J by reverse| over J's finite entries, when built (inf: the
+    # two ways disagree on which entries are nan or inf)
     note: str  # why J was not built ('' when it was)
+    inputs: tuple[tuple[str, int], ...] = ()  # each input's name and how many of the n numbers it holds
+    max_entry: float | None = None  # max |J| over its finite entries, when built (what max_difference is against)
+    nonfinite: int = 0  # entries of J that are nan or inf (the same both ways unless max_difference is inf)
 
     @property
     def winner(self) -> str:
@@ -48,13 +54,16 @@ class JacobianCost:
     def verdict(self) -> str:
         n, m = self.n, self.m
         shape = f"f maps {n:,} input number{'s' * (n != 1)} to {m:,} output number{'s' * (m != 1)}"
+        if self.forward.operations == self.reverse.operations == 0:
+            return f"A tie at 0 operations: {shape}, with nothing between them to differentiate."
         if self.winner == "tie":
             return f"A tie: {shape}, and both ways do {self.forward.operations:,} operations."
         win, lose = (self.forward, self.reverse) if self.winner == "forward" else (self.reverse, self.forward)
         reason = (f"{shape}: forward mode needs a pass per input number ({n:,}), reverse mode one per output "
                   f"number ({m:,})")
-        return (f"{win.mode.capitalize()} mode wins: {reason}, so {win.passes:,} {_passes(win)} do the work "
-                f"({win.operations:,} operations against {lose.operations:,}).")
+        return (f"{win.mode.capitalize()} mode wins: {reason}, so {win.passes:,} {_passes(win)} "
+                f"{'does' if win.passes == 1 else 'do'} the work ({win.operations:,} operations against "
+                f"{lose.operations:,}).")
 
 
 def _passes(cost: ModeCost) -> str:
@@ -82,6 +91,16 @@ def pass_operations(output, inputs) -> tuple[list[int], int]:
     return forward, reverse
 
 
+def operation_counts(output, inputs) -> tuple[int, int]:
+    """(forward mode's, reverse mode's) operations for output's full Jacobian with respect to ``inputs``, counted
+    without building it: an input's seeded pass once per number it holds, and the reverse pass once per output
+    number (none when the output does not depend on anything that requires grad)."""
+    per_input, per_reverse = pass_operations(output, inputs)
+    forward = sum(t.data.size * ops for t, ops in zip(inputs, per_input))
+    reverse = output.data.size * per_reverse if output.requires_grad else 0
+    return int(forward), int(reverse)
+
+
 def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter, max_entries: int = BUILD_ENTRIES,
                   max_operations: int = BUILD_OPERATIONS, max_passes: int = BUILD_PASSES) -> JacobianCost:
     """The cost of output's full Jacobian with respect to ``inputs`` (leaf Tensors that require grad) both ways:
@@ -91,9 +110,7 @@ def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter
 
     inputs = list(inputs)
     n, m = sum(t.data.size for t in inputs), int(output.data.size)
-    per_input, per_reverse = pass_operations(output, inputs)
-    forward_ops = sum(t.data.size * ops for t, ops in zip(inputs, per_input))
-    reverse_ops = m * per_reverse if output.requires_grad else 0
+    forward_ops, reverse_ops = operation_counts(output, inputs)
     note = ""
     if n * m > max_entries:
         note = f"J has {n * m:,} entries (m × n = {m:,} × {n:,}), more than the {max_entries:,} built here"
@@ -103,7 +120,8 @@ def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter
     elif max(n, m) > max_passes:
         note = f"building J would take {max(n, m):,} passes one way, more than the {max_passes:,} allowed here"
     seconds = {"forward": None, "reverse": None}
-    difference = None
+    difference = entry = None
+    nonfinite = 0
     if not note:
         built = {}
         for mode, build in (("forward", forward_blocks), ("reverse", reverse_blocks)):
@@ -112,15 +130,33 @@ def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter
                 built[mode], _ = build(output, inputs)
                 took = clock() - start
                 seconds[mode] = took if seconds[mode] is None else min(seconds[mode], took)
-        difference = max((float(np.max(np.abs(f - r), initial=0.0)) for f, r in zip(built["forward"],
-                                                                                     built["reverse"])), default=0.0)
+        difference, entry, nonfinite = _compared(built["forward"], built["reverse"])
     reverse_passes = m if output.requires_grad else 0
     return JacobianCost(
         n=n, m=m,
         forward=ModeCost("forward", n, int(forward_ops), seconds["forward"]),
         reverse=ModeCost("reverse", reverse_passes, int(reverse_ops), seconds["reverse"]),
         built=not note, max_difference=difference, note=f"Not built: {note}; the counts only." if note else "",
+        inputs=tuple((t.name or f"input {i + 1}", int(t.data.size)) for i, t in enumerate(inputs)), max_entry=entry,
+        nonfinite=nonfinite,
     )
+
+
+def _compared(forward: list, reverse: list) -> tuple[float, float, int]:
+    """(max |f − r| over the entries finite both ways, or inf where the ways disagree on a nan or an inf; max |f|
+    over those entries; how many entries are nan or inf) for J's blocks built each way."""
+    difference = entry = 0.0
+    nonfinite = 0
+    for f, r in zip(forward, reverse):
+        finite = np.isfinite(f) & np.isfinite(r)
+        same = (f == r) | (np.isnan(f) & np.isnan(r))
+        nonfinite += int(f.size - np.count_nonzero(finite))
+        if not np.all(finite | same):
+            difference = math.inf
+        with np.errstate(invalid="ignore"):  # nan − nan outside ``finite``, not looked at
+            difference = max(difference, float(np.max(np.abs(f - r), where=finite, initial=0.0)))
+        entry = max(entry, float(np.max(np.abs(f), where=finite, initial=0.0)))
+    return difference, entry, nonfinite
 
 
 def program_cost(text: str, poked: tuple = (), clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
@@ -136,9 +172,8 @@ def program_cost(text: str, poked: tuple = (), clock: Callable[[], float] = time
 LAB_PROGRAM = "y = tanh(W @ x)   (W: m × n, fixed; x: the input, n numbers)"
 
 
-def lab_cost(n: int, m: int, seed: int = 0, clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
-    """jacobian_cost for the lab's y = tanh(W @ x) with W of m × n (a constant) and x of n numbers: forward mode
-    takes n passes, reverse mode m, each pass one matrix-vector product of m·n multiply-adds."""
+def lab_program(n: int, m: int, seed: int = 0):
+    """The lab's (y, x): y = tanh(W @ x) with W of m × n (a constant, randn / √n) and x of n numbers (randn)."""
     if not (n >= 1 and m >= 1 and n * m <= 10**7):
         raise ValueError(f"the lab takes n, m ≥ 1 with m × n at most 10,000,000, got n = {n}, m = {m}")
     from autograd import Tensor
@@ -146,17 +181,48 @@ def lab_cost(n: int, m: int, seed: int = 0, clock: Callable[[], float] = time.pe
     rng = np.random.default_rng(seed)
     w = Tensor(rng.standard_normal((m, n)) / math.sqrt(n))
     x = Tensor(rng.standard_normal(n), requires_grad=True, name="x")
-    y = (w @ x).tanh()
+    return (w @ x).tanh(), x
+
+
+def lab_cost(n: int, m: int, seed: int = 0, clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
+    """jacobian_cost for the lab's y = tanh(W @ x) with W of m × n (a constant) and x of n numbers: forward mode
+    takes n passes, reverse mode m, each pass one matrix-vector product of m·n multiply-adds."""
+    y, x = lab_program(n, m, seed)
     return jacobian_cost(y, [x], clock=clock)
 
 
+@dataclass(frozen=True)
+class LabCurve:
+    """The lab's counted operations, each way, for each n at one m (the crossover plot's two lines)."""
+
+    m: int
+    ns: tuple[int, ...]
+    forward: tuple[int, ...]
+    reverse: tuple[int, ...]
+
+    @property
+    def crossover(self) -> int | None:
+        """The first n at which forward mode stops doing fewer operations than reverse mode (None: never here)."""
+        return next((n for n, f, r in zip(self.ns, self.forward, self.reverse) if f >= r), None)
+
+
+def lab_counts(ns, m: int) -> LabCurve:
+    """The lab's operations each way at every n in ``ns`` for this m, counted (operation_counts) on its graph
+    without building any Jacobian."""
+    ns = tuple(int(n) for n in ns)
+    counts = [operation_counts(y, [x]) for y, x in (lab_program(n, m) for n in ns)]
+    return LabCurve(m=int(m), ns=ns, forward=tuple(f for f, _ in counts), reverse=tuple(r for _, r in counts))
+
+
 def cost_rows(cost: JacobianCost) -> list[dict[str, object]]:
-    """The cost table: one row per mode (passes, operations, time or 'not built')."""
+    """The cost table: one row per mode (passes, operations per pass (forward mode's: the mean over its passes),
+    operations, time or 'not built')."""
     rows = []
     for c in (cost.forward, cost.reverse):
         rows.append({
             "mode": "forward (JVP)" if c.mode == "forward" else "reverse (VJP)",
             "passes": f"{c.passes:,} ({'n' if c.mode == 'forward' else 'm'})",
+            "per pass": fmt_number(c.operations / c.passes) if c.passes else "—",
             "operations": f"{c.operations:,}",
             "time": "not built" if c.seconds is None else f"{c.seconds * 1e3:.3g} ms",
         })

@@ -4,8 +4,8 @@ import functools
 
 import streamlit as st
 
+from components import cost_panel, modes, session
 from components import explorer_panels as panels
-from components import modes, session
 from components.entry import through_app
 from components.graph_view import graph_view, program_view
 from components.layout import bring_into_view_when_asked, header, later_on_a_phone
@@ -142,7 +142,8 @@ def page() -> None:
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
                                  lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index), view.forward),
-        lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of), stale=stale)
+        lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of),
+        lambda: cost_panel.cost_tab(shown, poked), stale=stale)
     bring_into_view_when_asked("explorer_tab", "explorer_scroll_seq")
 
 

@@ -1,6 +1,6 @@
-"""Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab}.png, forward
-mode on both program pages ({explorer,stepper}_forward.png), and
-the three program pages in the dark theme too ({explorer,stepper,playground}-dark.png).
+"""Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab,
+forward-reverse-cost}.png, forward mode on both program pages ({explorer,stepper}_forward.png), and the three
+program pages, the cost tab and the forward walk in the dark theme too (*-dark.png).
 
 Starts the app (the same server code the browser tests use), opens each page in headless
 Chromium at 1280x800 (a presenter's screen), waits for its picture, and saves a screenshot.
@@ -28,8 +28,9 @@ from tests.browser.server import (  # noqa: E402
 )
 
 VIEWPORT = {"width": 1280, "height": 800}
-SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab", "explorer_forward", "stepper_forward")
-PAGES = ("explorer", "stepper", "playground", "stepper_forward")  # also taken in the dark theme
+SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab", "forward-reverse-cost",
+         "explorer_forward", "stepper_forward")
+PAGES = ("explorer", "stepper", "playground", "forward-reverse-cost", "stepper_forward")  # also in the dark theme
 
 
 def _settle(page, seconds: float = 0.5) -> None:
@@ -81,6 +82,24 @@ def shoot_jacobian(page, url: str, out: Path) -> None:
     view.wait_for(timeout=60_000)
     # its top just under Streamlit's header
     view.evaluate("(el) => { el.style.scrollMarginTop = '64px'; el.scrollIntoView({block: 'start'}); }")
+    _settle(page, 1.0)
+    page.screenshot(path=str(out))
+
+
+def shoot_cost(page, url: str, out: Path) -> None:
+    """The Explorer's Forward vs reverse tab on the attention preset (reverse mode wins, 36 inputs, 1 output)
+    beside the lab at its start (n = 16, m = 64: forward mode wins), scrolled to the tab."""
+    from explorer import presets
+
+    helpers.open_page(page, f"{url}/?program={quote(presets.program('attention scores'))}")
+    helpers.wait_for_view(page, timeout=60_000)
+    helpers.wait_for_rerun(page, page.get_by_role("tab", name="Forward vs reverse").click)
+    page.locator('[data-testid="ad-cost"]').wait_for(timeout=60_000)
+    page.locator('[data-testid="ad-cost-lab"]').wait_for(timeout=60_000)
+    page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
+    helpers.wait_for_idle(page)
+    tabs = page.locator('[data-testid="stTabs"]').first
+    tabs.evaluate("(el) => { el.style.scrollMarginTop = '64px'; el.scrollIntoView({block: 'start'}); }")
     _settle(page, 1.0)
     page.screenshot(path=str(out))
 
@@ -177,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
                         shoot_explorer_forward(page, server.url, path)
                     elif name == "stepper_forward":
                         shoot_stepper_forward(page, server.url, path)
+                    elif name == "forward-reverse-cost":
+                        shoot_cost(page, server.url, path)
                     else:
                         shoot_playground(page, server.url, path, args.train_seconds)
                     print(f"{path}  ({time.monotonic() - start:.1f} s)")

@@ -1,8 +1,9 @@
 """Every panel on every program (issue 17): the presets and programs generated from the op registry
 (tests/program_gen.py) through the Explorer's graph, the inspector on every node, every node's Jacobian,
 the gradient check, the exports (DOT, SVG where Graphviz's `dot` exists, the Python script run and compared),
-the poke pictures and the Stepper's panel at every step: at the explorer/ function level for breadth, and
-through Streamlit AppTest on both pages for a sample. No panel may raise; each must say something true.
+the poke pictures, the Stepper's panel at every step and the Forward vs reverse tab's cost: at the explorer/
+function level for breadth, and through Streamlit AppTest on both pages for a sample. No panel may raise; each
+must say something true.
 
 The programs include scalars, size-1 arrays (``tensor([2.0])``), (1, n), (n, 1), an empty (0, 3), int data
 used as labels and indices, fan-out and broadcasting, and every primitive of the registry.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import re
 import shutil
 
@@ -22,9 +24,10 @@ from hypothesis import HealthCheck, given, settings
 
 from autograd.expr import evaluate
 from autograd.ops import PRIMITIVES
-from explorer import explain, graph_data, jacobian_view, numbers, page_data, poke, presets
+from explorer import cost_view, explain, graph_data, jacobian_view, numbers, page_data, poke, presets
 from explorer.dot import to_svg
 from explorer.formatting import heatmap_figure
+from explorer.mode_cost import program_cost
 from tests import program_gen
 
 SWEEP = settings(derandomize=True, max_examples=40, deadline=None, database=None,
@@ -78,6 +81,7 @@ def walk(text: str) -> int:
     panels += poke_panel(text, graph)
     panels += stepper(text)
     panels += forward(text)
+    panels += cost_panel(text)
     return panels
 
 
@@ -156,6 +160,27 @@ def poke_panel(text, graph) -> int:
     graph_data.value_texts(poked_graph)
     data = poke.pictures(text, knobs, poked, poked_graph, knob.name, None)
     json.dumps(data)
+    return 1
+
+
+def cost_panel(text) -> int:
+    """The Forward vs reverse tab's program panel: n and m are the program's input and output sizes, the passes
+    n and m (none back from an output that needs no grad), and J built both ways is one Jacobian."""
+    cost = program_cost(text)
+    result = evaluate(text)
+    n = sum(t.data.size for t in result.inputs.values())
+    m = result.output.data.size
+    assert (cost.n, cost.m, cost.forward.passes) == (n, m, n), text
+    assert cost.reverse.passes == (m if result.output.requires_grad else 0), text
+    assert cost.forward.operations >= 0 and cost.reverse.operations >= 0
+    if cost.built:
+        agree = cost.max_difference <= 1e-12 * max(1.0, cost.max_entry)
+        # NOTE: or a rule's 0 × inf, which each way meets in other entries (tests/test_mode_cost.py)
+        assert agree or (cost.nonfinite and cost.max_difference == math.inf), (cost.max_difference, text)
+    else:
+        assert cost.note.startswith("Not built") and cost.forward.seconds is None, text
+    assert 'data-testid="ad-cost"' in cost_view.cost_html(cost, "ad-cost", "the program")
+    assert cost.verdict and cost_view.shape_text(cost).startswith(f"n = {n:,} input number")
     return 1
 
 
@@ -304,6 +329,9 @@ def test_both_pages_walk_every_node_and_step(text):
     open_tab(at, "Export")
     no_exception(at)
     assert {"DOT (Graphviz)", "As Python"} <= {b.proto.label for b in at.get("download_button")}
+    open_tab(at, "Forward vs reverse")
+    no_exception(at)
+    assert any(s.value == program_cost(text).verdict for s in at.success), "the cost tab's verdict"
 
     at.switch_page("pages/stepper.py").run()
     no_exception(at)

@@ -35,7 +35,8 @@ ALERT = '[data-testid="stAlert"]'
 CPU_BOUND = "W = randn(1000, 1000)\nx = randn(1000, 1000)\ny = (W @ x).sum()"
 #: The tasks the pages give the sandbox, by function name (a worker's process name while it runs one).
 TASKS = ("explorer_view", "stepper_view", "step_program", "analyse_program", "node_view", "node_jacobian",
-         "element_of", "stepper_run", "step_jacobians", "knobs", "curve", "surface", "to_svg")
+         "element_of", "stepper_run", "step_jacobians", "knobs", "curve", "surface", "to_svg", "program_cost",
+         "lab_cost", "lab_counts")
 
 
 def server_with(artifacts, **env: str):
