@@ -142,7 +142,7 @@ def page() -> None:
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
                                  lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index), view.forward),
-        lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of),
+        lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of, view.forward),
         lambda: cost_panel.cost_tab(shown, poked), stale=stale)
     bring_into_view_when_asked("explorer_tab", "explorer_scroll_seq")
 

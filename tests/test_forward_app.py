@@ -153,3 +153,25 @@ def test_forward_mode_on_every_preset(name):
     no_exception(at)
     steps = view_data(at)["steps"]
     assert steps["mode"] == "forward" and len(steps["panels"]) == steps["count"] + 1
+
+
+
+def test_the_export_in_forward_mode_is_the_picture_of_tangents(monkeypatch):
+    from explorer import graph_data
+    from tests.test_app import open_tab
+
+    made = []
+
+    def recorded(graph, steps, view, forward=None):
+        made.append(download_dot(graph, steps, view, forward))
+        return made[-1]
+
+    download_dot = graph_data.download_dot
+    monkeypatch.setattr(graph_data, "download_dot", recorded)
+    at = opened(mode="forward", v="input:x")
+    open_tab(at, "Export")
+    no_exception(at)
+    assert made and ">tangent<" in made[-1] and ">grad<" not in made[-1]
+    run = forward_mode.forward_program(PROGRAM, direction="input:x")
+    y = next(n.id for n in run.graph.nodes if n.name == "y")
+    assert float(cell(made[-1], f"n{y}")) == pytest.approx(jvp_of([1, 1, 1], [0, 0, 0]), rel=1e-3)
