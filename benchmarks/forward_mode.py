@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.graph_view import FRAME_TIMER, KEY_CLOCK, VIEWPORT, Probe, neurons_program, percentile  # noqa: E402
+from benchmarks.graph_view import FRAME_TIMER, VIEWPORT, Probe, neurons_program, stepper_keys  # noqa: E402
 from tests.browser import helpers  # noqa: E402
 from tests.browser.server import browser_unavailable_reason, launch_chromium, start_streamlit  # noqa: E402
 
@@ -66,36 +66,6 @@ def switch_times(browser, url: str, program: str, rounds: int) -> dict[str, list
                 times[mode].append(ms)
                 helpers.wait_for_idle(page, 60_000)
         return times
-    finally:
-        context.close()
-
-
-def stepper_keys(browser, url: str, program: str, presses: int, direction: str | None) -> dict:
-    from explorer import page_data
-
-    view = page_data.stepper_view(program, (), direction)
-    steps = view.steps if direction is None else view.forward.steps
-    probe = Probe()
-    context = browser.new_context(viewport=VIEWPORT)
-    helpers.install_run_tracker(context)
-    context.add_init_script(KEY_CLOCK)
-    page = context.new_page()
-    page.set_default_timeout(120_000)
-    mode = "" if direction is None else f"&mode=forward&v={quote(direction)}"
-    try:
-        page.goto(f"{url}/stepper?program={quote(program)}{mode}", wait_until="domcontentloaded")
-        total = probe.open_stepper(page, url)
-        assert total == len(steps), (total, len(steps))
-        page.wait_for_timeout(500)
-        times = []
-        for k in range(1, min(presses, total) + 1):
-            page.keyboard.press("ArrowRight")
-            ms = page.evaluate(FRAME_TIMER, [probe.at_step(k, steps[k - 1].node, total), 60_000])
-            if ms < 0:
-                raise RuntimeError(f"step {k} was not drawn within 60 s")
-            times.append(ms)
-            page.wait_for_timeout(50)
-        return {"steps": total, "p50_ms": statistics.median(times), "p95_ms": percentile(times, 0.95)}
     finally:
         context.close()
 
@@ -147,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
                               f"max {max(ms):.0f} ms ({len(ms)} clicks)")
                 for name, program in programs:
                     for direction in (None, "ones"):
-                        r = stepper_keys(browser, server.url, program, presses, direction)
+                        r = stepper_keys(browser, server.url, Probe(), program, presses, direction)
                         mode = "reverse" if direction is None else "forward"
                         print(f"  Stepper key → repaint, {mode:<7} {name:<10} ({r['steps']} steps): "
                               f"p50 {r['p50_ms']:.0f} ms, p95 {r['p95_ms']:.0f} ms")

@@ -205,18 +205,21 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def stepper_keys(browser, url: str, probe: Probe, program: str, presses: int) -> dict:
-    from autograd.expr import evaluate
-    from autograd.graph import backward_steps
+def stepper_keys(browser, url: str, probe: Probe, program: str, presses: int, direction: str | None = None) -> dict:
+    """Key (→) to the repainted step, p50 / p95 / max over ``presses`` steps; in forward mode along ``direction``
+    (its URL form) with it."""
+    from explorer import page_data
 
-    _, steps = backward_steps(evaluate(program).output)
+    view = page_data.stepper_view(program, (), direction)
+    steps = view.steps if direction is None else view.forward.steps
+    mode = "" if direction is None else f"&mode=forward&v={quote(direction)}"
     context = browser.new_context(viewport=VIEWPORT)
     helpers.install_run_tracker(context)
     context.add_init_script(KEY_CLOCK)
     page = context.new_page()
     page.set_default_timeout(120_000)
     try:
-        page.goto(f"{url}/stepper?program={quote(program)}", wait_until="domcontentloaded")
+        page.goto(f"{url}/stepper?program={quote(program)}{mode}", wait_until="domcontentloaded")
         total = probe.open_stepper(page, url)
         assert total == len(steps), (total, len(steps))
         page.wait_for_timeout(500)

@@ -149,6 +149,12 @@ def shoot_depth_lab(page, url: str, out: Path) -> None:
     page.screenshot(path=str(out))
 
 
+#: How each screenshot but the Playground's (which trains first) is taken.
+SHOOT = {"explorer": shoot_explorer, "stepper": shoot_stepper, "poke": shoot_poke, "jacobian": shoot_jacobian,
+         "depth_lab": shoot_depth_lab, "forward-reverse-cost": shoot_cost, "explorer_forward": shoot_explorer_forward,
+         "stepper_forward": shoot_stepper_forward}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "screenshots")
@@ -182,24 +188,10 @@ def main(argv: list[str] | None = None) -> int:
                     page.set_default_timeout(30_000)
                     start = time.monotonic()
                     path = out / f"{name}{'-dark' if scheme == 'dark' else ''}.png"
-                    if name == "explorer":
-                        shoot_explorer(page, server.url, path)
-                    elif name == "stepper":
-                        shoot_stepper(page, server.url, path)
-                    elif name == "poke":
-                        shoot_poke(page, server.url, path)
-                    elif name == "jacobian":
-                        shoot_jacobian(page, server.url, path)
-                    elif name == "depth_lab":
-                        shoot_depth_lab(page, server.url, path)
-                    elif name == "explorer_forward":
-                        shoot_explorer_forward(page, server.url, path)
-                    elif name == "stepper_forward":
-                        shoot_stepper_forward(page, server.url, path)
-                    elif name == "forward-reverse-cost":
-                        shoot_cost(page, server.url, path)
-                    else:
+                    if name == "playground":
                         shoot_playground(page, server.url, path, args.train_seconds)
+                    else:
+                        SHOOT[name](page, server.url, path)
                     print(f"{path}  ({time.monotonic() - start:.1f} s)")
                     context.close()
             finally:
