@@ -71,11 +71,15 @@ def _sync(key: str, value) -> None:
         ss[key] = value
 
 
-def switch(page: str, graph) -> None:
-    """The switch ``reverse (VJP) | forward (JVP)`` and, in forward mode, the direction v over ``graph``'s inputs
-    (the program's: its named leaves that require grad). Keys are ``page``'s; the values are the session's."""
+def inputs_of(graph) -> dict[str, tuple]:
+    """A program's inputs, name -> shape: the named leaves of its graph that require grad (what v may name)."""
+    return {n.name: n.shape for n in graph.nodes if n.kind in ("input", "param") and n.name}
+
+
+def switch(page: str, inputs: dict[str, tuple]) -> None:
+    """The switch ``reverse (VJP) | forward (JVP)`` and, in forward mode, the direction v over the program's
+    ``inputs`` (inputs_of). Keys are ``page``'s; the values are the session's."""
     mode_key, v_key, element_key = f"{page}_ad_mode", f"{page}_ad_v", f"{page}_ad_element"
-    inputs = {n.name: n.shape for n in graph.nodes if n.kind in ("input", "param") and n.name}
     forward = ss.get("ad_mode") == "forward"
     with st.container(key=f"{page}_modes"):
         left, middle, right = st.columns([2, 1.3, 1], vertical_alignment="bottom")
@@ -132,7 +136,7 @@ def meeting(run) -> None:
         st.info(markdown_safe(run.note), icon=":material/info:")
     line = run.meeting
     tone = "ok" if line.agree else "off"
-    inputs = {n.name: n for n in run.graph.nodes if n.kind in ("input", "param") and n.name}
+    inputs = {n.name: n for n in run.graph.nodes if n.kind in ("input", "param") and n.name}  # describe() reads shapes
     st.html(
         f'<div class="ad-meeting ad-meeting-{tone}" data-testid="ad-meeting" data-agree="{int(line.agree)}" '
         f'data-forward="{line.forward!r}" data-reverse="{line.reverse!r}" data-v="{html.escape(run.direction.text)}">'

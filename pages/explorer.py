@@ -115,7 +115,7 @@ def page() -> None:
     picked = ss.get("explorer_picked")  # a node clicked or chosen, if this graph has it
     picked = picked if picked in range(len(graph.nodes)) else None
     with right:
-        modes.switch("explorer", graph)
+        modes.switch("explorer", modes.inputs_of(graph))
         note = st.empty()
         if stale:
             note.caption(explain.STALE_NOTE)

@@ -49,6 +49,7 @@ def walk(view):
 try:
     n = len(walk(stepped(program)))  # the steps themselves stay in the sandbox's cache (see live)
     knobs, st.session_state["stepper_settled"] = synced(program, stepped(program).knobs)  # the page run's values
+    inputs = modes.inputs_of(stepped(program).graph)  # what the direction v may name
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     program_error(program, exc)
     st.page_link("pages/explorer.py", label="Fix the program in the Expression Explorer", icon=":material/functions:")
@@ -86,7 +87,7 @@ if st.session_state.get("stepper_jacobians_for") != program:
     st.session_state["stepper_jacobians_for"] = program
     st.session_state["stepper_jacobians_asked"] = ()
 
-modes.switch("stepper", stepped(program).graph)
+modes.switch("stepper", inputs)
 if n == 0:
     st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad." if direction is None
             else "Nothing to step through: no input's tangent reaches an op (the output is a leaf or a constant).")

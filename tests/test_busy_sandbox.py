@@ -27,15 +27,17 @@ class BusySandbox:
         return self.real.run(fn, *args, cancelled=cancelled)
 
 
-def _page(page: str, tab: str | None, fail_at: int | None, monkeypatch):
-    """A run of ``page`` with poked values and (on the Explorer) ``tab`` open (the inspector on a node), whose
-    sandbox call ``fail_at`` fails. Returns (AppTest, the calls made)."""
+def _page(page: str, tab: str | None, fail_at: int | None, monkeypatch, forward: bool = False):
+    """A run of ``page`` with poked values and (on the Explorer) ``tab`` open (the inspector on a node), in forward
+    mode if ``forward``, whose sandbox call ``fail_at`` fails. Returns (AppTest, the calls made)."""
     real = session.sandbox()
     busy = BusySandbox(real, None)
     monkeypatch.setattr(session, "sandbox", lambda: busy)
     at = app()
     at.query_params["program"] = presets.program(presets.DEFAULT)
     at.query_params["poke"] = "a=-3,b=2.5"
+    if forward:
+        at.query_params.update({"mode": "forward", "v": "element:a:0"})
     if page == EXPLORER:
         at.session_state["explorer_tab"] = tab
         at.session_state["explorer_picked"] = 4
@@ -52,16 +54,20 @@ def _page(page: str, tab: str | None, fail_at: int | None, monkeypatch):
 CALLS = {
     "Inspect a node": {"explorer_view", "node_view", "node_jacobian"},
     "Export": {"explorer_view", "to_svg"},
+    "Forward vs reverse": {"explorer_view", "program_cost", "lab_cost", "lab_counts"},
     None: {"stepper_view"},
 }
 
 
-@pytest.mark.parametrize(("page", "tab"), [(EXPLORER, "Inspect a node"), (EXPLORER, "Export"), (STEPPER, None)])
-def test_any_sandbox_call_that_fails_is_a_message(page, tab, monkeypatch):
-    _, calls = _page(page, tab, None, monkeypatch)
+@pytest.mark.parametrize(("page", "tab", "forward"), [
+    (EXPLORER, "Inspect a node", False), (EXPLORER, "Export", False), (STEPPER, None, False),
+    (EXPLORER, "Inspect a node", True), (EXPLORER, "Forward vs reverse", False), (STEPPER, None, True),
+])
+def test_any_sandbox_call_that_fails_is_a_message(page, tab, forward, monkeypatch):
+    _, calls = _page(page, tab, None, monkeypatch, forward)
     expected = CALLS[tab]
     assert expected <= set(calls), f"the run makes the calls under test: {calls}"
     for n, name in enumerate(calls):
-        at, _ = _page(page, tab, n, monkeypatch)
+        at, _ = _page(page, tab, n, monkeypatch, forward)
         assert not at.exception, f"call {n} ({name}) failing: {[e.message for e in at.exception]}"
         assert any(BUSY.message in e.value for e in at.error), f"call {n} ({name}): its message is shown"
