@@ -132,8 +132,8 @@ def _place(name: str, shape: tuple, index: int) -> str:
 def meeting(run) -> None:
     """Forward mode's line under the graph: where the two modes meet on the output (∂f/∂v against ∇f · v), with
     the direction, and why it is not the one asked for when it is not."""
-    if run.note:
-        st.info(markdown_safe(run.note), icon=":material/info:")
+    if run.note:  # the v asked for (a link's, or kept while the program changed) did not fit: said, not hidden
+        st.warning(markdown_safe(run.note), icon=":material/info:")
     line = run.meeting
     tone = "ok" if line.agree else "off"
     inputs = {n.name: n for n in run.graph.nodes if n.kind in ("input", "param") and n.name}  # describe() reads shapes

@@ -12,8 +12,8 @@ from explorer.playground_settings import SETTINGS, clip_text
 
 #: The parameters each page reads from its link. The Playground's are its settings table's and its run id.
 PARAMS: dict[str, tuple[str, ...]] = {
-    "explorer": ("program", "poke"),
-    "stepper": ("program", "poke", "step"),
+    "explorer": ("program", "poke", "mode", "v"),
+    "stepper": ("program", "poke", "step", "mode", "v"),
     "playground": (*(s.name for s in SETTINGS), "run"),
     "optimiser_race": ("program", "surface", "plane", "start", "opt", "steps"),  # explorer.race.QUERY_KEYS
 }

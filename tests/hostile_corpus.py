@@ -61,6 +61,12 @@ def links(page: str) -> list[tuple[str, dict]]:
         for atom, value in ATOMS.items():
             cases.append((f"program={atom}", {"program": value}))
         cases.append(("program too long", {"program": "x = 1.0\n" * 2000}))
+        for atom, value in ATOMS.items():  # forward mode's link: the mode, and the direction v in its grammar
+            cases.append((f"mode={atom}", {"program": MICROGRAD, "mode": value}))
+            cases.append((f"v={atom}", {"program": MICROGRAD, "mode": "forward", "v": value}))
+            cases.append((f"v=element:a:{atom}", {"program": ARRAYS, "mode": "forward", "v": f"element:W:{value}"}))
+        cases.append(("v names no input", {"program": MICROGRAD, "mode": "forward", "v": "input:zz"}))
+        cases.append(("v past the end", {"program": ARRAYS, "mode": "forward", "v": "element:W:6"}))
         cases.append(("program nested", {"program": "y = " + "(" * 500 + "1.0" + ")" * 500}))
     if page == "stepper":
         for atom, value in ATOMS.items():
@@ -73,7 +79,8 @@ def links(page: str) -> list[tuple[str, dict]]:
         cases.append(("run id huge", {"run": "x" * 5000}))
         cases.append(("run id odd", {"run": "../../etc/passwd\x00"}))
     for name in params if page != "playground" else ("dataset", "n", "run"):
-        good = {"program": MICROGRAD, "poke": "a=1", "step": "1", "run": "abc"}.get(name, "1")
+        good = {"program": MICROGRAD, "poke": "a=1", "step": "1", "run": "abc", "mode": "forward",
+                "v": "input:a"}.get(name, "1")
         cases.append((f"{name} twice", {**({"program": MICROGRAD} if page != "playground" else {}),
                                         name: [good, good + "0"]}))
     return cases

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import datasets, model_io, poke, presets, training
+from explorer import datasets, forward_mode, model_io, poke, presets, training
 from explorer.links import step_from_link
 from explorer.playground_settings import SETTINGS, TrainConfig
 from language import ExpressionError, compile_program
@@ -67,6 +67,10 @@ def expects_message(page: str, name: str, params: dict) -> bool:
                 or "wrong kind" in name or _poke_refused(value))
     if "step" in params:
         return step_from_link(params["step"], 4)[1] is not None
+    if "mode" in params:  # a mode or v the link gets wrong, or a v that names no input or element of the program
+        mode, direction, problems = forward_mode.mode_from_link(params["mode"], params.get("v"))
+        shapes = dict(compile_program(params["program"]).inputs)
+        return bool(problems) or mode == "forward" and forward_mode.direction_problem(direction, shapes) is not None
     if page == "playground":
         return any(corpus.setting_is_refused_or_moved(k, v) for k, v in params.items() if k != "run") or "run" in params
     return _program_refused(params["program"])
@@ -76,7 +80,8 @@ def expects_message(page: str, name: str, params: dict) -> bool:
 # gets the links, its own `step` and the repeated keys, not the whole poke grammar a second time.
 CASES = [("explorer", name, params) for name, params in corpus.links("explorer")]
 CASES += [("stepper", name, params) for name, params in corpus.links("stepper")
-          if name.startswith(("the issue's", "step", "program twice", "poke twice", "program=long"))]
+          if name.startswith(("the issue's", "step", "program twice", "poke twice", "program=long", "v names",
+                              "v past", "mode twice", "v twice", "mode=word", "v=word"))]
 CASES += [("playground", name, params) for name, params in corpus.links("playground")]
 
 
