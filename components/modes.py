@@ -9,6 +9,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from components import session
 from explorer import explain, forward_mode
 from explorer.formatting import markdown_safe
 
@@ -43,8 +44,6 @@ def wanted() -> str | None:
 
 def sandboxed(view, direction: str | None, text: str, poked: tuple = ()):
     """``view(text, poked, direction)`` (a page_data view) in the session's sandbox: a page's evaluation in its mode."""
-    from components import session
-
     return session.sandboxed(view, text, poked, direction)
 
 
