@@ -169,9 +169,6 @@ def program_cost(text: str, poked: tuple = (), clock: Callable[[], float] = time
     return jacobian_cost(result.output, list(result.inputs.values()), clock=clock)
 
 
-LAB_PROGRAM = "y = tanh(W @ x)   (W: m × n, fixed; x: the input, n numbers)"
-
-
 def lab_program(n: int, m: int, seed: int = 0):
     """The lab's (y, x): y = tanh(W @ x) with W of m × n (a constant, randn / √n) and x of n numbers (randn)."""
     if not (n >= 1 and m >= 1 and n * m <= 10**7):

@@ -10,7 +10,7 @@ import pytest
 from autograd.expr import evaluate
 from autograd.graph import backward_steps, grads_at, trace
 from explorer import dot as dotmod
-from explorer import explain, graph_data, numbers, presets
+from explorer import explain, forward_mode, graph_data, numbers, presets
 
 CELL = re.compile(r'<td id="n(\d+)\.g" tooltip="[^"]*" align="left">(.*?)</td>')
 TAGS = re.compile(r"<[^>]+>")
@@ -71,6 +71,26 @@ def test_each_grad_version_is_what_the_engine_had_at_that_step(name):
         final = graph.nodes[int(box)].grad
         np.testing.assert_equal(versions[-1][1], dotmod.value_lines(final, compact))
 
+
+
+@pytest.mark.parametrize(("name", "direction"), [("micrograd", "input:a"), ("broadcasting bias", "ones"),
+                                                 ("layer norm", "element:x:3")])
+def test_each_tangent_version_is_what_the_forward_walk_had_at_that_step(name, direction):
+    # the forward stepper's mirror of the test above: forward_mode.tangents_at is the oracle, as grads_at is there
+    run = forward_mode.forward_program(presets.program(name), direction=direction)
+    s = graph_data.view_data(run.graph, stepper=True, forward=run)["steps"]
+    assert s["mode"] == "forward" and s["count"] == len(run.steps) and len(s["panels"]) == len(run.steps) + 1
+    compact = dotmod.plan(run.graph).compact
+    for k in range(len(run.steps) + 1):
+        known = forward_mode.tangents_at(run, k)
+        for box, versions in s["grads"].items():
+            shown = [v for v in versions if v[0] <= k]
+            node = int(box)
+            if node not in known:
+                assert not shown, (name, k, node)
+                continue
+            assert shown[-1][1] == dotmod.value_lines(known[node], compact), (name, k, node)
+    assert {int(box) for box in s["grads"]} == set(run.tangents), "every tangent is drawn"
 
 def test_stepper_boxes_are_sized_for_their_widest_grad():
     graph, steps = stepped("micrograd")
