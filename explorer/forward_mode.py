@@ -65,25 +65,20 @@ def parse_direction(text: str | None) -> Direction:
 
 def direction_seeds(direction: Direction, inputs: Mapping) -> dict:
     """{input Tensor: its tangent} for ``direction`` over a program's inputs (name -> leaf Tensor): every input
-    gets a tangent (zeros where v has none), so each input's tangent is shown. ValueError names an unknown input
-    or an element out of range."""
-    if direction.kind != "ones" and direction.name not in inputs:
-        known = ", ".join(inputs) or "none"
-        raise ValueError(f"the direction names {direction.name!r}, which is not an input of the program "
-                         f"(inputs: {known})")
+    gets a tangent (zeros where v has none), so each input's tangent is shown. ValueError says what direction_problem
+    finds wrong (an unknown input, an element out of range)."""
+    problem = direction_problem(direction, {name: t.data.shape for name, t in inputs.items()})
+    if problem:
+        raise ValueError(problem)
     seeds = {}
     for name, t in inputs.items():
         v = np.zeros(t.data.shape, t.data.dtype)
         if direction.kind == "ones" or direction.kind == "input" and name == direction.name:
             v[...] = 1
         elif direction.kind == "element" and name == direction.name:
-            if not 0 <= direction.index < v.size:
-                raise ValueError(f"{name} has {v.size} elements (0 to {v.size - 1}); element {direction.index} "
-                                 "is not one of them")
             v.reshape(-1)[direction.index] = 1
         seeds[t] = v
     return seeds
-
 
 MODES = {"reverse": "reverse (VJP)", "forward": "forward (JVP)"}
 
@@ -216,12 +211,10 @@ def forward_of(result, direction: Direction | str = ONES, backward: bool = True,
     if isinstance(direction, str):
         direction = parse_direction(direction)
     output = result.output
-    problem = direction_problem(direction, {name: t.shape for name, t in result.inputs.items()})
-    if problem and not fallback:
-        raise ValueError(problem)
+    problem = direction_problem(direction, {name: t.shape for name, t in result.inputs.items()}) if fallback else None
     if problem:
         direction = ONES
-    seeds = direction_seeds(direction, result.inputs)
+    seeds = direction_seeds(direction, result.inputs)  # without ``fallback``, ValueError for a v that does not fit
     graph, steps, tangents = forward_steps(output, seeds, plugged=plugged_jvp_rule, uses=result.uses)
     out_tangent = tangents.get(graph.output)
     if out_tangent is None:
@@ -231,8 +224,7 @@ def forward_of(result, direction: Direction | str = ONES, backward: bool = True,
                       note=f"{problem[0].upper()}{problem[1:]}: v = ones instead." if problem else "")
 
 
-def forward_program(text: str, poked: tuple = (), direction: Direction | str = ONES,
-                    fallback: bool = False) -> ForwardRun:
+def forward_program(text: str, poked: tuple = (), direction: Direction | str = ONES) -> ForwardRun:
     """Evaluates a program (with its inputs' ``poked`` values, explorer.poke) and runs forward_of on it. Raises
     ExpressionError for a bad program (or one whose steps would be too big to record) and ValueError for a
     direction the program has no input for."""
@@ -241,7 +233,7 @@ def forward_program(text: str, poked: tuple = (), direction: Direction | str = O
 
     program = compile_program(text)
     program.check_stepper()
-    return forward_of(program.run(inputs=resolve(program, poked)), direction, fallback=fallback)
+    return forward_of(program.run(inputs=resolve(program, poked)), direction)
 
 
 def tangents_at(run: ForwardRun, k: int) -> dict:

@@ -39,8 +39,9 @@ def _forward_versions(run, drawing: dotmod.Drawing) -> dict[int, list[tuple[int,
     graph = run.graph
     drawn = {b for b in drawing.boxes if b not in drawing.chains and graph.nodes[b].requires_grad}
     versions: dict[int, list[tuple[int, list[str], str]]] = {}
-    seeded = [(0, node, tangent) for node, tangent in run.tangents.items()
-              if node not in {step.node for step in run.steps}]
+    from explorer.forward_mode import tangents_at
+
+    seeded = [(0, node, tangent) for node, tangent in tangents_at(run, 0).items()]
     for position, node, tangent in seeded + [(k, step.node, step.tangent) for k, step in enumerate(run.steps, 1)]:
         if node in drawn:
             versions.setdefault(node, []).append(
