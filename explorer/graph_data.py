@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from explorer import dot as dotmod
-from explorer import explain, numbers
+from explorer import explain, forward_mode, numbers
 
 #: Boxes drawn at most; bigger graphs are summarised around the output (see explorer.dot.plan).
 MAX_DRAWN = 400
@@ -39,9 +39,7 @@ def _forward_versions(run, drawing: dotmod.Drawing) -> dict[int, list[tuple[int,
     graph = run.graph
     drawn = {b for b in drawing.boxes if b not in drawing.chains and graph.nodes[b].requires_grad}
     versions: dict[int, list[tuple[int, list[str], str]]] = {}
-    from explorer.forward_mode import tangents_at
-
-    seeded = [(0, node, tangent) for node, tangent in tangents_at(run, 0).items()]
+    seeded = [(0, node, tangent) for node, tangent in forward_mode.tangents_at(run, 0).items()]
     for position, node, tangent in seeded + [(k, step.node, step.tangent) for k, step in enumerate(run.steps, 1)]:
         if node in drawn:
             versions.setdefault(node, []).append(
@@ -185,8 +183,6 @@ def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None =
     its grad is drawn, and with ``stepper`` the forward walk's steps, parents first (``mode`` says which).
     """
     if forward is not None:
-        from explorer import forward_mode
-
         graph, steps = forward.graph, forward.steps
     drawing = dotmod.plan(graph, max_nodes=max_nodes, compact=compact)
     marks = explain.broadcast_edges(graph, steps) if forward is None else {}

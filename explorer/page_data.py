@@ -5,8 +5,8 @@
     view = page_data.stepper_view(text, poked, "input:x")   # ... and forward: the forward-mode pass along v
     view = page_data.drag_view(text, poked, "ones")         # a slider's move: graph, steps (and forward) only
 
-One compile and one forward and backward pass per (program, poked values, direction): the pages make one sandboxed call
-for a whole run (components/session.py caches it), and fetch the rest when it is asked for: the poke
+One compile and one forward and backward pass per (program, poked values, direction): the pages make one sandboxed
+call for a whole run (components/session.py caches it), and fetch the rest when it is asked for: the poke
 pictures (explorer.poke.curve and surface) once the browser shows them, a node's Jacobian when it is
 inspected, a Stepper step's past the budget when it is shown. Plain Python (no Streamlit).
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from explorer import explain, poke
+from explorer import explain, forward_mode, poke
 
 
 @dataclass(frozen=True)
@@ -72,9 +72,7 @@ def _view(text: str, poked: poke.Poked, check: bool, direction: str | None = Non
     graph, steps = explain.recorded_backward(result.output, result.uses)
     forward = None
     if direction is not None:  # after backward(): the meeting line takes the inputs' grads it left
-        from explorer.forward_mode import forward_of
-
-        forward = forward_of(result, direction, backward=False, fallback=True)
+        forward = forward_mode.forward_of(result, direction, backward=False, fallback=True)
     if not extras:
         analysis = jacobians = None
     elif check:
