@@ -146,7 +146,6 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=Non
 def _forward_rule(run, node) -> None:
     """Forward mode's part of the inspector: the node's JVP rule, with its numbers, and its tangent along v."""
     step = next((step for step in run.steps if step.node == node.id), None)
-    inputs = {n.name: n for n in run.graph.nodes if n.kind in ("input", "param") and n.name}
     if step is not None:
         st.markdown(f"**JVP of `{node.op}`** (forward mode: dA is A's tangent)")
         st.code(step.formula, language=None, wrap_lines=True)
@@ -155,7 +154,7 @@ def _forward_rule(run, node) -> None:
             st.code(step.plugged, language=None, wrap_lines=True)
     tangent = run.tangents.get(node.id)
     where = "its share of v" if step is None else "J·v at this node"
-    st.markdown(f"**tangent** ({where}; {markdown_safe(run.direction.describe(inputs))})")
+    st.markdown(f"**tangent** ({where}; {markdown_safe(run.described)})")
     st.code(numbers.array_text(tangent) if tangent is not None else "0 (no tangent reaches it)", language=None,
             wrap_lines=True)
 

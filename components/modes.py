@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import math
 
-import numpy as np
 import streamlit as st
 
 from components import session
@@ -70,14 +69,9 @@ def _sync(key: str, value) -> None:
         ss[key] = value
 
 
-def inputs_of(graph) -> dict[str, tuple]:
-    """A program's inputs, name -> shape: the named leaves of its graph that require grad (what v may name)."""
-    return {n.name: n.shape for n in graph.nodes if n.kind in ("input", "param") and n.name}
-
-
 def switch(page: str, inputs: dict[str, tuple]) -> None:
     """The switch ``reverse (VJP) | forward (JVP)`` and, in forward mode, the direction v over the program's
-    ``inputs`` (inputs_of). Keys are ``page``'s; the values are the session's."""
+    ``inputs`` (forward_mode.input_shapes). Keys are ``page``'s; the values are the session's."""
     mode_key, v_key, element_key = f"{page}_ad_mode", f"{page}_ad_v", f"{page}_ad_element"
     forward = ss.get("ad_mode") == "forward"
     with st.container(key=f"{page}_modes"):
@@ -111,7 +105,7 @@ def switch(page: str, inputs: dict[str, tuple]) -> None:
         args = (direction.name, element_key)
         if size <= LISTED:
             right.selectbox(label, range(size), key=element_key, on_change=_element_changed, args=args,
-                            format_func=lambda i: _place(direction.name, shape, i))
+                            format_func=lambda i: forward_mode.place_text(direction.name, shape, i))
         else:
             right.number_input(label, 0, size - 1, step=1, key=element_key, on_change=_element_changed, args=args,
                                help=f"Counted in row-major order, as {direction.name}.reshape(-1) does.")
@@ -122,12 +116,6 @@ def _choice_label(choice: str) -> str:
     return {"ones": "all ones", "input": f"ones in {name}", "element": f"one element of {name}"}[kind]
 
 
-def _place(name: str, shape: tuple, index: int) -> str:
-    if len(shape) <= 1:
-        return f"{name}[{index}]"
-    return f"{name}[{', '.join(str(int(i)) for i in np.unravel_index(index, shape))}]"
-
-
 def meeting(run) -> None:
     """Forward mode's line under the graph: where the two modes meet on the output (∂f/∂v against ∇f · v), with
     the direction, and why it is not the one asked for when it is not."""
@@ -135,11 +123,10 @@ def meeting(run) -> None:
         st.warning(markdown_safe(run.note), icon=":material/info:")
     line = run.meeting
     tone = "ok" if line.agree else "off"
-    inputs = {n.name: n for n in run.graph.nodes if n.kind in ("input", "param") and n.name}  # describe() reads shapes
     st.html(
         f'<div class="ad-meeting ad-meeting-{tone}" data-testid="ad-meeting" data-agree="{int(line.agree)}" '
         f'data-forward="{line.forward!r}" data-reverse="{line.reverse!r}" data-v="{html.escape(run.direction.text)}">'
-        f'<span class="ad-meeting-v">{html.escape(run.direction.describe(inputs))}</span>'
+        f'<span class="ad-meeting-v">{html.escape(run.described)}</span>'
         f'<span class="ad-meeting-line">{html.escape(line.text)}</span>'
         f'<span class="ad-meeting-verdict">{"equal" if line.agree else "they differ"}</span></div>'
         "<style>.ad-meeting {display: flex; flex-wrap: wrap; gap: 0.15rem 0.9rem; align-items: baseline; "

@@ -33,20 +33,30 @@ class Direction:
             return "ones"
         return f"input:{self.name}" if self.kind == "input" else f"element:{self.name}:{self.index}"
 
-    def describe(self, inputs: Mapping | None = None) -> str:
-        """``v = all ones``, ``v = ones in x, zeros elsewhere``, ``v = 1 at x[1, 2], zeros elsewhere``."""
+    def describe(self, shapes: Mapping[str, tuple] | None = None) -> str:
+        """``v = all ones``, ``v = ones in x, zeros elsewhere``, ``v = 1 at x[1, 2], zeros elsewhere`` (the element's
+        place from the inputs' ``shapes``, name -> shape: input_shapes)."""
         if self.kind == "ones":
             return "v = ones in every input"
         if self.kind == "input":
             return f"v = ones in {self.name}, zeros elsewhere"
-        where = f"{self.name}[{self.index}]"
-        if inputs is not None and self.name in inputs and len(inputs[self.name].shape) > 1:
-            place = np.unravel_index(self.index, inputs[self.name].shape)
-            where = f"{self.name}[{', '.join(str(int(i)) for i in place)}]"
-        return f"v = 1 at {where}, zeros elsewhere"
+        return f"v = 1 at {place_text(self.name, (shapes or {}).get(self.name, ()), self.index)}, zeros elsewhere"
 
 
 ONES = Direction("ones")
+
+
+def place_text(name: str, shape: tuple, index: int) -> str:
+    """Element ``index`` (row-major) of input ``name`` of ``shape`` as an index: ``x[3]``, ``W[1, 2]``."""
+    if len(shape) <= 1:
+        return f"{name}[{index}]"
+    return f"{name}[{', '.join(str(int(i)) for i in np.unravel_index(index, shape))}]"
+
+
+def input_shapes(graph) -> dict[str, tuple]:
+    """A program's inputs as its graph draws them, name -> shape: its named leaves that require grad (what v may
+    name)."""
+    return {n.name: n.shape for n in graph.nodes if n.kind in ("input", "param") and n.name}
 
 
 def parse_direction(text: str | None) -> Direction:
@@ -189,6 +199,11 @@ class ForwardRun:
     meeting: MeetingLine
     note: str = ""  # why the direction asked for was not the one taken (it did not fit the program), '' if it was
 
+    @property
+    def described(self) -> str:
+        """The direction in words, its element's place from the program's own shapes (Direction.describe)."""
+        return self.direction.describe(input_shapes(self.graph))
+
 
 def tangent_graph(graph, tangents: Mapping):
     """``graph`` with each node's tangent in place of its grad (zeros for a node that needs a grad but that no
@@ -310,13 +325,12 @@ def describe_forward_step(graph, step, total: int) -> ForwardStepView:
 def describe_forward_seed(run: ForwardRun) -> SeedView:
     """What position 0 of the forward stepper shows: the inputs get their tangents from v."""
     leaves = [n for n in run.graph.nodes if n.kind in ("input", "param") and n.id in run.tangents]
-    inputs = {n.name: n for n in leaves if n.name}
     first = f" Press **Next** to run `{node_label(run.graph.nodes[run.steps[0].node])}`'s JVP." if run.steps else ""
     text = ("Forward mode starts at the inputs: each gets its part of the direction v as its tangent, and every "
             "op then computes its own tangent from its parents', in topological order, as it computes its value."
             + first)
     seed = "\n".join(f"d{node_label(n)} = {array_text(run.tangents[n.id])}" for n in leaves)
-    return SeedView(title=f"Seed: {run.direction.describe(inputs)}", text=text, seed=seed)
+    return SeedView(title=f"Seed: {run.described}", text=text, seed=seed)
 
 
 def forward_done(run: ForwardRun) -> str:

@@ -10,7 +10,7 @@ from components.entry import through_app
 from components.graph_view import graph_view, program_view
 from components.layout import bring_into_view_when_asked, header, later_on_a_phone
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import explain, graph_data, page_data
+from explorer import explain, forward_mode, graph_data, page_data
 from explorer.dot import to_svg
 from explorer.inspector import node_view
 from explorer.jacobian_view import node_jacobian
@@ -115,7 +115,7 @@ def page() -> None:
     picked = ss.get("explorer_picked")  # a node clicked or chosen, if this graph has it
     picked = picked if picked in range(len(graph.nodes)) else None
     with right:
-        modes.switch("explorer", modes.inputs_of(graph))
+        modes.switch("explorer", forward_mode.input_shapes(graph))
         note = st.empty()
         if stale:
             note.caption(explain.STALE_NOTE)

@@ -11,7 +11,7 @@ from components.explorer_panels import program_error, shared_program
 from components.graph_view import graph_view, program_view
 from components.layout import header
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import graph_data, links, page_data
+from explorer import forward_mode, graph_data, links, page_data
 from explorer.formatting import markdown_safe
 from explorer.jacobian_view import step_jacobians, stepper_run
 
@@ -49,7 +49,7 @@ def walk(view):
 try:
     n = len(walk(stepped(program)))  # the steps themselves stay in the sandbox's cache (see live)
     knobs, st.session_state["stepper_settled"] = synced(program, stepped(program).knobs)  # the page run's values
-    inputs = modes.inputs_of(stepped(program).graph)  # what the direction v may name
+    inputs = forward_mode.input_shapes(stepped(program).graph)  # what the direction v may name
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     program_error(program, exc)
     st.page_link("pages/explorer.py", label="Fix the program in the Expression Explorer", icon=":material/functions:")

@@ -53,7 +53,8 @@ def test_direction_seeds_give_every_input_its_share_of_v():
     assert np.array_equal(seeds[x], np.zeros(3)) and np.array_equal(seeds[w], np.ones((2, 3)))
     seeds = direction_seeds(Direction("element", "W", 4), inputs)
     assert np.argwhere(seeds[w]).tolist() == [[1, 1]] and not seeds[x].any()
-    assert Direction("element", "W", 4).describe(inputs) == "v = 1 at W[1, 1], zeros elsewhere"
+    shapes = {name: t.shape for name, t in inputs.items()}
+    assert Direction("element", "W", 4).describe(shapes) == "v = 1 at W[1, 1], zeros elsewhere"
     with pytest.raises(ValueError, match=r"`y`, which is not an input of this program \(inputs: x, W\)"):
         direction_seeds(Direction("input", "y"), inputs)
     with pytest.raises(ValueError, match="`W` has 6 elements .0 to 5.; element 6 is not one of them"):
