@@ -226,13 +226,6 @@ def step_jacobians(text: str, poked: poke.Poked, only: tuple = (), budget: int =
     return _step_views(graph, tensors, only, budget)
 
 
-def stepper_run(text: str, poked: poke.Poked) -> tuple:
-    """(graph, steps, Jacobian views) for the Backward Stepper in one evaluation: explain.step_program's graph
-    and steps and step_jacobians' views, from one run of the program."""
-    graph, steps, result = explain.stepped_run(text, poked)
-    return graph, steps, budgeted_views(graph, result)
-
-
 def budgeted_views(graph, result) -> dict:
     """step_jacobians' views within STEP_BUDGET for a program's run ``result`` (language's Result: backward() done;
     ``graph`` its trace)."""

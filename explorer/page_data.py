@@ -4,6 +4,7 @@
     view = page_data.stepper_view(text, poked)    # PageView: graph, steps, knobs, jacobians
     view = page_data.stepper_view(text, poked, "input:x")   # ... and forward: the forward-mode pass along v
     view = page_data.drag_view(text, poked, "ones")         # a slider's move: graph, steps (and forward) only
+    view = page_data.stepper_drag_view(text, poked)         # ... on the Stepper: with the steps' Jacobians
 
 One compile and one forward and backward pass per (program, poked values, direction): the pages make one sandboxed
 call for a whole run (components/session.py caches it), and fetch the rest when it is asked for: the poke
@@ -34,26 +35,34 @@ class PageView:
 
 def explorer_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
     """The Expression Explorer's run: graph, steps, knobs and the gradient check (explain.analyse_program's), and
-    with a ``direction`` (explorer.forward_mode's URL form) the forward-mode pass along it. Raises ExpressionError
-    for a bad program, or one whose steps would be too big to record, and ValueError for a direction it has no
-    input for."""
-    return _view(text, poked, check=True, direction=direction)
+    with a ``direction`` (explorer.forward_mode's URL form) the forward-mode pass along it (all ones, with a note,
+    when it does not fit the program). Raises ExpressionError for a bad program, or one whose steps would be too
+    big to record."""
+    return _view(text, poked, direction, check=True)
 
 
 def stepper_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
     """The Backward Stepper's run: graph, steps, knobs and the steps' Jacobian views within the budget
     (explorer.jacobian_view.step_jacobians'; the rest are asked for one by one), and with a ``direction`` the
     forward-mode pass along it (whose steps visit the same nodes, so the Jacobians serve both)."""
-    return _view(text, poked, check=False, direction=direction)
+    return _view(text, poked, direction, jacobians=True)
 
 
 def drag_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
-    """What a slider's move redraws: graph and steps, and with a ``direction`` the forward pass along it (no
-    sliders, check or Jacobians: the page run after the drag settles makes those)."""
-    return _view(text, poked, check=False, direction=direction, extras=False)
+    """What a slider's move redraws on the Explorer: graph and steps, and with a ``direction`` the forward pass
+    along it (no sliders or check: the page run after the drag settles makes those)."""
+    return _view(text, poked, direction, knobs=False)
 
 
-def _view(text: str, poked: poke.Poked, check: bool, direction: str | None = None, extras: bool = True) -> PageView:
+def stepper_drag_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
+    """What a slider's move redraws on the Stepper: drag_view's, and the steps' Jacobian views within the budget."""
+    return _view(text, poked, direction, jacobians=True, knobs=False)
+
+
+def _view(text: str, poked: poke.Poked, direction: str | None = None, *, check: bool = False,
+          jacobians: bool = False, knobs: bool = True) -> PageView:
+    """One evaluation of ``text`` at ``poked``: graph and steps, and what the flags ask for (the gradient check, the
+    steps' Jacobians within the budget, the sliders)."""
     from autograd import no_grad
     from explorer.jacobian_view import budgeted_views
     from language import EVALUATIONS, compile_program
@@ -63,23 +72,18 @@ def _view(text: str, poked: poke.Poked, check: bool, direction: str | None = Non
     program = compile_program(text)
     program.check_stepper()
     own = None
-    if poked and extras:  # the program's own input values: the sliders' ranges and a scale's base
+    if poked and knobs:  # the program's own input values: the sliders' ranges and a scale's base
         with no_grad():
             own = program.run().inputs
     result = program.run(inputs=poke.resolve(program, poked, own))
     eval_seconds = time.monotonic() - started
-    knobs = poke.knobs_of(program, own or result.inputs) if extras else ()
+    sliders = poke.knobs_of(program, own or result.inputs) if knobs else ()
     graph, steps = explain.recorded_backward(result.output, result.uses)
     forward = None
     if direction is not None:  # after backward(): the meeting line takes the inputs' grads it left
         forward = forward_mode.forward_of(result, direction, backward=False, fallback=True)
-    if not extras:
-        analysis = jacobians = None
-    elif check:
-        analysis = explain.checked_analysis(program, result, graph, started, eval_seconds,
-                                            time_budget=explain.check_seconds())
-        jacobians = None
-    else:
-        analysis, jacobians = None, budgeted_views(graph, result)
+    analysis = explain.checked_analysis(program, result, graph, started, eval_seconds,
+                                        time_budget=explain.check_seconds()) if check else None
+    views = budgeted_views(graph, result) if jacobians else None
     spent = {name: EVALUATIONS[name] - before[name] for name in ("compiles", "runs", "recorded")}
-    return PageView(graph, steps, knobs, analysis, jacobians, spent, forward)
+    return PageView(graph, steps, sliders, analysis, views, spent, forward)

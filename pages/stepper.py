@@ -13,7 +13,7 @@ from components.layout import header
 from components.poke import full_run_wanted, poke_panel, synced
 from explorer import forward_mode, graph_data, links, page_data
 from explorer.formatting import markdown_safe
-from explorer.jacobian_view import step_jacobians, stepper_run
+from explorer.jacobian_view import step_jacobians
 
 through_app()
 
@@ -21,7 +21,6 @@ through_app()
 # forward mode the forward walk's too), their Jacobians and the sliders in one evaluation per page run
 # (explorer/page_data.py), the first three once per slider move while dragging, and the Jacobians past the budget
 # when they are asked for.
-dragged = functools.partial(session.sandboxed, stepper_run)
 jacobians_of = functools.partial(session.sandboxed, step_jacobians)
 
 
@@ -39,6 +38,7 @@ direction = modes.wanted()  # None: reverse mode; forward mode's v otherwise
 
 
 stepped = functools.partial(modes.sandboxed, page_data.stepper_view, direction)  # the page's one evaluation
+dragged = functools.partial(modes.sandboxed, page_data.stepper_drag_view, direction)  # one per slider move
 
 
 def walk(view):
@@ -121,12 +121,11 @@ def _live(program, knobs):
         st.query_params["step"] = str(st.session_state["stepper_pos"])
     poked = st.session_state.get("poked", ())
     layout = program_view(program, graph, steps, stepper=True, direction=direction, _forward=view.forward)
-    forward = view.forward
-    if poked and direction is None and poked != st.session_state.get("stepper_settled"):  # a drag's values: graph,
-        poked_graph, poked_steps, jacobians = dragged(program, poked)  # steps, Jacobians alone
+    if poked and poked != st.session_state.get("stepper_settled"):  # a drag's values: no sliders
+        at = dragged(program, poked)
     else:
         at = stepped(program, poked) if poked else view
-        poked_graph, poked_steps, jacobians, forward = at.graph, at.steps, at.jacobians, at.forward
+    poked_graph, poked_steps, jacobians, forward = at.graph, at.steps, at.jacobians, at.forward
     data = layout
     if poked:
         poked_view = program_view(program, poked_graph, poked_steps, stepper=True, poked=poked, direction=direction,

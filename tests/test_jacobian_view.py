@@ -10,7 +10,7 @@ import pytest
 
 from autograd.expr import evaluate
 from autograd.graph import trace
-from explorer import explain, jacobian_view, poke, presets
+from explorer import explain, jacobian_view, page_data, poke, presets
 
 SOFTMAX = "x = [0.5, -1.0, 2.0, 0.0, 1.5]\nw = [1.0, -2.0, 0.5, 3.0, -1.0]\ny = (softmax(x) * w).sum()\n"
 BROADCAST = presets.program("broadcasting bias")
@@ -160,13 +160,15 @@ def test_knob_names_and_labels_are_consistent_with_the_graph():
 def test_the_stepper_s_one_evaluation_gives_the_same_graph_steps_and_jacobians():
     text = presets.program("attention scores")
     poked = (("V", 0.5),)
-    graph, steps, views = jacobian_view.stepper_run(text, poked)
+    view = page_data.stepper_drag_view(text, poked)
+    graph, steps, views = view.graph, view.steps, view.jacobians
     alone_graph, alone_steps = explain.step_program(text, poked)
     assert len(steps) == len(alone_steps) and [s.node for s in steps] == [s.node for s in alone_steps]
     for a, b in zip(graph.nodes, alone_graph.nodes):
         np.testing.assert_array_equal(a.data, b.data)
     assert views == jacobian_view.step_jacobians(text, poked)
-    assert jacobian_view.stepper_run("y = eye(2).sum()\n", ())[1:] == ((), {})
+    constant = page_data.stepper_drag_view("y = eye(2).sum()\n", ())
+    assert (constant.steps, constant.jacobians) == ((), {})
 
 
 def test_a_long_vectors_step_views_are_blocks_its_memory_affords():
@@ -177,7 +179,8 @@ def test_a_long_vectors_step_views_are_blocks_its_memory_affords():
 
     tracemalloc.start()
     try:
-        graph, steps, views = jacobian_view.stepper_run("x = randn(1000000)\ny = x.relu().sum()", ())
+        view = page_data.stepper_drag_view("x = randn(1000000)\ny = x.relu().sum()", ())
+        steps, views = view.steps, view.jacobians
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -8,8 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from explorer import explain, page_data, poke, presets
-from explorer.jacobian_view import stepper_run
+from explorer import explain, jacobian_view, page_data, poke, presets
 from language import EVALUATIONS, compile_program
 from tests.test_app import STEPPER, app, component, no_exception, sent, trigger, view_data
 
@@ -57,9 +56,10 @@ def test_a_poked_view_has_the_program_s_own_knobs_and_the_poked_numbers():
 def test_the_stepper_s_view_has_the_steps_jacobians_and_knobs():
     text = presets.program("broadcasting bias")
     view = page_data.stepper_view(text, (("X", -0.5),))
-    graph, steps, jacobians = stepper_run(text, (("X", -0.5),))
+    alone_graph, alone_steps = explain.step_program(text, (("X", -0.5),))
     assert spent(view) == ONCE and view.analysis is None
-    assert [s.node for s in view.steps] == [s.node for s in steps] and view.jacobians == jacobians
+    assert [s.node for s in view.steps] == [s.node for s in alone_steps]
+    assert view.jacobians == jacobian_view.step_jacobians(text, (("X", -0.5),))
     assert same_knobs(view.knobs, poke.knobs(text))
 
 

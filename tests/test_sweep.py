@@ -187,7 +187,8 @@ def cost_panel(text) -> int:
 def stepper(text) -> int:
     """The Backward Stepper's data: every step's panel (the seed's and one per step), every step's grads,
     and the Jacobians (those past the budget asked for one by one, as the browser does)."""
-    graph, steps, jacobians = jacobian_view.stepper_run(text, ())
+    view = page_data.stepper_drag_view(text, ())
+    graph, steps, jacobians = view.graph, view.steps, view.jacobians
     data = graph_data.view_data(graph, steps, stepper=True)
     if not steps:
         return 1

@@ -33,10 +33,12 @@ ALERT = '[data-testid="stAlert"]'
 # ~4 s of CPU in one worker (evaluate and to_python each do 1e9 multiply-adds, backward 2e9) and none of
 # it bound by the wall clock, as the gradient check is: closing the tab is what must stop it.
 CPU_BOUND = "W = randn(1000, 1000)\nx = randn(1000, 1000)\ny = (W @ x).sum()"
-#: The tasks the pages give the sandbox, by function name (a worker's process name while it runs one).
-TASKS = ("explorer_view", "stepper_view", "step_program", "analyse_program", "node_view", "node_jacobian",
-         "element_of", "stepper_run", "step_jacobians", "knobs", "curve", "surface", "to_svg", "program_cost",
-         "lab_cost", "lab_counts")
+#: The tasks the pages give the sandbox, by function name (a worker's process name while it runs one, cut to the
+#: 15 bytes Linux keeps of a process name).
+TASKS = tuple(name[:15] for name in (
+    "explorer_view", "stepper_view", "step_program", "analyse_program", "node_view", "node_jacobian", "element_of",
+    "drag_view", "stepper_drag_view", "step_jacobians", "knobs", "curve", "surface", "to_svg", "program_cost",
+    "lab_cost", "lab_counts"))
 
 
 def server_with(artifacts, **env: str):
