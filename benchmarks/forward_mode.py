@@ -19,7 +19,6 @@ import argparse
 import json
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
@@ -27,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.graph_view import FRAME_TIMER, VIEWPORT, Probe, neurons_program, stepper_keys  # noqa: E402
 from tests.browser import helpers  # noqa: E402
-from tests.browser.server import browser_unavailable_reason, launch_chromium, start_streamlit  # noqa: E402
+from tests.browser.server import app_in_chromium, browser_unavailable_reason  # noqa: E402
 
 # Records the time of each click (capture phase, before any handler) for the in-page timer.
 CLICK_CLOCK = """
@@ -95,7 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     if reason:
         print(f"cannot run: {reason}", file=sys.stderr)
         return 2
-    from playwright.sync_api import sync_playwright
 
     from explorer import presets
 
@@ -105,26 +103,18 @@ def main(argv: list[str] | None = None) -> int:
     for name, program in programs:
         sizes = ", ".join(f"{k} {v:.0f} KB" for k, v in sent_kb(program).items())
         print(f"  graph view data, {name:<10} {sizes}")
-    server = start_streamlit("app.py", cwd=Path(__file__).resolve().parent.parent, log_dir=Path(tempfile.gettempdir()))
-    try:
-        with tempfile.TemporaryDirectory(prefix="autograd-chromium-") as profile, sync_playwright() as playwright:
-            browser = launch_chromium(playwright, profile)
-            try:
-                for name, program in programs:
-                    times = switch_times(browser, server.url, program, rounds)
-                    for mode, ms in times.items():
-                        print(f"  Explorer click → {mode:<7} graph, {name:<10} median {statistics.median(ms):.0f} ms, "
-                              f"max {max(ms):.0f} ms ({len(ms)} clicks)")
-                for name, program in programs:
-                    for direction in (None, "ones"):
-                        r = stepper_keys(browser, server.url, Probe(), program, presses, direction)
-                        mode = "reverse" if direction is None else "forward"
-                        print(f"  Stepper key → repaint, {mode:<7} {name:<10} ({r['steps']} steps): "
-                              f"p50 {r['p50_ms']:.0f} ms, p95 {r['p95_ms']:.0f} ms")
-            finally:
-                browser.close()
-    finally:
-        server.stop()
+    with app_in_chromium(Path(__file__).resolve().parent.parent / "app.py") as (server, browser):
+        for name, program in programs:
+            times = switch_times(browser, server.url, program, rounds)
+            for mode, ms in times.items():
+                print(f"  Explorer click → {mode:<7} graph, {name:<10} median {statistics.median(ms):.0f} ms, "
+                      f"max {max(ms):.0f} ms ({len(ms)} clicks)")
+        for name, program in programs:
+            for direction in (None, "ones"):
+                r = stepper_keys(browser, server.url, Probe(), program, presses, direction)
+                mode = "reverse" if direction is None else "forward"
+                print(f"  Stepper key → repaint, {mode:<7} {name:<10} ({r['steps']} steps): "
+                      f"p50 {r['p50_ms']:.0f} ms, p95 {r['p95_ms']:.0f} ms")
     return 0
 
 

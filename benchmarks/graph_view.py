@@ -24,7 +24,6 @@ import argparse
 import re
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -34,7 +33,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.browser import helpers  # noqa: E402
-from tests.browser.server import browser_unavailable_reason, launch_chromium, start_streamlit  # noqa: E402
+from tests.browser.server import app_in_chromium, browser_unavailable_reason  # noqa: E402
 
 #: The issue's 6-layer MLP (35 tensors).
 MLP6 = """\
@@ -332,52 +331,43 @@ def main(argv: list[str] | None = None) -> int:
     if reason:
         print(f"cannot run: {reason}", file=sys.stderr)
         return 2
-    from playwright.sync_api import sync_playwright
 
     from explorer import presets
 
     probe = Legacy() if args.legacy else Probe()
     presses, rounds = (8, 2) if args.quick else (20, 5)
     app = args.app.resolve()
-    server = start_streamlit(app.name, cwd=app.parent, log_dir=Path(tempfile.gettempdir()))
     print(f"graph view benchmark ({'legacy pages' if args.legacy else 'graph view'}, {app})")
-    try:
-        with tempfile.TemporaryDirectory(prefix="autograd-chromium-") as profile, sync_playwright() as playwright:
-            browser = launch_chromium(playwright, profile)
-            try:
-                load = first_load(browser, server.url, probe, 1 if args.quick else 3)
-                print(f"  first load of / to the drawn graph:        {load:.2f} s")
-                for name, program in (
-                    ("micrograd", presets.program("micrograd")),
-                    ("6-layer MLP", MLP6),
-                    ("361-node", neurons_program()),
-                ):
-                    r = stepper_keys(browser, server.url, probe, program, presses)
-                    print(f"  stepper key → repaint, {name:<12} ({r['steps']} steps): p50 {r['p50_ms']:.0f} ms, "
-                          f"p95 {r['p95_ms']:.0f} ms, max {r['max_ms']:.0f} ms")
-                for speed in (8.0, 20.0):
-                    if args.legacy and speed > 8:
-                        print(f"  Play at {speed:g} steps/s: not offered")
-                        continue
-                    rate = play_rate(browser, server.url, probe, neurons_program(), speed)
-                    print(f"  Play asked for {speed:g} steps/s delivers:      {rate:.1f} steps/s (361-node, over 5 s)")
-                if args.legacy:  # the old Play on a program it can redraw in time
-                    rate = play_rate(browser, server.url, probe, MLP6, 8.0, seconds=2.0)
-                    print(f"  Play asked for 8 steps/s delivers:      {rate:.1f} steps/s (6-layer MLP, over 2 s)")
-                edits = explorer_edits(browser, server.url, probe, rounds)
-                for name, seconds in edits.items():
-                    print(f"  Explorer edit → full graph, {name:<12}  {seconds:.2f} s")
-                for label, program, viewport, marker in (
-                    ("6-layer MLP at 1280×800", MLP6, VIEWPORT, "h5"),
-                    ("micrograd at 420 px", presets.program("micrograd"), PHONE, "24.7"),
-                ):
-                    px = text_size(browser, server.url, probe, program, viewport, marker)
-                    print(f"  node text, {label}:  min {px['min']:.1f} px, median {px['median']:.1f} px, "
-                          f"max {px['max']:.1f} px")
-            finally:
-                browser.close()
-    finally:
-        server.stop()
+    with app_in_chromium(app) as (server, browser):
+        load = first_load(browser, server.url, probe, 1 if args.quick else 3)
+        print(f"  first load of / to the drawn graph:        {load:.2f} s")
+        for name, program in (
+            ("micrograd", presets.program("micrograd")),
+            ("6-layer MLP", MLP6),
+            ("361-node", neurons_program()),
+        ):
+            r = stepper_keys(browser, server.url, probe, program, presses)
+            print(f"  stepper key → repaint, {name:<12} ({r['steps']} steps): p50 {r['p50_ms']:.0f} ms, "
+                  f"p95 {r['p95_ms']:.0f} ms, max {r['max_ms']:.0f} ms")
+        for speed in (8.0, 20.0):
+            if args.legacy and speed > 8:
+                print(f"  Play at {speed:g} steps/s: not offered")
+                continue
+            rate = play_rate(browser, server.url, probe, neurons_program(), speed)
+            print(f"  Play asked for {speed:g} steps/s delivers:      {rate:.1f} steps/s (361-node, over 5 s)")
+        if args.legacy:  # the old Play on a program it can redraw in time
+            rate = play_rate(browser, server.url, probe, MLP6, 8.0, seconds=2.0)
+            print(f"  Play asked for 8 steps/s delivers:      {rate:.1f} steps/s (6-layer MLP, over 2 s)")
+        edits = explorer_edits(browser, server.url, probe, rounds)
+        for name, seconds in edits.items():
+            print(f"  Explorer edit → full graph, {name:<12}  {seconds:.2f} s")
+        for label, program, viewport, marker in (
+            ("6-layer MLP at 1280×800", MLP6, VIEWPORT, "h5"),
+            ("micrograd at 420 px", presets.program("micrograd"), PHONE, "24.7"),
+        ):
+            px = text_size(browser, server.url, probe, program, viewport, marker)
+            print(f"  node text, {label}:  min {px['min']:.1f} px, median {px['median']:.1f} px, "
+                  f"max {px['max']:.1f} px")
     return 0
 
 

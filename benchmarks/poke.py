@@ -23,14 +23,13 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.browser.server import browser_unavailable_reason, launch_chromium, start_streamlit  # noqa: E402
+from tests.browser.server import app_in_chromium, browser_unavailable_reason  # noqa: E402
 
 VIEWPORT = {"width": 1280, "height": 800}
 POKE = '[data-testid="poke"]'
@@ -175,34 +174,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import os
 
-    from playwright.sync_api import sync_playwright
-
     from explorer import presets
 
     program = presets.program("micrograd")
     app = args.app.resolve()
-    server = start_streamlit(app.name, cwd=app.parent, log_dir=Path(tempfile.gettempdir()))
     print(f"poke benchmark: drag a on the micrograd preset for {args.seconds:g} s ({app}; load average "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())})")
-    try:
-        with tempfile.TemporaryDirectory(prefix="autograd-chromium-") as profile, sync_playwright() as playwright:
-            browser = launch_chromium(playwright, profile)
-            try:
-                for label, path in (("Explorer", "/"), ("Stepper", "/stepper")):
-                    r = drag(browser, server.url, path, program, args.seconds, server.process.pid)
-                    drawn, engine = drawn_data(r["drawn"]), engine_numbers(program, r["value"])
-                    right = drawn == engine
-                    print(f"  {label:<8} full updates while dragging: {r['updates_per_s']:.1f}/s "
-                          f"(graph repaints {r['repaints_per_s']:.1f}/s); value sent → drawn p50 "
-                          f"{r['latency_p50_ms']:.0f} ms, p95 {r['latency_p95_ms']:.0f} ms; layouts during the drag "
-                          f"{r['layouts']}; server CPU {100 * r['cpu']:.0f} % of a core, {r['kb_per_s']:.0f} KB/s; "
-                          f"numbers at a = {r['value']:g} {'are' if right else 'are NOT'} the engine's")
-                    if not right:
-                        print(f"    drawn:  {drawn}\n    engine: {engine}")
-            finally:
-                browser.close()
-    finally:
-        server.stop()
+    with app_in_chromium(app) as (server, browser):
+        for label, path in (("Explorer", "/"), ("Stepper", "/stepper")):
+            r = drag(browser, server.url, path, program, args.seconds, server.process.pid)
+            drawn, engine = drawn_data(r["drawn"]), engine_numbers(program, r["value"])
+            right = drawn == engine
+            print(f"  {label:<8} full updates while dragging: {r['updates_per_s']:.1f}/s "
+                  f"(graph repaints {r['repaints_per_s']:.1f}/s); value sent → drawn p50 "
+                  f"{r['latency_p50_ms']:.0f} ms, p95 {r['latency_p95_ms']:.0f} ms; layouts during the drag "
+                  f"{r['layouts']}; server CPU {100 * r['cpu']:.0f} % of a core, {r['kb_per_s']:.0f} KB/s; "
+                  f"numbers at a = {r['value']:g} {'are' if right else 'are NOT'} the engine's")
+            if not right:
+                print(f"    drawn:  {drawn}\n    engine: {engine}")
     return 0
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -21,11 +20,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from tests.browser import helpers  # noqa: E402
-from tests.browser.server import (  # noqa: E402
-    browser_unavailable_reason,
-    launch_chromium,
-    start_streamlit,
-)
+from tests.browser.server import app_in_chromium, browser_unavailable_reason  # noqa: E402
 
 VIEWPORT = {"width": 1280, "height": 800}
 SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab", "forward-reverse-cost",
@@ -169,35 +164,25 @@ def main(argv: list[str] | None = None) -> int:
     if reason:
         print(f"cannot take screenshots: {reason}", file=sys.stderr)
         return 2
-    from playwright.sync_api import sync_playwright
 
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     wanted = args.only or list(SHOTS)
     app = args.app.resolve()
-    server = start_streamlit(app.name, cwd=app.parent, log_dir=Path(tempfile.gettempdir()))
-    try:
-        with tempfile.TemporaryDirectory(prefix="autograd-chromium-") as profile, \
-                sync_playwright() as playwright:
-            browser = launch_chromium(playwright, profile)
-            try:
-                for name, scheme in [(n, s) for n in wanted for s in ("light", "dark") if s == "light" or n in PAGES]:
-                    context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
-                    helpers.install_run_tracker(context)
-                    page = context.new_page()
-                    page.set_default_timeout(30_000)
-                    start = time.monotonic()
-                    path = out / f"{name}{'-dark' if scheme == 'dark' else ''}.png"
-                    if name == "playground":
-                        shoot_playground(page, server.url, path, args.train_seconds)
-                    else:
-                        SHOOT[name](page, server.url, path)
-                    print(f"{path}  ({time.monotonic() - start:.1f} s)")
-                    context.close()
-            finally:
-                browser.close()
-    finally:
-        server.stop()
+    with app_in_chromium(app) as (server, browser):
+        for name, scheme in [(n, s) for n in wanted for s in ("light", "dark") if s == "light" or n in PAGES]:
+            context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
+            helpers.install_run_tracker(context)
+            page = context.new_page()
+            page.set_default_timeout(30_000)
+            start = time.monotonic()
+            path = out / f"{name}{'-dark' if scheme == 'dark' else ''}.png"
+            if name == "playground":
+                shoot_playground(page, server.url, path, args.train_seconds)
+            else:
+                SHOOT[name](page, server.url, path)
+            print(f"{path}  ({time.monotonic() - start:.1f} s)")
+            context.close()
     return 0
 
 

@@ -169,3 +169,25 @@ def launch_chromium(playwright, profile_dir: str | Path):
     return playwright.chromium.launch(
         executable_path=find_chromium(), args=list(CHROMIUM_ARGS), env=env,
     )
+
+
+@contextlib.contextmanager
+def app_in_chromium(app: str | Path, prefix: str = "autograd-chromium-"):
+    """``streamlit run`` of the entry file ``app`` (from its own directory) and a headless Chromium with a
+    throw-away profile, for scripts that drive the app (benchmarks, screenshots): yields (server, browser) and
+    stops both, whatever happens."""
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    app = Path(app).resolve()
+    server = start_streamlit(app.name, cwd=app.parent, log_dir=Path(tempfile.gettempdir()))
+    try:
+        with tempfile.TemporaryDirectory(prefix=prefix) as profile, sync_playwright() as playwright:
+            browser = launch_chromium(playwright, profile)
+            try:
+                yield server, browser
+            finally:
+                browser.close()
+    finally:
+        server.stop()
