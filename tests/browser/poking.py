@@ -7,7 +7,7 @@ import numpy as np
 
 from explorer import explain, graph_data
 
-from .helpers import GRAPH
+from .helpers import GRAPH, wait_for_idle
 
 POKE = '[data-testid="poke"]'
 JACOBIAN = '[data-testid="jacobian"]'
@@ -38,6 +38,16 @@ def wait_for_answers(page, timeout: float = 30_000) -> None:
                       return p && Number(p.dataset.sent) > 0 && p.dataset.sent === p.dataset.answered; }""",
         arg=POKE, timeout=timeout,
     )
+
+
+def drag_and_settle(page, name: str, to: float) -> float:
+    """drag, then wait until every value sent is drawn, the URL has the poke and the page's last run is over (the
+    tabs, the Stepper's steps follow the values): the slider's value then."""
+    drag(page, name, to)
+    wait_for_answers(page)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('poke') !== null")
+    wait_for_idle(page)
+    return float(knob(page, name).input_value())
 
 
 def poke_state(page) -> dict:

@@ -95,7 +95,7 @@ def test_the_stepper_walks_the_jvps_without_the_server(page, app_url, artifacts)
 
 
 def test_dragging_a_slider_retexts_the_forward_walk_in_place(page, app_url):
-    from .poking import drag, knob, wait_for_answers
+    from .poking import drag_and_settle
 
     open_page(page, f"{app_url}/stepper?program={quote(PROGRAM)}&mode=forward&v=ones")
     start = wait_for_view(page, mode="forward", step=0)
@@ -103,11 +103,7 @@ def test_dragging_a_slider_retexts_the_forward_walk_in_place(page, app_url):
         page.keyboard.press("ArrowRight")
     wait_for_view(page, step=6)
     wait_for_idle(page)
-    drag(page, "b", 0.25)  # b: 0 .. 4, so about 1
-    wait_for_answers(page)
-    page.wait_for_function("() => new URLSearchParams(location.search).get('poke') !== null")
-    wait_for_idle(page)
-    b = float(knob(page, "b").input_value())
+    b = drag_and_settle(page, "b", 0.25)  # b: 0 .. 4, so about 1
     run = forward_mode.forward_program(PROGRAM, (("b", b),), direction="ones")
     want = expected_tangents(run, 6)
     assert settled(lambda: tangent_cells(page), lambda got: got == want) == want, "the poked b's tangents, step 6"

@@ -272,18 +272,14 @@ def test_the_jacobian_tab_follows_the_steps(page, app_url, artifacts):
 
 
 def test_dragging_a_slider_retexts_the_stepper_in_place_at_its_step(page, app_url):
-    from .poking import drag, knob, wait_for_answers
+    from .poking import drag_and_settle
 
     graph, steps = open_stepper(page, app_url)
     for _ in range(5):
         page.keyboard.press("ArrowRight")
     start = wait_for_view(page, step=5)
     wait_for_idle(page)
-    drag(page, "b", 0.25)  # b: 0 .. 4, so about 1
-    wait_for_answers(page)
-    page.wait_for_function("() => new URLSearchParams(location.search).get('poke') !== null")
-    wait_for_idle(page)
-    b = float(knob(page, "b").input_value())
+    b = drag_and_settle(page, "b", 0.25)  # b: 0 .. 4, so about 1
     poked_graph, poked_steps = explain.step_program(PROGRAM, (("b", b),))
     expected = expected_boxes(poked_graph, poked_steps, 5)
     shown = settled(lambda: drawn(page), lambda d: d == expected)
