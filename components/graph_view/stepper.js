@@ -206,46 +206,49 @@ export class Stepper {
     const k = this.pos;
     const panel = this.s.panels[k];
     const parts = [`<h3>${escapeHtml(panel.title)}</h3>`];
-    if (this.forward && k > 0) {
-      parts.push(`<div class="gv-label"><b>Rule</b> (JVP of <code>${escapeHtml(panel.op)}</code>, dA is A's tangent)</div>`);
-      parts.push(`<pre class="gv-rule">${escapeHtml(panel.formula || "—")}</pre>`);
-      if (panel.plugged) {
-        parts.push('<div class="gv-label"><b>With this step\'s numbers</b></div>');
-        parts.push(`<pre class="gv-rule gv-plugged">${escapeHtml(panel.plugged)}</pre>`);
-      }
-      for (const r of panel.received) {
-        const slot = r.slot ? ` (slot ${escapeHtml(r.slot)})` : "";
-        parts.push(`<div class="gv-label"><b>← <code>${escapeHtml(r.parent)}</code></b>${slot}: its tangent</div>`);
-        parts.push(`<pre>${escapeHtml(r.tangent)}</pre>`);
-      }
-      parts.push(`<div class="gv-label"><b>Tangent of <code>${escapeHtml(panel.node)}</code></b> (J·v so far)</div>`);
-      parts.push(`<pre class="gv-tangent">${escapeHtml(panel.tangent)}</pre>`);
-      if (k === this.n) parts.push(`<div class="gv-note gv-done">${escapeHtml(this.s.done)}</div>`);
-    } else if (k === 0) {
+    if (k === 0) {
       parts.push(`<p>${inline(panel.text)}</p>`, `<pre>${escapeHtml(panel.seed)}</pre>`);
     } else {
-      parts.push(`<div class="gv-label"><b>Rule</b> (VJP of <code>${escapeHtml(panel.op)}</code>, G is the upstream grad)</div>`);
+      const operand = this.forward ? "dA is A's tangent" : "G is the upstream grad";
+      parts.push(`<div class="gv-label"><b>Rule</b> (${this.rule} of <code>${escapeHtml(panel.op)}</code>, ${operand})</div>`);
       parts.push(`<pre class="gv-rule">${escapeHtml(panel.formula || "—")}</pre>`);
       if (panel.plugged) {
         parts.push('<div class="gv-label"><b>With this step\'s numbers</b></div>');
         parts.push(`<pre class="gv-rule gv-plugged">${escapeHtml(panel.plugged)}</pre>`);
       }
-      parts.push(`<div class="gv-label"><b>Upstream grad G</b> of <code>${escapeHtml(panel.node)}</code></div>`);
-      parts.push(`<pre>${escapeHtml(panel.upstream)}</pre>`);
-      if (!panel.contributions.length) parts.push('<p class="gv-quiet">No parent needs a grad from this node.</p>');
-      for (const c of panel.contributions) {
-        const slot = c.slot ? ` (slot ${escapeHtml(c.slot)})` : "";
-        parts.push(`<div class="gv-label"><b>→ <code>${escapeHtml(c.parent)}</code></b>${slot}: adds</div>`);
-        parts.push(`<pre>${escapeHtml(c.value)}</pre>`);
-        if (c.broadcast) parts.push(`<div class="gv-note gv-broadcast"><b>Σ</b> ${escapeHtml(c.broadcast)}</div>`);
-        if (c.fan_out) {
-          parts.push(`<div class="gv-label">${escapeHtml(c.fan_out)}; <code>${escapeHtml(c.parent)}.grad</code> so far =</div>`);
-          parts.push(`<pre>${escapeHtml(c.accumulated)}</pre>`);
-        }
-      }
+      if (this.forward) this.forwardParts(panel, parts);
+      else this.backwardParts(panel, parts);
       if (k === this.n) parts.push(`<div class="gv-note gv-done">${escapeHtml(this.s.done)}</div>`);
     }
     this.stepBody.innerHTML = parts.join("");
+  }
+
+  // A forward step: the tangent each parent carried, and the one the JVP made.
+  forwardParts(panel, parts) {
+    for (const r of panel.received) {
+      const slot = r.slot ? ` (slot ${escapeHtml(r.slot)})` : "";
+      parts.push(`<div class="gv-label"><b>← <code>${escapeHtml(r.parent)}</code></b>${slot}: its tangent</div>`);
+      parts.push(`<pre>${escapeHtml(r.tangent)}</pre>`);
+    }
+    parts.push(`<div class="gv-label"><b>Tangent of <code>${escapeHtml(panel.node)}</code></b> (J·v so far)</div>`);
+    parts.push(`<pre class="gv-tangent">${escapeHtml(panel.tangent)}</pre>`);
+  }
+
+  // A backward step: the upstream grad, and what each parent received (fan-out sums, broadcast axes).
+  backwardParts(panel, parts) {
+    parts.push(`<div class="gv-label"><b>Upstream grad G</b> of <code>${escapeHtml(panel.node)}</code></div>`);
+    parts.push(`<pre>${escapeHtml(panel.upstream)}</pre>`);
+    if (!panel.contributions.length) parts.push('<p class="gv-quiet">No parent needs a grad from this node.</p>');
+    for (const c of panel.contributions) {
+      const slot = c.slot ? ` (slot ${escapeHtml(c.slot)})` : "";
+      parts.push(`<div class="gv-label"><b>→ <code>${escapeHtml(c.parent)}</code></b>${slot}: adds</div>`);
+      parts.push(`<pre>${escapeHtml(c.value)}</pre>`);
+      if (c.broadcast) parts.push(`<div class="gv-note gv-broadcast"><b>Σ</b> ${escapeHtml(c.broadcast)}</div>`);
+      if (c.fan_out) {
+        parts.push(`<div class="gv-label">${escapeHtml(c.fan_out)}; <code>${escapeHtml(c.parent)}.grad</code> so far =</div>`);
+        parts.push(`<pre>${escapeHtml(c.accumulated)}</pre>`);
+      }
+    }
   }
 
   // The Jacobian of the node whose VJP step k runs.
