@@ -156,6 +156,15 @@ def boxes(page, selector: str = GRAPH_NODES) -> dict[str, dict]:
     )
 
 
+def grad_cells(page) -> dict[str, list[str]]:
+    """Each drawn box's grad cell (forward mode: its tangent) as text lines, blank lines left out, by box id."""
+    cells = page.evaluate(
+        f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH} g[data-cell$=".g"]')].map(
+            (g) => [g.closest('g.node').dataset.node, [...g.querySelectorAll('text')].map((t) => t.textContent)]))"""
+    )
+    return {key: [line for line in lines if line] for key, lines in cells.items()}
+
+
 def view_state(page) -> dict:
     """The graph view's data-* hooks (step, steps, selected, zoom, ready, layouts, updates)."""
     return page.evaluate(f"() => ({{...(document.querySelector('{GRAPH}') || {{}}).dataset}})")

@@ -12,7 +12,18 @@ import pytest
 from explorer import dot as dotmod
 from explorer import forward_mode, graph_data, presets
 
-from .helpers import GRAPH, PANEL, boxes, open_page, runs_finished, settled, view_state, wait_for_idle, wait_for_view
+from .helpers import (
+    GRAPH,
+    PANEL,
+    boxes,
+    grad_cells,
+    open_page,
+    runs_finished,
+    settled,
+    view_state,
+    wait_for_idle,
+    wait_for_view,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -24,25 +35,13 @@ def words(text: str) -> str:
     return " ".join(text.split())  # HTML collapses runs of spaces
 
 
-def tangent_cells(page) -> dict[str, list[str]]:
-    """Each box's tangent cell (the grad cell's place) as drawn, by node id."""
-    cells = page.evaluate(
-        f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH} g[data-cell$=".g"]')].map(
-            (g) => [g.closest('g.node').dataset.node, [...g.querySelectorAll('text')].map((t) => t.textContent)]))"""
-    )
-    return {key: [line for line in lines if line] for key, lines in cells.items()}
-
-
 def expected_tangents(run, k: int) -> dict[str, list[str]]:
-    """What each box's tangent cell shows at position k: the last version at or before k, '—' before it."""
+    """What each box's tangent cell shows at position k: the walk's tangent then (forward_mode.tangents_at), '—'
+    before its step."""
     drawing = dotmod.plan(run.graph, max_nodes=graph_data.MAX_DRAWN)
-    data = graph_data.view_data(run.graph, stepper=True, forward=run)
-    out = {}
-    for box, versions in data["steps"]["grads"].items():
-        shown = [v for v in versions if v[0] <= k]
-        out[box] = shown[-1][1] if shown else ["—"]
-    assert set(out) <= {str(b) for b in drawing.boxes}
-    return out
+    known = forward_mode.tangents_at(run, k)
+    return {str(b): dotmod.value_lines(known[b], drawing.compact) if b in known else ["—"]
+            for b in drawing.boxes if b in run.tangents and run.graph.nodes[b].requires_grad}
 
 
 def test_the_switch_redraws_the_explorer_with_tangents_and_writes_the_url(page, app_url):
@@ -56,7 +55,7 @@ def test_the_switch_redraws_the_explorer_with_tangents_and_writes_the_url(page, 
     assert query["mode"] == ["forward"] and query["v"] == ["ones"]
     run = forward_mode.forward_program(PROGRAM, direction="ones")
     want = {str(n): lines for n, lines in expected_tangents(run, len(run.steps)).items()}
-    assert settled(lambda: tangent_cells(page), lambda got: got == want) == want
+    assert settled(lambda: grad_cells(page), lambda got: got == want) == want
     assert page.locator(f"{GRAPH} .gv-toolbar button.gv-toggle", has_text="tangent").count() == 1
     meeting = page.locator(MEETING)
     assert meeting.get_attribute("data-agree") == "1" and meeting.get_attribute("data-v") == "ones"
@@ -76,7 +75,7 @@ def test_the_stepper_walks_the_jvps_without_the_server(page, app_url, artifacts)
         page.keyboard.press("ArrowRight")
         wait_for_view(page, step=k)
         want = expected_tangents(run, k)
-        assert settled(lambda: tangent_cells(page), lambda got, want=want: got == want) == want, f"at step {k}"
+        assert settled(lambda: grad_cells(page), lambda got, want=want: got == want) == want, f"at step {k}"
         text = panel.inner_text()
         step = run.steps[k - 1]
         assert f"Step {k} of {n}" in text and "JVP of" in text and step.formula in text
@@ -106,7 +105,7 @@ def test_dragging_a_slider_retexts_the_forward_walk_in_place(page, app_url):
     b = drag_and_settle(page, "b", 0.25)  # b: 0 .. 4, so about 1
     run = forward_mode.forward_program(PROGRAM, (("b", b),), direction="ones")
     want = expected_tangents(run, 6)
-    assert settled(lambda: tangent_cells(page), lambda got: got == want) == want, "the poked b's tangents, step 6"
+    assert settled(lambda: grad_cells(page), lambda got: got == want) == want, "the poked b's tangents, step 6"
     state = view_state(page)
     assert state["step"] == "6" and state["layouts"] == start["layouts"] == "1", "same step, same drawing"
     assert words(run.meeting.text) in words(page.locator(MEETING).inner_text()), "the meeting line follows"

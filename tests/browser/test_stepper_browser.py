@@ -18,6 +18,7 @@ from .helpers import (
     GRAPH,
     PANEL,
     boxes,
+    grad_cells,
     runs_finished,
     settled,
     view_state,
@@ -57,14 +58,11 @@ def expected_boxes(graph, steps, k: int) -> dict[str, dict]:
 
 def drawn(page) -> dict[str, dict]:
     """Each box's state class and grad cell's lines as drawn."""
-    grads = page.evaluate(
-        f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH} g[data-cell$=".g"]')].map(
-            (g) => [g.closest('g.node').dataset.node, [...g.querySelectorAll('text')].map((t) => t.textContent)]))"""
-    )
+    grads = grad_cells(page)
     return {
         key: {
             "state": next((c for c in box["classes"] if c in STATES), None),
-            "grad": [line for line in grads[key] if line] if key in grads else None,
+            "grad": grads.get(key),
         }
         for key, box in boxes(page).items()
     }
