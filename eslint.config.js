@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import globals from "globals";
 
 export default [
-  { ignores: ["node_modules/", "components/graph_view/vendor/", ".venv/"] },
+  { ignores: ["node_modules/", "components/frontend/graph_view/vendor/", ".venv/"] },
   js.configs.recommended,
   {
     files: ["components/**/*.js"],

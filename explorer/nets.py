@@ -106,8 +106,8 @@ def _adamw(params, lr, l2):
 OPTIMIZERS: dict[str, Callable] = {"SGD": _sgd, "momentum": _momentum, "Adam": _adam, "AdamW": _adamw}
 
 # Extra input features, TensorFlow-Playground style: name -> function of the normalised inputs (N, d).
-# NOTE: components/live_view/net.js computes the same features in the browser; a browser test
-# checks the two agree.
+# NOTE: components/frontend/live_view/static/live_math.js (inputRows) computes the same features in the
+# browser; a browser test checks the two agree.
 FEATURES_2D: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "x1²": lambda X: X[:, 0] ** 2,
     "x2²": lambda X: X[:, 1] ** 2,

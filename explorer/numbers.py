@@ -1,7 +1,7 @@
 """Numbers and arrays as the app writes them: one place for the digits, the summaries, the shapes and dtypes,
 and the numbers sent to the browser's pictures. Plain NumPy (no Streamlit, no drawing).
 
-THE NUMBER FORMAT (the same text heads components/web/format.js, its browser twin; the cases both are checked
+THE NUMBER FORMAT (the same text heads components/frontend/web/format.js, its browser twin; the cases both are checked
 against are tests/number_format.json, read by tests/test_numbers_format.py and by `node --test tests/js/`):
 
 fmt_number(x) (format.js formatNumber) — a number in a box, a tile, a tooltip or a sentence:

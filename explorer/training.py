@@ -412,7 +412,7 @@ def _record(state: TrainState) -> None:
 
 
 # ------------------------------------------------------------------- pictures
-# The browser draws the live view from a Frame's weights (components/live_view/net.js); these
+# The browser draws the live view from a Frame's weights (components/frontend/live_view/static/live_math.js); these
 # are the engine's own pictures, used by the tests that check the browser's against them.
 
 

@@ -36,5 +36,5 @@ def test_the_pages_draw_no_emoji():
 
 def test_the_scan_reads_the_pages():
     names = {path.relative_to(ROOT).as_posix() for path in files()}
-    assert {"app.py", "pages/explorer.py", "components/graph_view/stepper.js"} <= names
+    assert {"app.py", "pages/explorer.py", "components/frontend/graph_view/stepper.js"} <= names
     assert EMOJI.search("st.title('📐 Explorer')") and EMOJI.search("✅ done") and not EMOJI.search("⚠ ✓ → Σ ⊙")

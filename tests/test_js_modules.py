@@ -1,5 +1,6 @@
 """The components' browser code as ES modules: every import resolves to a file of the served tree, no file
-reaches another through shared scope, and the shared toolbox (components/web/) is not copied into a component."""
+reaches another through shared scope, and the shared toolbox (components/frontend/web/) is not copied into a
+component."""
 
 import re
 
@@ -34,10 +35,10 @@ def test_no_toolbox_twin_outside_web(module):
     text = module.read_text(encoding="utf-8")
     for twin in (r"function el\(", r"createElementNS\(", r"function escapeHtml\(", r"function parseColour\(",
                  r"function isDark", r"0\.299 \*", r"0\.2126 \*",
-                 # numbers and ticks: components/web/format.js (formatNumber, formatShort, formatPercent, ticks)
+                 # numbers and ticks: frontend/web/format.js (formatNumber, formatShort, formatPercent, ticks)
                  r"toPrecision\(", r"toExponential\(", r"toLocaleString\(", r"function \w*[nN]umber\(",
                  r"function \w*[pP]ercent\(", r"function (?!log)\w*[tT]icks\(", r"function nice\(", r"function num\("):
-        assert not re.search(twin, text), f"{module.name} has its own {twin} (use components/web/)"
+        assert not re.search(twin, text), f"{module.name} has its own {twin} (use components/frontend/web/)"
 
 
 def test_live_panels_are_one_file_each():

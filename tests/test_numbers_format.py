@@ -1,5 +1,5 @@
 """The one number format: explorer.numbers (fmt_number, fmt_percent, ticks) against the shared table
-tests/number_format.json, and components/web/format.js against the same table in Node (`node --test`)."""
+tests/number_format.json, and components/frontend/web/format.js against the same table in Node (`node --test`)."""
 
 import json
 import math
@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from components.assets import CODE_DIR
 from explorer.numbers import fmt_number, fmt_percent, ticks
 from tests.helpers import node_or_skip
 
@@ -72,7 +73,7 @@ def test_the_browser_twin_agrees_on_random_doubles():
     ranges = [(float(a), float(b), int(c)) for a, b, c in zip(usual[:300], usual[300:600], rng.integers(1, 12, 300),
                                                               strict=True)]
     script = (
-        f"import({json.dumps((ROOT / 'components' / 'web' / 'format.js').as_uri())}).then((f) => {{\n"
+        f"import({json.dumps((CODE_DIR / 'web' / 'format.js').as_uri())}).then((f) => {{\n"
         "  const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
         "  console.log(JSON.stringify({number: input.values.map(f.formatNumber),\n"
         "    percent: input.values.map(f.formatPercent), ticks: input.ranges.map((r) => f.ticks(...r))}));\n"

@@ -1,16 +1,16 @@
-"""The race view prints numbers with components/web/format.js `formatNumber`, which prints what
+"""The race view prints numbers with components/frontend/web/format.js `formatNumber`, which prints what
 explorer.numbers.fmt_number prints, case by case, run in Node (the browser's numbers and the server's side by side)."""
 
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from components.assets import CODE_DIR
 from explorer.numbers import fmt_number
 
-COMPONENTS = Path(__file__).resolve().parent.parent / "components"
+COMPONENTS = CODE_DIR
 FORMAT = COMPONENTS / "web" / "format.js"
 RACE = COMPONENTS / "race" / "static" / "race.js"
 CASES = [0.0, -0.0, 1.0, -155.0, 12.5, 0.1, 0.0001234567, 0.00001234, -1e-8, 12345.6, 9999.5, 9999.4, 1.00004,

@@ -1,7 +1,8 @@
 """The graph view: a program's DAG laid out once in the browser, then zoomed, clicked and stepped there.
 
-An `st.components.v2` component (ES modules graph_view.js, drawing.js, stepper.js, controls.js; graph_view.css).
-Graphviz runs in the browser: the WebAssembly build of npm's `@viz-js/viz` 3.25.0 (`vendor/viz-global.js`, one
+An `st.components.v2` component (ES modules graph_view.js, drawing.js, stepper.js, controls.js; graph_view.css;
+in components/frontend/graph_view/). Graphviz runs in the browser: the WebAssembly build of npm's `@viz-js/viz`
+3.25.0 (`vendor/viz-global.js`, one
 file with Graphviz and Expat inside; licences beside it; 3.26 and later fail to compile in Debian's
 Chromium 156), served by this Streamlit server through `components.assets.served_url`. No network, no
 npm step.
@@ -9,7 +10,7 @@ npm step.
 The data (explorer.graph_data.view_data) carries the DOT text, laid out once per program and per
 choice of parts and direction (cached in the page), plus what the view changes in place: each box's
 tooltip, and in the stepper every step's states, grads, panel and node Jacobian (drawn by
-components/jacobian_view's jacobian.js, which stepper.js imports). Steps, zoom, pan, hover, selection
+components/frontend/jacobian_view/jacobian.js, which stepper.js imports). Steps, zoom, pan, hover, selection
 and the data/grad/shape toggles never wait for the server; the server hears of the step, the
 selection and the toggles afterwards, as the component's state (`step`, `selected`, `view`).
 
@@ -21,18 +22,16 @@ applied when the view mounts or when the program changes, and otherwise only whe
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import streamlit as st
 
 from components import jacobian_view
-from components.assets import module_loader, served_url
+from components.assets import CODE_DIR, module_loader, served_url
 from components.st_internals import get_script_run_ctx
 from explorer import graph_data
 from explorer.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
 
-_HERE = Path(__file__).parent
-_VENDOR = _HERE / "vendor"
+_VENDOR = CODE_DIR / "graph_view" / "vendor"
 _ASSET_NAME = "viz_js"
 #: Play speeds the stepper offers, in steps per second.
 SPEEDS = (1, 2, 4, 8, 12, 20)

@@ -28,7 +28,7 @@ FORWARD_JS = """([model, frame, dtype, points]) => {
 def math_page(browser):
     page = browser.new_page()
 
-    # the ES modules alone, as window.lm and window.fmt (components/web/format.js), served from the components'
+    # the ES modules alone, as window.lm and window.fmt (components/frontend/web/format.js), served from the components'
     # tree at a made-up origin (live_math.js imports ../../web/format.js by URL)
     def serve(route):
         path = route.request.url.split("/", 3)[3]

@@ -1,11 +1,11 @@
-// components/web/format.js against the shared table tests/number_format.json (pytest checks explorer/numbers.py
+// components/frontend/web/format.js against the shared table tests/number_format.json (pytest checks explorer/numbers.py
 // against the same rows): run with `node --test tests/js/`.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { URL } from "node:url";
 
-import { formatCount, formatNumber, formatPercent, formatShort, ticks } from "../../components/web/format.js";
+import { formatCount, formatNumber, formatPercent, formatShort, ticks } from "../../components/frontend/web/format.js";
 
 const TABLE = JSON.parse(readFileSync(new URL("../number_format.json", import.meta.url), "utf8"));
 const SPECIAL = { inf: Infinity, "-inf": -Infinity, nan: NaN, "-0": -0 };

@@ -1,8 +1,8 @@
-// The live view's grid (components/live_view/static/grid.js) in Node: three columns, two, one, and what fits.
+// The live view's grid (components/frontend/live_view/static/grid.js) in Node: three columns, two, one, and what fits.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { gridSizes } from "../../components/live_view/static/grid.js";
+import { gridSizes } from "../../components/frontend/live_view/static/grid.js";
 
 const widths = (columns) => columns.split(" ").map((c) => parseFloat(c));
 

@@ -1,10 +1,10 @@
-// The live view's pure functions (components/live_view/static/live_math.js) in Node: the forward pass against
+// The live view's pure functions (components/frontend/live_view/static/live_math.js) in Node: the forward pass against
 // sums worked by hand, the parameter layout, the grid, the ticks. (test_live_math_browser.py checks the same
 // forward pass against the engine in Chromium.)
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import * as lm from "../../components/live_view/static/live_math.js";
+import * as lm from "../../components/frontend/live_view/static/live_math.js";
 
 const close = (got, want, tol = 1e-12) =>
   assert.ok(Math.abs(got - want) <= tol, `${got} is not within ${tol} of ${want}`);
@@ -67,7 +67,7 @@ test("gridPoints runs x fastest from the bottom row up; gridResolution stays wit
   assert.equal(lm.gridResolution({ sizes: [2, 100, 1] }, 30e6), 80);
 });
 
-test("log ticks are positive; within a decade they are the shared linear ticks (components/web/format.js)", () => {
+test("log ticks are positive; within a decade they are the shared linear ticks (components/frontend/web/format.js)", () => {
   assert.deepEqual(lm.logTicks(0.2, 0.9, 4), [0.2, 0.4, 0.6, 0.8]);
   for (const [lo, hi] of [[1e-3, 10], [0.2, 0.9], [5, 6]]) {
     const ticks = lm.logTicks(lo, hi, 4);

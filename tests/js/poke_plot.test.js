@@ -1,9 +1,9 @@
-// The poke pictures' arithmetic (components/poke/plot.js) in Node: marching squares, contour chains, levels,
+// The poke pictures' arithmetic (components/frontend/poke/plot.js) in Node: marching squares, contour chains, levels,
 // the arrow's room, ticks and the y range.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { pkChains, pkLevels, pkRange, pkRoom, pkSegments, pkStepped } from "../../components/poke/plot.js";
+import { pkChains, pkLevels, pkRange, pkRoom, pkSegments, pkStepped } from "../../components/frontend/poke/plot.js";
 
 // pkChains joins segments in pixels (ends equal to 0.1 px): as the plot does, 300 px a side.
 const pixels = (segments) => segments.map((seg) => seg.map(([x, y]) => [300 * x, 300 * (1 - y)]));

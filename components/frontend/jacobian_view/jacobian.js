@@ -4,7 +4,7 @@
 // the VJP did). Data: explorer/jacobian_view.view_data.
 //
 // One module, two users: the Explorer's inspector mounts it alone (mount.js), the Backward Stepper shows
-// it in its panel's Jacobian tab (components/graph_view/stepper.js imports JacobianView).
+// it in its panel's Jacobian tab (components/frontend/graph_view/stepper.js imports JacobianView).
 //
 // Hooks: the root [data-testid="jacobian"] with data-op, data-rows (output elements), data-cols (input
 // elements, all inputs together), data-max-error (largest |gᵀJ − VJP| over the inputs; '' when gᵀJ
