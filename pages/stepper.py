@@ -24,18 +24,19 @@ through_app()
 jacobians_of = functools.partial(session.sandboxed, step_jacobians)
 
 
-header(
-    "Backward Stepper",
-    "Walk backward() one node at a time: which VJP rule ran, and what each parent received (or, in forward mode, "
-    "each JVP from the inputs on).",
-    "The upstream grad, each contribution, how fan-out and broadcasting are summed, and the Jacobian each VJP "
-    "stands for. The program is the Expression Explorer's; drag an input's slider to rerun it with other numbers. "
-    "The → and ← keys (or a presenter's clicker) step; a click on a box jumps to its step.",
-)
-
+top = st.container()  # the title, which says the mode (a link's warnings go under it)
 program = shared_program("stepper")
 direction = modes.wanted()  # None: reverse mode; forward mode's v otherwise
-
+with top:
+    header(
+        "Backward Stepper" if direction is None else "Forward Stepper",
+        "Walk backward() one node at a time: which VJP rule ran, and what each parent received." if direction is None
+        else "Walk the forward pass one node at a time, inputs first: which JVP rule ran, and the tangent it made.",
+        "The upstream grad (or in forward mode the tangents), each contribution, how fan-out and broadcasting are "
+        "summed, and the Jacobian each rule stands for. The program is the Expression Explorer's; drag an input's "
+        "slider to rerun it with other numbers. The → and ← keys (or a presenter's clicker) step; a click on a box "
+        "jumps to its step.",
+    )
 
 stepped = functools.partial(modes.sandboxed, page_data.stepper_view, direction)  # the page's one evaluation
 dragged = functools.partial(modes.sandboxed, page_data.stepper_drag_view, direction)  # one per slider move

@@ -109,10 +109,12 @@ def test_the_stepper_walks_the_jvps_parents_first():
     no_exception(at)
     assert at.query_params["step"] in (str(len(run.steps)), [str(len(run.steps))])
     assert at.query_params["mode"] in ("forward", ["forward"])
+    assert [t.value for t in at.title] == ["Forward Stepper"], "the title says which walk this is"
     # switching the mode starts the other walk at its seed
     at.segmented_control(key="stepper_ad_mode").set_value("reverse").run()
     no_exception(at)
     assert view_data(at)["steps"]["mode"] == "reverse" and at.session_state["stepper_pos"] == 0
+    assert [t.value for t in at.title] == ["Backward Stepper"]
 
 
 def test_the_mode_and_v_are_shared_by_the_two_pages():
