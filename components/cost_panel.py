@@ -4,6 +4,9 @@ the words, table and plot come from explorer/cost_view.py."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
+
 import streamlit as st
 
 from components import session
@@ -17,10 +20,11 @@ LAB_START = {"n": 16, "m": 64}
 LAB_CODE = "y = tanh(W @ x)   # W: m × n, fixed"
 
 
-def cost_tab(program: str, poked: tuple) -> None:
-    """The program's cost each way (left) and the lab (right)."""
+def cost_tab(program: str, poked: tuple, results: Callable = contextlib.nullcontext) -> None:
+    """The program's cost each way (left, in ``results()``: the page dims it while the editor's program has an
+    error) and the lab (right, never dimmed: its program is its own)."""
     mine, lab = st.columns(2, gap="large")
-    with mine:
+    with mine, results():
         program_panel(program, poked)
     with lab:
         lab_panel()

@@ -4,6 +4,8 @@ and numbers come from explorer/."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import itertools
 
 import numpy as np
@@ -204,13 +206,17 @@ def tabs(show_checks, show_node, show_export, show_cost, stale: bool) -> None:
     editor's has an error), which a note says and which is dimmed with the graph (keys explorer_results_*)."""
     # NOTE: only the open tab runs (on_change="rerun"): the node inspector's Plotly heatmap, the export's
     # SVG and the highlighted code are not built, sent or loaded by the browser until someone asks for them.
-    shows = (show_checks, show_node, show_export, show_cost)
-    for tab, show in zip(st.tabs(TABS, key="explorer_tab", on_change="rerun"), shows):
+    # Each tab draws in `results` (dimmed while stale), but the cost tab's lab runs a program of the learner's own,
+    # not the editor's: show_cost is given `results` for its other half.
+    results = functools.partial(st.container, key="explorer_results_tab")
+    shows = ((show_checks, results), (show_node, results), (show_export, results),
+             (lambda: show_cost(results), contextlib.nullcontext))
+    for tab, (show, within) in zip(st.tabs(TABS, key="explorer_tab", on_change="rerun"), shows):
         if tab.open:
             with tab:
                 if stale:
                     st.caption(explain.STALE_NOTE)
-                with st.container(key="explorer_results_tab"), session.failures_shown():
+                with within(), session.failures_shown():
                     show()
     if stale:  # NOTE: dimmed by their keys, so nothing is remounted: the graph is not laid out again
         st.html("<style>[class*='st-key-explorer_results'] {opacity: 0.45}</style>")

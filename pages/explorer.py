@@ -143,7 +143,7 @@ def page() -> None:
                                  lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index), view.forward),
         lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of, view.forward),
-        lambda: cost_panel.cost_tab(shown, poked), stale=stale)
+        functools.partial(cost_panel.cost_tab, shown, poked), stale=stale)
     bring_into_view_when_asked("explorer_tab", "explorer_scroll_seq")
 
 

@@ -11,7 +11,7 @@ from explorer import presets
 from explorer.mode_cost import program_cost
 from language import compile_program
 
-from .helpers import install_run_tracker, open_page, wait_for_idle, wait_for_rerun, wait_for_view
+from .helpers import install_run_tracker, open_page, set_text_area, wait_for_idle, wait_for_rerun, wait_for_view
 
 pytestmark = pytest.mark.browser
 
@@ -139,3 +139,29 @@ def test_on_a_phone_the_lab_comes_under_the_program_and_wide_tables_scroll_in_pl
         assert seen["overflow"] == "auto", f"a table wider than the phone scrolls within itself: {seen}"
     finally:
         context.close()
+
+
+def test_a_broken_program_dims_its_costs_but_not_the_lab(page, app_url):
+    """While the editor's program has an error, the tab shows the last program that ran, dimmed under a note; the
+    lab beside it is a program of the learner's own: it stays bright and its sliders work."""
+    open_cost_tab(page, app_url, presets.program(PRESET))
+    set_text_area(page, "x = [1.0, 2.0]\ny = x +* 2")
+    page.get_by_text("Line 2, column").first.wait_for(timeout=60_000)
+    wait_for_idle(page)
+    seen = page.evaluate(
+        """([cost, lab]) => {
+            const shown = (sel) => {  // the opacity the element is drawn with: the product of its ancestors'
+                let el = document.querySelector(sel), opacity = 1;
+                for (; el; el = el.parentElement) opacity *= Number(getComputedStyle(el).opacity);
+                return opacity;
+            };
+            return {cost: shown(cost), lab: shown(lab)};
+        }""",
+        [COST, LAB],
+    )
+    assert seen["cost"] < 0.6 and seen["lab"] == 1, seen
+    thumb = page.get_by_role("slider", name="n: inputs (the length of x)")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    page.wait_for_function("(sel) => document.querySelector(sel).dataset.n === '17'", arg=LAB, timeout=30_000)
+    assert page.console_errors == [], "\n".join(page.console_errors)
