@@ -111,8 +111,11 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=Non
     is its explorer.inspector.NodeView (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
     big operands, any element of an input's grad worked out (``element(node id, slot, index)``: explain.element_of).
     In forward mode (``forward``: explorer.forward_mode.ForwardRun) its JVP rule, with its numbers, and tangent too."""
-    # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed.
-    ss["explorer_node"] = graph.output if picked is None else picked
+    # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed. It is
+    # written only when it differs: a write sets the widget in the browser, and would undo a choice made there
+    # while this run was under way (as it lost the cost lab's key presses).
+    if ss.get("explorer_node") != (want := graph.output if picked is None else picked):
+        ss["explorer_node"] = want
     st.caption("Click a box in the graph, or choose it here.")
     node_id = st.selectbox("Node", [node.id for node in graph.nodes], key="explorer_node", on_change=_pick_node,
                            format_func=lambda i: explain.node_choice(graph.nodes[i]))
