@@ -41,12 +41,21 @@ export function dotFor(dot, show, rankdir) {
 // by the DOT's tooltip attributes) unwrapped, and the ids and <title>s (native tooltips) removed.
 export function prepare(svg) {
   const vb = svg.viewBox.baseVal;
-  const drawing = { svg, width: vb.width, height: vb.height, boxes: new Map(), edges: [] };
+  const drawing = { svg, width: vb.width, height: vb.height, boxes: new Map(), edges: [], tags: 0 };
   svg.removeAttribute("width");
   svg.removeAttribute("height");
   svg.classList.add("gv-graph");
   for (const title of svg.querySelectorAll("title")) title.remove();
   for (const g of svg.querySelectorAll("g.node")) {
+    const tag = /^t(\d+|notice)-/.exec(g.id);
+    if (tag) {
+      // a tag standing for a box that feeds many (explorer/dot.py draws it instead of a long edge): it
+      // points at that box, it is not one
+      g.removeAttribute("id");
+      g.dataset.ref = tag[1];
+      drawing.tags += 1;
+      continue;
+    }
     const key = g.id === "notice" ? "notice" : g.id.slice(1);
     g.removeAttribute("id");
     g.dataset.node = key;

@@ -628,7 +628,8 @@ class GraphView {
 
   boxAt(target) {
     const g = target instanceof Element ? target.closest("g.node") : null;
-    return g && this.drawing && this.drawing.svg.contains(g) ? g.dataset.node : null;
+    if (!g || !this.drawing || !this.drawing.svg.contains(g)) return null;
+    return g.dataset.node !== undefined ? g.dataset.node : g.dataset.ref; // a tag: the box it stands for
   }
 
   clicked(e) {
