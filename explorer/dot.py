@@ -20,7 +20,9 @@ colours; **waiting** nodes are greyed out with a dashed border. Chains collapsed
 Structure the graph view relies on (components/graph_view): each box is ``n<id>`` with
 ``id="n<id>"`` and ``class="kind-<kind>"``; its data, grad and shape sit in cells with the ids
 ``n<id>.d``, ``n<id>.g`` and ``n<id>.s`` (data and grad one text line per array line, so they can be
-retexted in place), and each edge into box ``b`` has the id ``e<b>.<k>``.
+retexted in place), and each edge into box ``b`` has the id ``e<b>.<k>``. A box whose edges would cross so many
+ranks that Graphviz takes long over them (``LONG_EDGE_BUDGET``) draws none: each use is a small tag beside the box
+it goes to, with the id ``t<source>-<b>.<k>`` (``tnotice-<b>`` for inputs not drawn), its edge keeping ``e<b>.<k>``.
 """
 
 from __future__ import annotations
