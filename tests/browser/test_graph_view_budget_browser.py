@@ -13,9 +13,9 @@ pytestmark = pytest.mark.browser
 def test_a_layout_past_its_budget_is_stopped_and_said_and_the_page_answers_meanwhile(page, streamlit_app):
     url = streamlit_app("tests/browser/apps/slow_layout_app.py")
     open_page(page, url)
-    page.wait_for_function("(sel) => { const r = document.querySelector(sel); return r && r.dataset.layout; }",
-                           arg=GRAPH, timeout=60_000)
-    # Graphviz is at work (or already gave up): the page answers a click with a rerun
+    page.locator(f"{GRAPH} .gv-message").wait_for(state="visible", timeout=60_000)  # "Laying out the graph…"
+    # Graphviz is at work (or already gave up): the page answers a click with a rerun (in the page, Graphviz froze
+    # it for minutes)
     page.get_by_role("button", name="Ping").click()
     page.get_by_text("pings: 1").wait_for(timeout=60_000)
     page.wait_for_function("(sel) => document.querySelector(sel).dataset.layout === 'timeout'", arg=GRAPH,
