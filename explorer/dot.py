@@ -58,6 +58,8 @@ COMMUTATIVE = frozenset(name for name, prim in PRIMITIVES.items() if prim.commut
 #: 34,040 (dot took 100 s, the browser's Graphviz longer). A drawing whose edges would need more than this many
 #: draws the edges of the boxes that need the most (the notice's too) as tags beside the boxes they go to.
 LONG_EDGE_BUDGET = 1500
+#: A drawing holds a tag (see LONG_EDGE_BUDGET) if it holds this.
+TAG_CLASS = 'class="ref '
 #: How a collapsed chain's box title ends ("<b>… 12 ops …</b>"): a drawing holds a chain if it holds this.
 CHAIN_TITLE_END = " ops …</b>"
 
@@ -84,6 +86,10 @@ LEGEND: tuple[LegendEntry, ...] = (
                 "orange"),
     LegendEntry("chain", "… N ops …", "#ede9fe", "#7c3aed", "collapsed", "a chain of elementwise ops drawn as one box",
                 "violet"),
+    LegendEntry("ref", "x", "#f9fafb", "#9ca3af", "a use of x",
+                "a box that feeds many boxes far down the graph draws no edges: each use is a small dashed tag with "
+                "its name beside the box it goes to (hover it for the box's values); an orange tag names inputs not "
+                "drawn", "gray"),
 )
 STATE_LEGEND: tuple[LegendEntry, ...] = (
     LegendEntry("active", "active", "#fde047", "#dc2626", "this step", "the node whose VJP runs at this step",
@@ -305,8 +311,8 @@ def _tag_attrs(kind: str, tag_id: str) -> str:
     """A tag: small, dashed, in the colours of the box it stands for (the notice's for inputs not drawn)."""
     entry = _KIND.get(kind)
     fill, border = (entry.fill, entry.border) if entry else ("#fef3c7", "#d97706")
-    classes = f"ref kind-{kind}" if entry else f"ref {kind}"
-    return (f'id="{tag_id}", class="{classes}", shape=box, style="rounded,filled,dashed", fillcolor="{fill}", '
+    classes = f"kind-{kind}" if entry else kind
+    return (f'id="{tag_id}", {TAG_CLASS}{classes}", shape=box, style="rounded,filled,dashed", fillcolor="{fill}", '
             f'color="{border}", fontcolor="{_GREY}", fontsize=10, height=0.2, width=0.2, margin="0.04,0.01"')
 
 

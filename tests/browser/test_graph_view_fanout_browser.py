@@ -61,6 +61,8 @@ def test_x_feeding_360_adds_is_drawn_with_a_tag_at_each_use(page, app_url):
     assert len(seen["boxes"]) == expected["boxes"] == 361
     assert len(seen["refs"]) == 360 and set(seen["refs"]) == {"0"} and seen["tagText"] == ["x"]
     assert "feeds 360 boxes" in seen["hub"]
+    chip = page.locator(f"{GRAPH} .gv-chip.kind-ref")  # the legend says what a tag is
+    assert chip.is_visible() and "a use of x" in chip.inner_text()
     assert seen["edgesInto"] == sum(len(n.parents) for n in traced(program).nodes)  # a tag's edge is the use's
     # hovering a tag shows the box it stands for
     page.locator(f'{GRAPH} svg.gv-graph g.node[data-ref="0"]').first.hover()
