@@ -10,7 +10,10 @@ It starts the app (the browser tests' server code), drives headless Chromium at 
 - Explorer: edit (Ctrl+Enter) to the full graph of the 6-layer MLP and of micrograd (median of 5);
 - first load of / to the drawn graph (median of 3 fresh tabs);
 - node text size in px (font size × screen scale) of the 6-layer MLP at 1280×800 and of micrograd
-  at 420 px wide, as the graph opens.
+  at 420 px wide, as the graph opens;
+- fan-out: a fresh tab of the Explorer to every box drawn for x feeding the 360 adds of four chains of 90
+  (361 boxes) and the 1,080 adds of twelve (summarised to 399 boxes), each given at most `--fan-out-cap`
+  seconds (before the tags in explorer/dot.py neither finished in 240 s). `--fan-out` prints only these.
 Times are taken inside the page: a requestAnimationFrame loop started at the key press finds the first
 frame whose DOM shows the new step, and the time is read at the start of the frame after it (the
 changed frame has been rendered by then). `--legacy` drives the pages as they were before the graph
@@ -321,11 +324,48 @@ def text_size(browser, url: str, probe: Probe, program: str, viewport: dict, mar
         context.close()
 
 
+def fan_out(browser, url: str, program: str, cap_s: float) -> float | None:
+    """Seconds from a fresh tab of the Explorer on ``program`` to every box drawn (tags aside), None past
+    ``cap_s``."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    from explorer import dot, graph_data
+    from tests.helpers import traced
+
+    drawing = dot.plan(traced(program), max_nodes=graph_data.MAX_DRAWN)
+    boxes = len(drawing.boxes) + (drawing.notice is not None)
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    try:
+        start = time.monotonic()
+        page.goto(f"{url}/?program={quote(program)}", wait_until="commit")
+        page.wait_for_function(
+            """([sel, n]) => document.querySelectorAll(sel).length === n""",
+            arg=[f"{Probe.svg} g.node[data-node]", boxes], timeout=cap_s * 1000, polling="raf")
+        return time.monotonic() - start
+    except PlaywrightTimeout:
+        return None
+    finally:
+        context.close()
+
+
+def fan_out_lines(browser, url: str, cap_s: float) -> None:
+    from tests.test_dot import fan_out_program
+
+    for label, program in (("x feeding 360 adds (361 boxes)", fan_out_program(4, 90)),
+                           ("x feeding 1,080 adds (399 of 1,081)", fan_out_program(12, 90))):
+        seconds = fan_out(browser, url, program, cap_s)
+        said = f"{seconds:.2f} s" if seconds is not None else f"not drawn within {cap_s:g} s"
+        print(f"  fan-out, {label}, fresh tab to drawn: {said}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--app", type=Path, default=Path(__file__).resolve().parent.parent / "app.py")
     parser.add_argument("--legacy", action="store_true", help="drive the pages as they were before the graph view")
     parser.add_argument("--quick", action="store_true", help="fewer presses and rounds")
+    parser.add_argument("--fan-out", action="store_true", help="only the fan-out programs' time to drawn")
+    parser.add_argument("--fan-out-cap", type=float, default=240.0, help="seconds the fan-out programs get")
     args = parser.parse_args(argv)
     reason = browser_unavailable_reason()
     if reason:
@@ -339,6 +379,9 @@ def main(argv: list[str] | None = None) -> int:
     app = args.app.resolve()
     print(f"graph view benchmark ({'legacy pages' if args.legacy else 'graph view'}, {app})")
     with app_in_chromium(app) as (server, browser):
+        if args.fan_out:
+            fan_out_lines(browser, server.url, args.fan_out_cap)
+            return 0
         load = first_load(browser, server.url, probe, 1 if args.quick else 3)
         print(f"  first load of / to the drawn graph:        {load:.2f} s")
         for name, program in (
@@ -368,6 +411,7 @@ def main(argv: list[str] | None = None) -> int:
             px = text_size(browser, server.url, probe, program, viewport, marker)
             print(f"  node text, {label}:  min {px['min']:.1f} px, median {px['median']:.1f} px, "
                   f"max {px['max']:.1f} px")
+        fan_out_lines(browser, server.url, args.fan_out_cap)
     return 0
 
 

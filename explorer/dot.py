@@ -20,7 +20,9 @@ colours; **waiting** nodes are greyed out with a dashed border. Chains collapsed
 Structure the graph view relies on (components/graph_view): each box is ``n<id>`` with
 ``id="n<id>"`` and ``class="kind-<kind>"``; its data, grad and shape sit in cells with the ids
 ``n<id>.d``, ``n<id>.g`` and ``n<id>.s`` (data and grad one text line per array line, so they can be
-retexted in place), and each edge into box ``b`` has the id ``e<b>.<k>``.
+retexted in place), and each edge into box ``b`` has the id ``e<b>.<k>``. A box whose edges would cross so many
+ranks that Graphviz takes long over them (``LONG_EDGE_BUDGET``) draws none: each use is a small tag beside the box
+it goes to, with the id ``t<source>-<b>.<k>`` (``tnotice-<b>`` for inputs not drawn), its edge keeping ``e<b>.<k>``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -50,6 +53,13 @@ LAYOUTS = {"TB": "top → bottom", "LR": "left → right"}
 PARTS = ("data", "grad", "shape")
 #: Ops whose argument order does not change the result: their edges carry no slot label (from the op registry).
 COMMUTATIVE = frozenset(name for name, prim in PRIMITIVES.items() if prim.commutative)
+#: Graphviz's dot gives an edge that crosses k ranks k - 1 virtual nodes, and places them all with a network
+#: simplex that grows much faster than their number: x feeding the 360 adds of four chains of 90 asked for
+#: 34,040 (dot took 100 s, the browser's Graphviz longer). A drawing whose edges would need more than this many
+#: draws the edges of the boxes that need the most (the notice's too) as tags beside the boxes they go to.
+LONG_EDGE_BUDGET = 1500
+#: A drawing holds a tag (see LONG_EDGE_BUDGET) if it holds this.
+TAG_CLASS = 'class="ref '
 #: How a collapsed chain's box title ends ("<b>… 12 ops …</b>"): a drawing holds a chain if it holds this.
 CHAIN_TITLE_END = " ops …</b>"
 
@@ -76,6 +86,10 @@ LEGEND: tuple[LegendEntry, ...] = (
                 "orange"),
     LegendEntry("chain", "… N ops …", "#ede9fe", "#7c3aed", "collapsed", "a chain of elementwise ops drawn as one box",
                 "violet"),
+    LegendEntry("ref", "x", "#f9fafb", "#9ca3af", "a use of x",
+                "a box that feeds many boxes far down the graph draws no edges: each use is a small dashed tag with "
+                "its name beside the box it goes to (hover it for the box's values); an orange tag names inputs not "
+                "drawn", "gray"),
 )
 STATE_LEGEND: tuple[LegendEntry, ...] = (
     LegendEntry("active", "active", "#fde047", "#dc2626", "this step", "the node whose VJP runs at this step",
@@ -243,6 +257,71 @@ def _chain_label(graph, members: list[int]) -> str:
     )
 
 
+# ----------------------------------------------------------------------------- boxes that feed many
+
+
+def _hubs(boxes, edges, hidden_parents) -> tuple[dict[int, int], bool]:
+    """Which boxes draw their edges as tags (box -> how many boxes it feeds), and whether the notice does.
+
+    Each box's rank is estimated as its longest path from a box with no drawn parent, which sits just above
+    its first child (dot's own ranks are close), and so does the notice; an edge from rank r to rank s costs
+    s - r - 1 virtual nodes. While the drawing's cost is over LONG_EDGE_BUDGET, the source (a box, or the
+    notice) that costs most draws tags.
+    """
+    rank: dict[int, int] = {}
+    into: dict[int, list[int]] = {}
+    out_of: dict[int, list[int]] = {}
+    for src, b, _, _ in edges:
+        into.setdefault(b, []).append(src)
+        out_of.setdefault(src, []).append(b)
+    for b in boxes:  # topological order
+        rank[b] = 1 + max((rank[src] for src in into.get(b, ())), default=-1)
+    for b in boxes:  # a box with no parent drawn sits just above its first child (dot's ranking pulls it down)
+        if b not in into and b in out_of:
+            rank[b] = min(rank[child] for child in out_of[b]) - 1
+    cost: Counter = Counter()
+    for src, b, _, _ in edges:
+        cost[src] += max(rank[b] - rank[src] - 1, 0)
+    if hidden_parents:
+        top = min(rank[b] for b in hidden_parents)
+        cost["notice"] = sum(rank[b] - top for b in hidden_parents)
+    hubs: dict[int, int] = {}
+    tag_hidden = False
+    total = sum(cost.values())
+    for src, spent in cost.most_common():
+        if total <= LONG_EDGE_BUDGET or spent == 0:
+            break
+        total -= spent
+        if src == "notice":
+            tag_hidden = True
+        else:
+            hubs[src] = len(out_of[src])
+    return hubs, tag_hidden
+
+
+def _hub_name(graph, box: int, chains: Mapping[int, list[int]]) -> str:
+    """What the tags of a box that feeds many say: its name, else its op (a chain's: its ops, collapsed)."""
+    if box in chains:
+        return f"… {len(chains[box]):,} ops …"
+    node = graph.nodes[box]
+    return node.name or node.op or (format_array(node.data)[0] if node.data.size == 1 else node.kind)
+
+
+def _tag_attrs(kind: str, tag_id: str) -> str:
+    """A tag: small, dashed, in the colours of the box it stands for (the notice's for inputs not drawn)."""
+    entry = _KIND.get(kind)
+    fill, border = (entry.fill, entry.border) if entry else ("#fef3c7", "#d97706")
+    classes = f"kind-{kind}" if entry else kind
+    return (f'id="{tag_id}", {TAG_CLASS}{classes}", shape=box, style="rounded,filled,dashed", fillcolor="{fill}", '
+            f'color="{border}", fontcolor="{_GREY}", fontsize=10, height=0.2, width=0.2, margin="0.04,0.01"')
+
+
+def _uses_row(count: int, name: str) -> str:
+    """The row a box that feeds many adds to its label: how many boxes it feeds and how they show it."""
+    return (f'<tr><td colspan="2" align="left"><font point-size="10" color="{_GREY}">'
+            f"feeds {count:,} boxes: each has a tag {_esc(name)}</font></td></tr>")
+
+
 # ----------------------------------------------------------------------------- the drawing
 
 
@@ -341,28 +420,8 @@ def to_dot(
     box_of = drawing.box_of
 
     spine = _spine(graph, boxes, box_of)
-    out = [
-        "digraph autograd {",
-        f'  graph [rankdir={rankdir}, bgcolor="transparent", nodesep=0.25, ranksep=0.3, fontname="Helvetica"];',
-        '  node [shape=box, fontname="Helvetica", fontsize=13, margin="0.1,0.05"];',
-        f'  edge [color="{_GREY}", arrowsize=0.6, fontname="Helvetica", fontsize=10, fontcolor="{_GREY}"];',
-    ]
-    if notice:
-        out.append(
-            f'  notice [label="{notice}", id="notice", class="notice", shape=note, style=filled, '
-            'fillcolor="#fef3c7", color="#d97706", fontcolor="#92400e"];'
-        )
-    for b in boxes:
-        group = ', group="spine"' if b in spine else ""
-        if b in chains:
-            out.append(f'  n{b} [label={_chain_label(graph, chains[b])}, id="n{b}", {_node_attrs("chain")}{group}];')
-            continue
-        node = nodes[b]
-        lines = grad_lines.get(b) if grad_lines is not None else None
-        label = _node_label(node, node.grad, lines, show, compact, grad_word)
-        out.append(f'  n{b} [label={label}, id="n{b}", {_node_attrs(node.kind)}{group}];')
-
-    hidden_parents: list[int] = []
+    edges: list[tuple[int, int, int, list[str]]] = []  # (source box, box, slot, attributes)
+    hidden_parents: dict[int, list[int]] = {}  # box -> its parents not drawn
     for b in boxes:
         first = chains[b][0] if b in chains else b
         node = nodes[first]
@@ -371,8 +430,7 @@ def to_dot(
         for slot, p in enumerate(parents):
             src = box_of(p)
             if src not in visible:
-                if not hidden_parents or hidden_parents[-1] != b:
-                    hidden_parents.append(b)
+                hidden_parents.setdefault(b, []).append(p)
                 continue
             attrs = [f'id="e{b}.{slot}"']
             note = broadcast.get((first, slot)) if broadcast else None
@@ -383,13 +441,56 @@ def to_dot(
                 attrs.append(f'class="broadcast", color="{colour}", fontcolor="{colour}", style=dashed')
             if words:
                 attrs.append(f'label="{_esc(" · ".join(words))}"')
-            out.append(f"  n{src} -> n{b} [{', '.join(attrs)}];")
+            edges.append((src, b, slot, attrs))
         for k, d in enumerate(node.data_parents, start=len(parents)):  # labels, index tensors: data, not grads
             if box_of(d) in visible:
                 word = data_role(node)
-                out.append(f'  n{box_of(d)} -> n{b} [id="e{b}.{k}", class="data", style=dashed, label="{word}"];')
-    for b in hidden_parents:
-        out.append(f'  notice -> n{b} [id="en{b}", style=dashed, color="#d97706"];')
+                edges.append((box_of(d), b, k, [f'id="e{b}.{k}"', 'class="data"', "style=dashed", f'label="{word}"']))
+    hubs, tag_hidden = _hubs(boxes, edges, hidden_parents)
+    out = [
+        "digraph autograd {",
+        f'  graph [rankdir={rankdir}, bgcolor="transparent", nodesep=0.25, ranksep=0.3, fontname="Helvetica"];',
+        '  node [shape=box, fontname="Helvetica", fontsize=13, margin="0.1,0.05"];',
+        f'  edge [color="{_GREY}", arrowsize=0.6, fontname="Helvetica", fontsize=10, fontcolor="{_GREY}"];',
+    ]
+    if notice:
+        if tag_hidden:
+            notice += f"\\n{len(hidden_parents):,} boxes take inputs not drawn: each is tagged with their names"
+        out.append(
+            f'  notice [label="{notice}", id="notice", class="notice", shape=note, style=filled, '
+            'fillcolor="#fef3c7", color="#d97706", fontcolor="#92400e"];'
+        )
+    for b in boxes:
+        group = ', group="spine"' if b in spine else ""
+        if b in chains:
+            label = _chain_label(graph, chains[b])
+            if b in hubs:
+                label = label[: -len("</table>>")] + _uses_row(hubs[b], _hub_name(graph, b, chains)) + "</table>>"
+            out.append(f'  n{b} [label={label}, id="n{b}", {_node_attrs("chain")}{group}];')
+            continue
+        node = nodes[b]
+        lines = grad_lines.get(b) if grad_lines is not None else None
+        label = _node_label(node, node.grad, lines, show, compact, grad_word)
+        if b in hubs and label.endswith("</table>>"):
+            label = label[: -len("</table>>")] + _uses_row(hubs[b], _hub_name(graph, b, chains)) + "</table>>"
+        out.append(f'  n{b} [label={label}, id="n{b}", {_node_attrs(node.kind)}{group}];')
+
+    for src, b, slot, attrs in edges:
+        if src in hubs:
+            tag, kind = f"t{b}_{slot}", "chain" if src in chains else nodes[src].kind
+            name = _esc(_hub_name(graph, src, chains))
+            out.append(f'  {tag} [label="{name}", {_tag_attrs(kind, f"t{src}-{b}.{slot}")}];')
+            out.append(f"  {tag} -> n{b} [{', '.join(attrs)}, arrowsize=0.4];")
+        else:
+            out.append(f"  n{src} -> n{b} [{', '.join(attrs)}];")
+    for b, hidden in hidden_parents.items():
+        if tag_hidden:
+            names = list(dict.fromkeys(_hub_name(graph, p, {}) for p in hidden))
+            name = ", ".join(names[:2]) + (", …" if len(names) > 2 else "")
+            out.append(f'  tn{b} [label="{_esc(name)}", {_tag_attrs("notice", f"tnotice-{b}")}];')
+            out.append(f'  tn{b} -> n{b} [id="en{b}", style=dashed, color="#d97706", arrowsize=0.4];')
+        else:
+            out.append(f'  notice -> n{b} [id="en{b}", style=dashed, color="#d97706"];')
     out.append("}")
     return "\n".join(out) + "\n"
 

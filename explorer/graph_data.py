@@ -67,10 +67,12 @@ FORWARD_LEGEND = {
 }
 
 
-def _legend(graph, drawing: dotmod.Drawing, states: bool, forward: bool = False) -> list[dict]:
+def _legend(graph, drawing: dotmod.Drawing, states: bool, forward: bool = False, tags: bool = False) -> list[dict]:
     kinds = {node.kind for node in graph.nodes}
     if drawing.chains:
         kinds.add("chain")
+    if tags:
+        kinds.add("ref")
     entries = [e for e in dotmod.LEGEND if e.key in kinds] + (list(dotmod.STATE_LEGEND) if states else [])
     legend = [{"key": e.key, "label": e.label, "short": e.short, "meaning": e.meaning} for e in entries]
     for entry in legend if forward else ():
@@ -206,7 +208,7 @@ def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None =
         "key": _key(dot),
         "dot": dot,
         "boxes": {str(b): info for b, info in boxes.items()},
-        "legend": _legend(graph, drawing, stepper, forward is not None),
+        "legend": _legend(graph, drawing, stepper, forward is not None, dotmod.TAG_CLASS in dot),
         "output": graph.output,
         "mode": "reverse" if forward is None else "forward",
     }

@@ -18,6 +18,8 @@ from tests.helpers import micrograd_tensors, traced
 
 NODE_LINE = re.compile(r"^\s*(n\d+|notice) \[label=", re.M)
 EDGE_LINE = re.compile(r"^\s*(n\d+|notice) -> (n\d+)", re.M)
+TAG_LINE = re.compile(r"^\s*(t\d+_\d+|tn\d+) \[label=\"([^\"]*)\", id=\"([^\"]*)\"", re.M)
+TAG_EDGE = re.compile(r"^\s*(t\d+_\d+|tn\d+) -> n(\d+) \[id=\"(e\d+\.\d+|en\d+)\"", re.M)
 
 
 def node_lines(dot: str) -> dict[str, str]:
@@ -393,3 +395,99 @@ def test_graphviz_past_its_cpu_limit_is_stopped_with_a_message():
     assert "more than 1 s to draw" in caught.value.message and "download the DOT" in caught.value.message
     with pytest.raises(dotmod.DrawingError, match="could not draw this graph: .*syntax error"):
         to_svg("digraph { a -> }")
+
+
+# ----------------------------------------------------------------------------- one box feeding many
+
+
+def fan_out_program(lines: int, per_line: int) -> str:
+    """x feeding ``lines`` chains of ``per_line - 1`` adds each (the language has no loops: one line per chain)."""
+    sums = "".join(f"y{k} = " + " + ".join(["x"] * per_line) + "\n" for k in range(lines))
+    return "x = randn(4)\n" + sums + "y = (" + " + ".join(f"y{k}" for k in range(lines)) + ").sum()\n"
+
+
+def long_edge_cost(dot: str) -> int:
+    """The virtual nodes dot would give the DOT's edges, ranks estimated by longest path (the notice's and the
+    sources' pulled down to just above their first child): what made the fan-out program take dot 100 s."""
+    edges = [(m.group(1), m.group(2)) for m in re.finditer(r"^\s*(\w+) -> (\w+) ", dot, re.M)]
+    into, out_of, rank = {}, {}, {}
+    for a, b in edges:
+        into.setdefault(b, []).append(a)
+        out_of.setdefault(a, []).append(b)
+    names = list(dict.fromkeys(re.findall(r"^\s*(\w+) \[label=", dot, re.M)))
+
+    def depth(name):
+        if name not in rank:
+            rank[name] = 1 + max((depth(a) for a in into.get(name, ())), default=-1)
+        return rank[name]
+
+    for name in names:
+        depth(name)
+    for name in names:
+        if name not in into and name in out_of:
+            rank[name] = min(rank[b] for b in out_of[name]) - 1
+    return sum(max(rank[b] - rank[a] - 1, 0) for a, b in edges)
+
+
+def test_a_box_feeding_a_deep_fan_out_draws_tags_instead_of_long_edges():
+    program = fan_out_program(4, 90)  # 361 tensors, x feeds the 360 adds of four chains of 89
+    graph = traced(program)
+    dot = to_dot(graph, max_nodes=400)
+    lines = node_lines(dot)
+    assert len(lines) == len(graph.nodes) == 361  # every box is drawn
+    assert not [e for e in EDGE_LINE.findall(dot) if e[0] == "n0"]  # no edge leaves x
+    tags = TAG_LINE.findall(dot)
+    assert len(tags) == 360 and {label for _, label, _ in tags} == {"x"}
+    assert all(tag_id.startswith("t0-") for _, _, tag_id in tags)  # the graph view reads the box a tag stands for
+    assert 'class="ref kind-input"' in dot  # in x's colours
+    # every use of x is an edge into its box, with the id the stepper lights up (e<box>.<slot>)
+    into = {(int(b), edge_id) for _, b, edge_id in TAG_EDGE.findall(dot)}
+    expected = {(n.id, f"e{n.id}.{slot}") for n in graph.nodes for slot, p in enumerate(n.parents) if p == 0}
+    assert into == expected
+    assert "feeds 360 boxes: each has a tag x" in lines["n0"]
+    assert long_edge_cost(dot) <= dotmod.LONG_EDGE_BUDGET
+
+
+def test_a_summarised_fan_out_tags_the_boxes_whose_inputs_are_not_drawn():
+    program = fan_out_program(12, 90)  # 1,081 tensors: x, drawn first, is not among the 399 nearest the output
+    graph = traced(program)
+    dot = to_dot(graph, max_nodes=400)
+    notice = re.search(r"^\s*notice \[.*$", dot, re.M).group()
+    assert "showing 399 of 1,081 nodes" in notice and "394 boxes take inputs not drawn" in notice
+    assert "notice ->" not in dot
+    tags = [t for t in TAG_LINE.findall(dot) if t[0].startswith("tn")]
+    assert len(tags) == 394 and {label for _, label, _ in tags} <= {"x", "add", "add, x"}
+    assert all(tag_id.startswith("tnotice-") for _, _, tag_id in tags)
+    assert long_edge_cost(dot) <= dotmod.LONG_EDGE_BUDGET
+
+
+def test_fan_out_with_short_edges_keeps_its_edges():
+    # x1 and x2 each feed 40 multiplications one rank below them: cheap for dot, drawn as edges as before
+    from benchmarks.graph_view import neurons_program
+
+    graph = traced(neurons_program())
+    dot = to_dot(graph, max_nodes=400)
+    assert not TAG_LINE.findall(dot) and "feeds" not in dot
+    x1, x2 = (next(n.id for n in graph.nodes if n.name == name) for name in ("x1", "x2"))
+    sources = [src for src, _ in EDGE_LINE.findall(dot)]
+    assert sources.count(f"n{x1}") == sources.count(f"n{x2}") == 40
+
+
+def test_the_long_edge_cost_is_what_made_dot_slow():
+    # the rule's measure, checked on the DOT a plain drawing (every use an edge) would be
+    graph = traced(fan_out_program(4, 90))
+    plain = to_dot(graph, max_nodes=400)
+    for line in re.findall(r"^\s*t\d+_\d+ \[.*\n", plain, re.M):
+        plain = plain.replace(line, "")
+    plain = re.sub(r"^(\s*)t\d+_\d+ -> ", r"\1n0 -> ", plain, flags=re.M)
+    assert long_edge_cost(plain) > 10 * dotmod.LONG_EDGE_BUDGET
+
+
+@pytest.mark.skipif(DOT_BINARY is None and not os.environ.get("CI"), reason="Graphviz 'dot' is not installed")
+def test_a_fan_out_drawing_parses_with_graphviz():
+    graph = traced(fan_out_program(4, 90))
+    dot = to_dot(graph, max_nodes=400)
+    svg = to_svg(dot)  # within to_svg's 10 s of CPU (before the tags: over 60 s)
+    assert svg.count('class="node') == len(node_lines(dot)) + len(TAG_LINE.findall(dot))
+    assert svg.count('class="edge') == len(EDGE_LINE.findall(dot)) + len(TAG_EDGE.findall(dot))
+    assert len(re.findall(r'<g id="t0(-|&#45;)\d+\.\d+" class="node ref kind(-|&#45;)input"', svg)) == 360

@@ -180,3 +180,14 @@ def test_poked_numbers_are_drawn_over_the_program_s_own_layout():
     assert again["steps"]["version"] == with_j["steps"]["version"]
     assert "jacobians" not in layout["steps"], "the cached view is not changed"
     json.dumps(with_j, allow_nan=False)
+
+
+def test_the_legend_explains_tags_only_where_a_drawing_has_them():
+    from tests.test_dot import fan_out_program
+
+    fan_out, steps = backward_steps(evaluate(fan_out_program(4, 90)).output)
+    for data in (graph_data.view_data(fan_out), graph_data.view_data(fan_out, steps, stepper=True)):
+        entry = next(e for e in data["legend"] if e["key"] == "ref")
+        assert entry["short"] == "a use of x" and "tag" in entry["meaning"]
+    graph, steps = stepped("micrograd")
+    assert "ref" not in {e["key"] for e in graph_data.view_data(graph, steps, stepper=True)["legend"]}

@@ -1,11 +1,10 @@
 """The graph view: a program's DAG laid out once in the browser, then zoomed, clicked and stepped there.
 
 An `st.components.v2` component (ES modules graph_view.js, drawing.js, stepper.js, controls.js; graph_view.css;
-in components/frontend/graph_view/). Graphviz runs in the browser: the WebAssembly build of npm's `@viz-js/viz`
-3.25.0 (`vendor/viz-global.js`, one
-file with Graphviz and Expat inside; licences beside it; 3.26 and later fail to compile in Debian's
-Chromium 156), served by this Streamlit server through `components.assets.served_url`. No network, no
-npm step.
+in components/frontend/graph_view/). Graphviz runs in the browser, in a worker: the WebAssembly build of npm's
+`@viz-js/viz` 3.25.0 (`vendor/viz-global.js`, one file with Graphviz and Expat inside; licences beside it;
+3.26 and later fail to compile in Debian's Chromium 156), served by this Streamlit server through
+`components.assets.served_url`. No network, no npm step.
 
 The data (explorer.graph_data.view_data) carries the DOT text, laid out once per program and per
 choice of parts and direction (cached in the page), plus what the view changes in place: each box's
@@ -97,6 +96,7 @@ def graph_view(
     select_seq: int = 0,
     values: dict | None = None,
     caption: str = "",
+    layout_seconds: float | None = None,
     on_step: Callable[[], None] | None = None,
     on_select: Callable[[], None] | None = None,
     on_view: Callable[[], None] | None = None,
@@ -109,7 +109,9 @@ def graph_view(
     or ``select_seq`` grows; ``values`` (explorer.graph_data.value_texts of a graph with the same
     shapes) retexts the boxes' data and grad in place, over the layout already drawn; so do new ``steps``
     of the same program (``data["steps"]["version"]`` changed): the stepper keeps its position.
-    ``caption`` is a line shown above the graph (e.g. which step the values are from). Other code in the
+    ``caption`` is a line shown above the graph (e.g. which step the values are from). ``layout_seconds`` is how
+    long Graphviz may take over one layout (in a worker, the page responsive meanwhile; 60 s by default): past
+    it the view stops it and says so. Other code in the
     page may push values and a caption too: a window event "graph-view:values" with detail
     {key: data["key"], values, caption} (see graph_view.js). The callbacks run when the browser reports a
     new step, selection or view, or asks for the Jacobian of a step's node that was not sent
@@ -127,6 +129,7 @@ def graph_view(
         "select_seq": int(select_seq),
         "values": values,
         "caption": caption,
+        "layout_seconds": layout_seconds,
         "selectable": on_select is not None,  # a click selects a box only where someone hears of it
     }
     return _component(

@@ -1,6 +1,6 @@
-// Graphviz in the page, and the SVG it draws made ready for the graph view (graph_view.js and stepper.js
-// import it): loading the vendored WebAssembly build once, the DOT of each choice of parts and direction,
-// tagging the drawn boxes, cells and edges.
+// Graphviz for the page, and the SVG it draws made ready for the graph view (graph_view.js and stepper.js
+// import it): the vendored WebAssembly build laying out in a worker (in the page where no worker starts), the
+// DOT of each choice of parts and direction, tagging the drawn boxes, cells and edges.
 
 const VIZ = { promise: null };
 const PART_CELL = { data: "d", grad: "g", shape: "s" };
@@ -27,6 +27,102 @@ export function loadViz(url) {
   return VIZ.promise;
 }
 
+// Graphviz lays a view's graphs out in a worker of the view's own, so that a graph it takes long over never
+// freezes the page (its buttons, the editor, Streamlit); past the budget the worker is stopped and the layout
+// fails with LayoutTimeout. One layout at a time per view: a new one stops the one under way (the view wants
+// only its latest). Where no worker can start, the layout runs in the page as before.
+const WORKERS = { broken: false };
+
+export class LayoutTimeout extends Error {
+  constructor(seconds) {
+    super(`Graphviz did not finish laying out this graph within ${seconds} s`);
+    this.seconds = seconds;
+  }
+}
+
+function workerSource(url) {
+  return `importScripts(${JSON.stringify(url)});
+const viz = Viz.instance();
+onmessage = (e) => {
+  viz.then((v) => postMessage({ id: e.data.id, svg: v.renderString(e.data.dot, { format: "svg" }) }))
+    .catch((err) => postMessage({ id: e.data.id, error: String((err && err.message) || err) }));
+};`;
+}
+
+export class Layouter {
+  constructor(url) {
+    this.url = new URL(url, window.location.href).href;
+    this.worker = null;
+    this.job = null;
+    this.seq = 0;
+  }
+
+  // An SVG element of `dot` laid out by Graphviz within `budgetMs` (else it rejects with LayoutTimeout).
+  layOut(dot, budgetMs) {
+    const inPage = () => loadViz(this.url).then((viz) => viz.renderSVGElement(dot));
+    if (WORKERS.broken || typeof Worker === "undefined") return inPage();
+    if (this.job) {
+      const previous = this.job;
+      this.stopWorker(); // busy with a layout no one wants any more
+      this.settle(previous, () => previous.reject(new Error("superseded")));
+    }
+    return new Promise((resolve, reject) => {
+      const job = { id: ++this.seq, resolve, reject, fallback: () => inPage().then(resolve, reject) };
+      job.timer = setTimeout(() => {
+        this.stopWorker();
+        this.settle(job, () => reject(new LayoutTimeout(Math.round(budgetMs / 1000))));
+      }, budgetMs);
+      this.job = job;
+      try {
+        this.startWorker().postMessage({ id: job.id, dot });
+      } catch {
+        WORKERS.broken = true; // no worker here (a policy, an old browser): lay out in the page
+        this.settle(job, job.fallback);
+      }
+    });
+  }
+
+  stop() {
+    const job = this.job;
+    this.stopWorker();
+    if (job) this.settle(job, () => job.reject(new Error("stopped")));
+  }
+
+  stopWorker() {
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+  }
+
+  settle(job, outcome) {
+    if (this.job !== job) return;
+    this.job = null;
+    clearTimeout(job.timer);
+    outcome();
+  }
+
+  startWorker() {
+    if (this.worker) return this.worker;
+    const blob = URL.createObjectURL(new Blob([workerSource(this.url)], { type: "text/javascript" }));
+    const worker = new Worker(blob);
+    URL.revokeObjectURL(blob);
+    worker.onmessage = (e) => {
+      const job = this.job;
+      if (!job || e.data.id !== job.id) return;
+      if (e.data.error) this.settle(job, () => job.reject(new Error(e.data.error)));
+      else this.settle(job, () => job.resolve(new DOMParser().parseFromString(e.data.svg, "image/svg+xml").documentElement));
+    };
+    worker.onerror = (e) => {
+      e.preventDefault();
+      WORKERS.broken = true; // e.g. the script would not load in a worker: lay out in the page from now on
+      this.stopWorker();
+      const job = this.job;
+      if (job) this.settle(job, job.fallback);
+    };
+    this.worker = worker;
+    return worker;
+  }
+}
+
 export function dotFor(dot, show, rankdir) {
   let text = dot.replace(/rankdir=[A-Z]{2}/, "rankdir=" + rankdir);
   const hidden = Object.keys(PART_CELL).filter((p) => !show.includes(p)).map((p) => PART_CELL[p]);
@@ -41,12 +137,21 @@ export function dotFor(dot, show, rankdir) {
 // by the DOT's tooltip attributes) unwrapped, and the ids and <title>s (native tooltips) removed.
 export function prepare(svg) {
   const vb = svg.viewBox.baseVal;
-  const drawing = { svg, width: vb.width, height: vb.height, boxes: new Map(), edges: [] };
+  const drawing = { svg, width: vb.width, height: vb.height, boxes: new Map(), edges: [], tags: 0 };
   svg.removeAttribute("width");
   svg.removeAttribute("height");
   svg.classList.add("gv-graph");
   for (const title of svg.querySelectorAll("title")) title.remove();
   for (const g of svg.querySelectorAll("g.node")) {
+    const tag = /^t(\d+|notice)-/.exec(g.id);
+    if (tag) {
+      // a tag standing for a box that feeds many (explorer/dot.py draws it instead of a long edge): it
+      // points at that box, it is not one
+      g.removeAttribute("id");
+      g.dataset.ref = tag[1];
+      drawing.tags += 1;
+      continue;
+    }
     const key = g.id === "notice" ? "notice" : g.id.slice(1);
     g.removeAttribute("id");
     g.dataset.node = key;

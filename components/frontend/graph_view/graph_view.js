@@ -1,4 +1,4 @@
-// The graph view: a program's DAG laid out once by Graphviz (WebAssembly, in this page), then zoomed,
+// The graph view: a program's DAG laid out once by Graphviz (WebAssembly, in a worker), then zoomed,
 // panned, hovered, clicked and stepped here, every change made in place on the drawn SVG.
 // It imports drawing.js (Graphviz and its SVG), stepper.js (the Backward Stepper) and controls.js.
 //
@@ -9,7 +9,9 @@
 // - Layout: the DOT is laid out once per program and per choice of parts (data / grad / shape) and
 //   direction; the rows of hidden parts are cut out of the DOT text by their cell ids
 //   (n<id>.d / .g / .s), so every variant comes from the one DOT the server wrote. Laid-out SVGs are
-//   kept, so toggling back costs nothing.
+//   kept, so toggling back costs nothing. Graphviz runs in a worker (drawing.js): the page stays responsive
+//   while it lays out, and a layout that takes more than data.layout_seconds (60 s by default) is stopped
+//   and the view says so, leaving no stale drawing.
 // - In place: each box's state classes (active / done / waiting, selected), its data and grad cells'
 //   text lines (one <text> per line, Graphviz keeps them in a group per cell: the stepper's grads,
 //   or `values` of the same program with other numbers, back to the DOT's own when `values` is
@@ -28,17 +30,20 @@
 //
 // Hooks kept true on every repaint, on the root [data-testid="graph-view"]: data-step (0 = the seed),
 // data-steps, data-selected (node id, '' if none), data-zoom (1 = 100 %), data-ready ('1' once drawn),
-// data-layouts (layouts made), data-updates (in-place repaints), data-theme (light / dark), data-caption;
-// each box g.node[data-node=<id>] with class active / done / waiting / selected; the stepper's panel
+// data-layouts (layouts made), data-layout (busy / done / timeout / failed: the latest layout), data-updates
+// (in-place repaints), data-theme (light / dark), data-caption; each box g.node[data-node=<id>] with class
+// active / done / waiting / selected, each tag (a use of a box that feeds many, explorer/dot.py)
+// g.node[data-ref=<id of that box>]; the stepper's panel
 // [data-testid="graph-view-panel"][data-step][data-tab] (step / jacobian), its tabs .gv-tab[data-tab], and
 // in its Jacobian tab the Jacobian view's own hooks (jacobian.js).
 
 import { el, escapeHtml } from "../web/dom.js";
 import { formatPercent } from "../web/format.js";
 import { isDark } from "../web/theme.js";
-import { dotFor, fitLines, loadViz, prepare, setLines } from "./drawing.js";
+import { dotFor, fitLines, Layouter, LayoutTimeout, prepare, setLines } from "./drawing.js";
 import { Stepper } from "./stepper.js";
 
+const DEFAULT_LAYOUT_SECONDS = 60; // Graphviz's budget for one layout (data.layout_seconds sets another)
 const MIN_TEXT_PX = 11;
 const MAX_TEXT_PX = 16;
 const LEGIBLE_PX = 6; // below this a fitted overview shows nothing readable
@@ -186,9 +191,13 @@ class GraphView {
   relayout(programChanged) {
     const key = this.layoutKey();
     if (this.drawing && this.drawing.key === key) {
+      this.drawing.svg.style.display = "";
+      this.message.hidden = true;
       this.paintAll();
       return;
     }
+    if (this.pending === key) return; // Graphviz is laying this one out (a rerun would only start it again)
+    if (this.gaveUp === key) return; // it ran out of time on this one: the message says so
     const token = (this.token = {});
     const cached = this.layouts.get(key);
     const show = (drawing) => {
@@ -202,10 +211,25 @@ class GraphView {
       return;
     }
     const dot = dotFor(this.data.dot, this.options.show, this.options.rankdir);
-    loadViz(this.data.viz_url)
-      .then((viz) => {
+    this.pending = key;
+    // the drawing on screen stays (zoom, hover and the rest working) while Graphviz lays out the next
+    const slow = setTimeout(() => {
+      if (token !== this.token) return;
+      this.message.textContent = "Laying out the graph…";
+      this.message.hidden = false;
+      this.root.dataset.layout = "busy";
+    }, 300);
+    if (!this.layouter || this.layouter.url !== new URL(this.data.viz_url, window.location.href).href) {
+      if (this.layouter) this.layouter.stop();
+      this.layouter = new Layouter(this.data.viz_url);
+    }
+    this.layouter.layOut(dot, (this.data.layout_seconds || DEFAULT_LAYOUT_SECONDS) * 1000)
+      .finally(() => {
+        clearTimeout(slow);
+        if (this.pending === key) this.pending = null;
+      })
+      .then((svg) => {
         if (token !== this.token) return;
-        const svg = viz.renderSVGElement(dot);
         const drawing = prepare(svg);
         drawing.key = key;
         this.layouts.set(key, drawing);
@@ -215,8 +239,17 @@ class GraphView {
       })
       .catch((err) => {
         if (token !== this.token) return;
-        this.message.textContent = "The graph could not be drawn: " + (err && err.message ? err.message : err);
+        const timeout = err instanceof LayoutTimeout;
+        if (timeout) this.gaveUp = key;
+        this.root.dataset.layout = timeout ? "timeout" : "failed";
+        const boxes = Object.keys(this.data.boxes || {}).length;
+        this.message.textContent = timeout
+          ? `${err.message} (${boxes} boxes) and was stopped. Show fewer parts or the other direction (each ` +
+            "is a layout of its own), or download the DOT file and draw it with Graphviz on your own machine."
+          : "The graph could not be drawn: " + (err && err.message ? err.message : err);
         this.message.hidden = false;
+        if (this.drawing) this.drawing.svg.style.display = "none"; // the drawing on screen is not this graph's
+        this.pane.scrollTo({ left: 0, top: 0 });
       });
   }
 
@@ -224,7 +257,9 @@ class GraphView {
     const old = this.drawing;
     const anchor = old && !programChanged ? this.viewCentre() : null;
     if (old) old.svg.remove();
+    drawing.svg.style.display = "";
     this.message.hidden = true;
+    this.root.dataset.layout = "done";
     this.drawing = drawing;
     for (const box of drawing.boxes.values()) {
       box.state = undefined; // repaint everything on this drawing
@@ -628,7 +663,8 @@ class GraphView {
 
   boxAt(target) {
     const g = target instanceof Element ? target.closest("g.node") : null;
-    return g && this.drawing && this.drawing.svg.contains(g) ? g.dataset.node : null;
+    if (!g || !this.drawing || !this.drawing.svg.contains(g)) return null;
+    return g.dataset.node !== undefined ? g.dataset.node : g.dataset.ref; // a tag: the box it stands for
   }
 
   clicked(e) {
@@ -688,6 +724,7 @@ class GraphView {
     this.visibility.disconnect();
     this.resizeObserver.disconnect();
     this.layouts.clear();
+    if (this.layouter) this.layouter.stop(); // its worker with it
   }
 }
 
