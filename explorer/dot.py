@@ -316,10 +316,14 @@ def _tag_attrs(kind: str, tag_id: str) -> str:
             f'color="{border}", fontcolor="{_GREY}", fontsize=10, height=0.2, width=0.2, margin="0.04,0.01"')
 
 
-def _uses_row(count: int, name: str) -> str:
-    """The row a box that feeds many adds to its label: how many boxes it feeds and how they show it."""
-    return (f'<tr><td colspan="2" align="left"><font point-size="10" color="{_GREY}">'
-            f"feeds {count:,} boxes: each has a tag {_esc(name)}</font></td></tr>")
+def _with_uses_row(label: str, count: int, name: str) -> str:
+    """``label`` (a box's HTML table) with the row a box that feeds many adds: how many boxes it feeds and how
+    they show it."""
+    end = "</table>>"
+    if not label.endswith(end):
+        return label
+    return (label[: -len(end)] + f'<tr><td colspan="2" align="left"><font point-size="10" color="{_GREY}">'
+            f"feeds {count:,} boxes: each has a tag {_esc(name)}</font></td></tr>" + end)
 
 
 # ----------------------------------------------------------------------------- the drawing
@@ -463,17 +467,14 @@ def to_dot(
     for b in boxes:
         group = ', group="spine"' if b in spine else ""
         if b in chains:
-            label = _chain_label(graph, chains[b])
-            if b in hubs:
-                label = label[: -len("</table>>")] + _uses_row(hubs[b], _hub_name(graph, b, chains)) + "</table>>"
-            out.append(f'  n{b} [label={label}, id="n{b}", {_node_attrs("chain")}{group}];')
-            continue
-        node = nodes[b]
-        lines = grad_lines.get(b) if grad_lines is not None else None
-        label = _node_label(node, node.grad, lines, show, compact, grad_word)
-        if b in hubs and label.endswith("</table>>"):
-            label = label[: -len("</table>>")] + _uses_row(hubs[b], _hub_name(graph, b, chains)) + "</table>>"
-        out.append(f'  n{b} [label={label}, id="n{b}", {_node_attrs(node.kind)}{group}];')
+            label, kind = _chain_label(graph, chains[b]), "chain"
+        else:
+            node = nodes[b]
+            lines = grad_lines.get(b) if grad_lines is not None else None
+            label, kind = _node_label(node, node.grad, lines, show, compact, grad_word), node.kind
+        if b in hubs:
+            label = _with_uses_row(label, hubs[b], _hub_name(graph, b, chains))
+        out.append(f'  n{b} [label={label}, id="n{b}", {_node_attrs(kind)}{group}];')
 
     for src, b, slot, attrs in edges:
         if src in hubs:
