@@ -350,7 +350,7 @@ def fan_out(browser, url: str, program: str, cap_s: float) -> float | None:
 
 
 def fan_out_lines(browser, url: str, cap_s: float) -> None:
-    from tests.test_dot import fan_out_program
+    from tests.helpers import fan_out_program
 
     for label, program in (("x feeding 360 adds (361 boxes)", fan_out_program(4, 90)),
                            ("x feeding 1,080 adds (399 of 1,081)", fan_out_program(12, 90))):

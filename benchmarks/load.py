@@ -494,8 +494,9 @@ def scenario_limits(browser, server, tree, args) -> dict:
         # 451 nodes, x feeding 450 adds. NOTE: with 1,080 adds dot took over 10 s (the export said so, in its
         # column), and the browser's own Graphviz, laying out the same graph, did not finish in 240 s either; since
         # explorer/dot.py draws x's uses as tags (not edges down the chains) both take 0.12 s.
-        sums = "".join(f"y{k} = " + "+".join(["x"] * 90) + "\n" for k in range(5))
-        page = explorer("x = randn(4)\n" + sums + "y = (" + "+".join(f"y{k}" for k in range(5)) + ").sum()")
+        from tests.helpers import fan_out_program
+
+        page = explorer(fan_out_program(5, 90))
         page.get_by_role("tab", name="Export").click()
         wait_idle(page)
         page.get_by_text(re.compile(r"SVG picture|Graphviz")).first.wait_for()

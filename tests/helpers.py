@@ -73,6 +73,12 @@ def traced(program: str):
     return trace(result.output)
 
 
+def fan_out_program(lines: int, per_line: int) -> str:
+    """x feeding ``lines`` chains of ``per_line - 1`` adds each (the language has no loops: one line per chain)."""
+    sums = "".join(f"y{k} = " + " + ".join(["x"] * per_line) + "\n" for k in range(lines))
+    return "x = randn(4)\n" + sums + "y = (" + " + ".join(f"y{k}" for k in range(lines)) + ").sum()\n"
+
+
 def node_or_skip(why: str) -> str:
     """The path of Node, for a test that runs JS; without Node it skips, except under CI, where it fails (.ci/run
     installs Debian's nodejs, so a missing Node there is a broken install, not a reason to pass)."""

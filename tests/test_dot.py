@@ -14,7 +14,7 @@ from explorer import dot as dotmod
 from explorer import explain, numbers
 from explorer.dot import LEGEND, STATE_LEGEND, plan, synthetic_graph, to_dot, to_svg
 from explorer.numbers import format_array, value_lines
-from tests.helpers import micrograd_tensors, traced
+from tests.helpers import fan_out_program, micrograd_tensors, traced
 
 NODE_LINE = re.compile(r"^\s*(n\d+|notice) \[label=", re.M)
 EDGE_LINE = re.compile(r"^\s*(n\d+|notice) -> (n\d+)", re.M)
@@ -398,12 +398,6 @@ def test_graphviz_past_its_cpu_limit_is_stopped_with_a_message():
 
 
 # ----------------------------------------------------------------------------- one box feeding many
-
-
-def fan_out_program(lines: int, per_line: int) -> str:
-    """x feeding ``lines`` chains of ``per_line - 1`` adds each (the language has no loops: one line per chain)."""
-    sums = "".join(f"y{k} = " + " + ".join(["x"] * per_line) + "\n" for k in range(lines))
-    return "x = randn(4)\n" + sums + "y = (" + " + ".join(f"y{k}" for k in range(lines)) + ").sum()\n"
 
 
 def long_edge_cost(dot: str) -> int:

@@ -9,8 +9,8 @@ from urllib.parse import quote
 import pytest
 
 from explorer import graph_data
-from tests.helpers import traced
-from tests.test_dot import TAG_LINE, fan_out_program, node_lines
+from tests.helpers import fan_out_program, traced
+from tests.test_dot import TAG_LINE, node_lines
 
 from .helpers import GRAPH, GRAPH_NODES, wait_for_idle, wait_for_view
 

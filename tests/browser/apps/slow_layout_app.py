@@ -10,7 +10,7 @@ from autograd.expr import evaluate
 from autograd.graph import trace
 from components.graph_view import graph_view
 from explorer import dot, graph_data
-from tests.test_dot import fan_out_program
+from tests.helpers import fan_out_program
 
 
 @st.cache_data
