@@ -47,6 +47,22 @@ def test_the_explorer_is_sent_the_dot_it_would_download(name):
     assert kinds == {n.kind for n in graph.nodes}
 
 
+def drawn_at(s: dict, k: int, known: dict, compact: bool, name: str) -> dict:
+    """Each box's cell as the stepper draws it at step ``k`` (its latest version from ``s["grads"]``), checked against
+    ``known`` (node -> its grad, or tangent, at step k): nothing where none is known yet, the known value's lines
+    where one is. Returns {node: that version}."""
+    drawn = {}
+    for box, versions in s["grads"].items():
+        shown = [v for v in versions if v[0] <= k]
+        node = int(box)
+        if node not in known:
+            assert not shown, (name, k, node)
+            continue
+        assert shown[-1][1] == dotmod.value_lines(known[node], compact), (name, k, node)
+        drawn[node] = shown[-1]
+    return drawn
+
+
 @pytest.mark.parametrize("name", ["micrograd", "broadcasting bias", "layer norm", "softmax cross-entropy"])
 def test_each_grad_version_is_what_the_engine_had_at_that_step(name):
     graph, steps = stepped(name)
@@ -56,21 +72,12 @@ def test_each_grad_version_is_what_the_engine_had_at_that_step(name):
     compact = dotmod.plan(graph).compact
     for k in range(len(steps) + 1):
         known = grads_at(graph, steps, k)
-        for box, versions in s["grads"].items():
-            shown = [v for v in versions if v[0] <= k]
-            node = int(box)
-            if node not in known:
-                assert not shown, (name, k, node)
-                continue
-            lines = shown[-1][1]
-            assert lines == dotmod.value_lines(known[node], compact), (name, k, node)
-            tip = shown[-1][2] if len(shown[-1]) > 2 else " ".join(lines)
-            assert tip == numbers.compact(known[node])
+        for node, (_, lines, *tip) in drawn_at(s, k, known, compact, name).items():
+            assert (tip[0] if tip else " ".join(lines)) == numbers.compact(known[node])
     # after the last step every box shows backward()'s grad
     for box, versions in s["grads"].items():
         final = graph.nodes[int(box)].grad
         np.testing.assert_equal(versions[-1][1], dotmod.value_lines(final, compact))
-
 
 
 @pytest.mark.parametrize(("name", "direction"), [("micrograd", "input:a"), ("broadcasting bias", "ones"),
@@ -82,15 +89,9 @@ def test_each_tangent_version_is_what_the_forward_walk_had_at_that_step(name, di
     assert s["mode"] == "forward" and s["count"] == len(run.steps) and len(s["panels"]) == len(run.steps) + 1
     compact = dotmod.plan(run.graph).compact
     for k in range(len(run.steps) + 1):
-        known = forward_mode.tangents_at(run, k)
-        for box, versions in s["grads"].items():
-            shown = [v for v in versions if v[0] <= k]
-            node = int(box)
-            if node not in known:
-                assert not shown, (name, k, node)
-                continue
-            assert shown[-1][1] == dotmod.value_lines(known[node], compact), (name, k, node)
+        drawn_at(s, k, forward_mode.tangents_at(run, k), compact, name)
     assert {int(box) for box in s["grads"]} == set(run.tangents), "every tangent is drawn"
+
 
 def test_stepper_boxes_are_sized_for_their_widest_grad():
     graph, steps = stepped("micrograd")
