@@ -4,14 +4,14 @@ never a traceback, the page usable after. The whole corpus runs through AppTest 
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
 from tests import hostile_corpus as corpus
 
-from .helpers import app_exception, click_button, open_page
+from .helpers import GRAPH, app_exception, click_button, open_page
+from .server import REPO_ROOT
 from .test_playground_browser import _wait_step
 
 pytestmark = pytest.mark.browser
@@ -58,18 +58,17 @@ def test_the_server_serves_the_browser_code_and_none_of_its_python(page, app_url
     loaded: list[str] = []
     page.on("response", lambda r: loaded.append(r.url) if "/component/" in r.url and r.ok else None)
     open_page(page, app_url)
-    page.locator('[data-testid="graph-view"]').first.wait_for(timeout=60_000)
+    page.locator(GRAPH).first.wait_for(timeout=60_000)
     entry = next(url for url in loaded if url.endswith("/graph_view/graph_view.js"))
     code = entry.removesuffix("graph_view/graph_view.js")  # the tree's URL, ".../component/<name>/"
     assert page.request.get(code + "web/format.js").ok, "the shared toolbox is served"
     # Each path, and the file it would be were it served (a URL with ".." is resolved by the client first; the
     # server answers a path it has no file for with the app's page, 200, which is not the file).
-    root = Path(__file__).resolve().parents[2]
     for path, file in (("session.py", "components/session.py"),
                        ("graph_view/__init__.py", "components/graph_view/__init__.py"),
                        ("../session.py", "components/session.py"), ("..%2fsession.py", "components/session.py"),
                        ("%2e%2e/assets.py", "components/assets.py"), ("../../app.py", "app.py"),
                        ("..%2f..%2fapp.py", "app.py"), ("../../server/sandbox.py", "server/sandbox.py")):
         response = page.request.get(code + path)
-        head = (root / file).read_text(encoding="utf-8")[:120]
+        head = (REPO_ROOT / file).read_text(encoding="utf-8")[:120]
         assert not (response.ok and head in response.text()), (path, response.status)
