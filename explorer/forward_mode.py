@@ -90,6 +90,7 @@ def direction_seeds(direction: Direction, inputs: Mapping) -> dict:
         seeds[t] = v
     return seeds
 
+
 MODES = {"reverse": "reverse (VJP)", "forward": "forward (JVP)"}
 
 
