@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
+
+from components.assets import code_url
 
 # NOTE: Streamlit's default header takes ~260 px at 1280x800 (6rem of padding, a 2.75rem title, a three-line
 # caption): the Explorer's graph ran 244 px below the window. The page starts just under Streamlit's own
@@ -59,14 +63,12 @@ def bring_into_view_when_asked(key: str, asked: str) -> None:
 
 def bring_into_view(key: str, seq: int) -> None:
     """Scroll the page (smoothly) until the element keyed ``key`` is at the top of the window, under
-    Streamlit's toolbar: e.g. the node inspector after a click on a box of the graph above it, which
-    otherwise opened below the fold with nothing moving. ``seq`` makes each ask a new element (a script
-    runs when its element mounts)."""
+    Streamlit's toolbar, and keep it there while the page settles (components/frontend/web/into_view.js): e.g.
+    the node inspector after a click on a box of the graph above it, which otherwise opened below the fold with
+    nothing moving. ``seq`` makes each ask a new element (a script runs when its element mounts)."""
+    module = json.dumps(code_url("web/into_view.js"))
     st.html(
-        f"<script data-seq='{int(seq)}'>(() => {{ const t0 = performance.now(); const go = () => {{"
-        f" const target = document.querySelector('.st-key-{key}');"
-        " if (target) { target.style.scrollMarginTop = '3.5rem'; target.scrollIntoView({block: 'start', "
-        "behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth'}); return; }"
-        " if (performance.now() - t0 < 5000) requestAnimationFrame(go); }; go(); })();</script>",
+        f"<script data-seq='{int(seq)}'>import({module}).then((m) => m.default({json.dumps(f'.st-key-{key}')}))"
+        ".catch((error) => console.error(error));</script>",
         unsafe_allow_javascript=True,
     )
