@@ -4,6 +4,9 @@ compact values, the straight main line, broadcast marks, validity."""
 import os
 import re
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -310,6 +313,7 @@ def test_to_svg_without_the_binary_returns_none(monkeypatch):
 
 
 DOT_BINARY = shutil.which("dot")
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.skipif(DOT_BINARY is None and not os.environ.get("CI"), reason="Graphviz 'dot' is not installed")
@@ -395,6 +399,30 @@ def test_graphviz_past_its_cpu_limit_is_stopped_with_a_message():
     assert "more than 1 s to draw" in caught.value.message and "download the DOT" in caught.value.message
     with pytest.raises(dotmod.DrawingError, match="could not draw this graph: .*syntax error"):
         to_svg("digraph { a -> }")
+
+
+# A process whose hard memory limit is 60 MB (a sandbox worker's may be lower than to_svg's 640 MB) asks for an
+# SVG of a graph dot needs ~100 MB for (it aborts at 60 MB, draws at 100 MB here).
+_UNDER_A_LOWER_LIMIT = """
+import random, resource
+from explorer import dot
+random.seed(0)
+text = "digraph G {" + " ".join(f"n{random.randrange(3000)} -> n{random.randrange(3000)};" for _ in range(3000)) + "}"
+resource.setrlimit(resource.RLIMIT_AS, (60 << 20, 60 << 20))
+try:
+    dot.to_svg(text)
+    print("drawn")
+except dot.DrawingError as error:
+    print(error.message)
+"""
+
+
+@pytest.mark.skipif(DOT_BINARY is None and not os.environ.get("CI"), reason="Graphviz 'dot' is not installed")
+def test_graphviz_out_of_memory_names_the_limit_it_really_had():
+    """to_svg's message named its own 640 MB even where the process could give dot only less."""
+    said = subprocess.run([sys.executable, "-c", _UNDER_A_LOWER_LIMIT], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=120, check=True).stdout.strip()
+    assert said.startswith("Graphviz needed more than 60 MB to draw this graph"), said
 
 
 # ----------------------------------------------------------------------------- one box feeding many
