@@ -14,6 +14,9 @@ It starts the app (the browser tests' server code), drives headless Chromium at 
 - fan-out: a fresh tab of the Explorer to every box drawn for x feeding the 360 adds of four chains of 90
   (361 boxes) and the 1,080 adds of twelve (summarised to 399 boxes), each given at most `--fan-out-cap`
   seconds (before the tags in explorer/dot.py neither finished in 240 s). `--fan-out` prints only these.
+- inspector: a click on a box of the 6-layer MLP to the inspector's tabs held in the window's top quarter, with
+  the inspector's code on time and 2 s late (median of 5 fresh tabs, or 2 with --quick). `--inspect` prints only
+  these.
 Times are taken inside the page: a requestAnimationFrame loop started at the key press finds the first
 frame whose DOM shows the new step, and the time is read at the start of the frame after it (the
 changed frame has been rendered by then). `--legacy` drives the pages as they were before the graph
@@ -359,6 +362,71 @@ def fan_out_lines(browser, url: str, cap_s: float) -> None:
         print(f"  fan-out, {label}, fresh tab to drawn: {said}", flush=True)
 
 
+# Milliseconds from the press on a box to the first frame of a run of `holdMs` in which the inspector's tabs stay
+# in the window's top quarter, and where the tabs' top ended; -1 if that never happened within `capMs`.
+INSPECTOR_IN_VIEW = """
+([holdMs, capMs]) => new Promise((resolve) => {
+  const tabs = () => document.querySelector('[class*="st-key-explorer_tab"]').getBoundingClientRect().top;
+  const t0 = window.__pressedAt;
+  let since = null;
+  const tick = () => {
+    const now = performance.now(), top = tabs();
+    since = top >= 0 && top < 0.25 * innerHeight ? (since ?? now) : null;
+    if (since !== null && now - since >= holdMs) resolve({ms: since - t0, top});
+    else if (now - t0 > capMs) resolve({ms: -1, top});
+    else requestAnimationFrame(tick);
+  };
+  tick();
+})
+"""
+
+
+def inspector_scroll(browser, url: str, rounds: int, late_s: float) -> dict:
+    """A click on the first box of the 6-layer MLP at 1280×800 (the inspector's tabs start below the fold): ms to
+    the inspector's tabs in the window's top quarter (and held there 500 ms), median of ``rounds`` fresh tabs, and
+    how many never got there within 10 s; with the inspector's Jacobian code on time and ``late_s`` late (the
+    order CI met: Streamlit's tabs then scroll their selected tab into view after the page's own scroll)."""
+    from tests.helpers import traced
+
+    results = {}
+    for late in (0.0, late_s):
+        times, missed, tops = [], 0, []
+        for _ in range(rounds):
+            context = browser.new_context(viewport=VIEWPORT)
+            helpers.install_run_tracker(context)
+            page = context.new_page()
+            page.set_default_timeout(120_000)
+            try:
+                helpers.open_page(page, f"{url}/?program={quote(MLP6)}")
+                page.wait_for_function(Probe().graph_drawn(len(traced(MLP6).nodes), "h5"), timeout=120_000, polling="raf")
+                helpers.wait_for_idle(page, 120_000)
+                if late:
+                    page.route("**/component/**/jacobian_view/**",
+                               lambda route, late=late: (time.sleep(late), route.continue_()))
+                page.evaluate("document.addEventListener('pointerdown', () => { window.__pressedAt ="
+                              " performance.now(); }, {capture: true, once: true})")
+                page.locator(f"{helpers.GRAPH} g.node").first.click()
+                seen = page.evaluate(INSPECTOR_IN_VIEW, [500, 10_000])
+                tops.append(seen["top"])
+                if seen["ms"] < 0:
+                    missed += 1
+                else:
+                    times.append(seen["ms"])
+            finally:
+                context.close()
+        results[late] = {"median_ms": statistics.median(times) if times else None, "missed": missed,
+                         "top": statistics.median(tops)}
+    return results
+
+
+def inspector_lines(browser, url: str, rounds: int) -> None:
+    for late, r in inspector_scroll(browser, url, rounds, late_s=2.0).items():
+        label = f"its code {late:g} s late" if late else "its code on time"
+        when = f"{r['median_ms']:.0f} ms" if r["median_ms"] is not None else "never"
+        print(f"  click on a box → inspector in view ({label}): {when} (median; {r['missed']} of {rounds} never"
+              f" within 10 s; the tabs' top ends at {r['top']:.0f} px)", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--app", type=Path, default=Path(__file__).resolve().parent.parent / "app.py")
@@ -366,6 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer presses and rounds")
     parser.add_argument("--fan-out", action="store_true", help="only the fan-out programs' time to drawn")
     parser.add_argument("--fan-out-cap", type=float, default=240.0, help="seconds the fan-out programs get")
+    parser.add_argument("--inspect", action="store_true", help="only the click on a box → inspector in view")
     args = parser.parse_args(argv)
     reason = browser_unavailable_reason()
     if reason:
@@ -381,6 +450,9 @@ def main(argv: list[str] | None = None) -> int:
     with app_in_chromium(app) as (server, browser):
         if args.fan_out:
             fan_out_lines(browser, server.url, args.fan_out_cap)
+            return 0
+        if args.inspect:
+            inspector_lines(browser, server.url, rounds)
             return 0
         load = first_load(browser, server.url, probe, 1 if args.quick else 3)
         print(f"  first load of / to the drawn graph:        {load:.2f} s")
@@ -412,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  node text, {label}:  min {px['min']:.1f} px, median {px['median']:.1f} px, "
                   f"max {px['max']:.1f} px")
         fan_out_lines(browser, server.url, args.fan_out_cap)
+        if not args.legacy:
+            inspector_lines(browser, server.url, rounds)
     return 0
 
 

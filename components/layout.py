@@ -54,21 +54,26 @@ def later_on_a_phone(body: str, later: str) -> None:
 
 
 def bring_into_view_when_asked(key: str, asked: str) -> None:
-    """bring_into_view(key) once each time session state's counter ``asked`` grows (a callback grew it)."""
+    """bring_into_view(key) once each time session state's counter ``asked`` grows (a callback grew it); on other
+    runs, only the code that does it is loaded, so that a click finds it in the page (a fetch from Streamlit's
+    component route took 160-300 ms here, quiet)."""
     seq = st.session_state.get(asked, 0)
     if seq > st.session_state.get(f"{asked}_done", 0):
         st.session_state[f"{asked}_done"] = seq
         bring_into_view(key, seq)
+    else:
+        bring_into_view(key, None)
 
 
-def bring_into_view(key: str, seq: int) -> None:
+def bring_into_view(key: str, seq: int | None) -> None:
     """Scroll the page (smoothly) until the element keyed ``key`` is at the top of the window, under
     Streamlit's toolbar, and keep it there while the page settles (components/frontend/web/into_view.js): e.g.
     the node inspector after a click on a box of the graph above it, which otherwise opened below the fold with
-    nothing moving. ``seq`` makes each ask a new element (a script runs when its element mounts)."""
+    nothing moving. ``seq`` makes each ask a new element (a script runs when its element mounts); None only loads
+    the module (the same element each run: its script runs once)."""
     module = json.dumps(code_url("web/into_view.js"))
+    then = "" if seq is None else f".then((m) => m.default({json.dumps(f'.st-key-{key}')}))"
     st.html(
-        f"<script data-seq='{int(seq)}'>import({module}).then((m) => m.default({json.dumps(f'.st-key-{key}')}))"
-        ".catch((error) => console.error(error));</script>",
+        f"<script data-seq='{int(seq or 0)}'>import({module}){then}.catch((error) => console.error(error));</script>",
         unsafe_allow_javascript=True,
     )
