@@ -388,7 +388,7 @@ def inspector_scroll(browser, url: str, rounds: int, late_s: float) -> dict:
     order CI met: Streamlit's tabs then scroll their selected tab into view after the page's own scroll)."""
     from tests.helpers import traced
 
-    results = {}
+    drawn, results = Probe().graph_drawn(len(traced(MLP6).nodes), "h5"), {}
     for late in (0.0, late_s):
         times, missed, tops = [], 0, []
         for _ in range(rounds):
@@ -398,7 +398,7 @@ def inspector_scroll(browser, url: str, rounds: int, late_s: float) -> dict:
             page.set_default_timeout(120_000)
             try:
                 helpers.open_page(page, f"{url}/?program={quote(MLP6)}")
-                page.wait_for_function(Probe().graph_drawn(len(traced(MLP6).nodes), "h5"), timeout=120_000, polling="raf")
+                page.wait_for_function(drawn, timeout=120_000, polling="raf")
                 helpers.wait_for_idle(page, 120_000)
                 if late:
                     page.route("**/component/**/jacobian_view/**",

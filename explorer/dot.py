@@ -521,7 +521,8 @@ def _limited(cpu_seconds: int, memory_bytes: int):
     def limit() -> None:
         for kind, value in ((resource.RLIMIT_CPU, cpu_seconds), (resource.RLIMIT_AS, memory_bytes)):
             _, hard = resource.getrlimit(kind)
-            resource.setrlimit(kind, (_within_hard(kind, value), hard))
+            value = _within_hard(kind, value)
+            resource.setrlimit(kind, (value, value if hard == resource.RLIM_INFINITY else hard))
         with contextlib.suppress(OSError, AttributeError):  # Linux: dies with the worker that started it
             ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
