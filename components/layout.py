@@ -55,8 +55,8 @@ def later_on_a_phone(body: str, later: str) -> None:
 
 def bring_into_view_when_asked(key: str, asked: str) -> None:
     """bring_into_view(key) once each time session state's counter ``asked`` grows (a callback grew it); on other
-    runs, only the code that does it is loaded, so that a click finds it in the page (a fetch from Streamlit's
-    component route took 160-300 ms here, quiet)."""
+    runs, only the code that does it is loaded, so that a click finds it in the page (fetched on the click, it
+    took 80-340 ms here: the server is busy with that click's run meanwhile)."""
     seq = st.session_state.get(asked, 0)
     if seq > st.session_state.get(f"{asked}_done", 0):
         st.session_state[f"{asked}_done"] = seq
