@@ -516,12 +516,12 @@ def _within_hard(kind: int, value: int) -> int:
 
 
 def _limited(cpu_seconds: int, memory_bytes: int):
-    """What the ``dot`` child sets for itself before it starts (it can only lower what it inherits)."""
+    """What the ``dot`` child sets for itself before it starts: limits already within what it inherits
+    (_within_hard: it can only lower them)."""
 
     def limit() -> None:
         for kind, value in ((resource.RLIMIT_CPU, cpu_seconds), (resource.RLIMIT_AS, memory_bytes)):
             _, hard = resource.getrlimit(kind)
-            value = _within_hard(kind, value)
             resource.setrlimit(kind, (value, value if hard == resource.RLIM_INFINITY else hard))
         with contextlib.suppress(OSError, AttributeError):  # Linux: dies with the worker that started it
             ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -544,7 +544,7 @@ def to_svg(dot: str, cpu_seconds: float = 10.0, memory_mb: int = 640) -> str | N
     too_long = (f"Graphviz took more than {cpu_seconds:g} s to draw this graph for the SVG picture; download the "
                 "DOT file and draw it on your own machine (dot -Tsvg), or show fewer of its parts")
     try:
-        limit = _limited(math.ceil(cpu_seconds), memory_mb * 1024 * 1024)
+        limit = _limited(_within_hard(resource.RLIMIT_CPU, math.ceil(cpu_seconds)), memory_mb * 1024 * 1024)
         done = subprocess.run([binary, "-Tsvg"], input=dot.encode("utf-8"), capture_output=True,
                               timeout=2 * cpu_seconds, preexec_fn=limit)
     except subprocess.TimeoutExpired:
