@@ -313,7 +313,7 @@ def test_to_svg_without_the_binary_returns_none(monkeypatch):
 
 
 DOT_BINARY = shutil.which("dot")
-REPO_ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.skipif(DOT_BINARY is None and not os.environ.get("CI"), reason="Graphviz 'dot' is not installed")
@@ -420,7 +420,7 @@ except dot.DrawingError as error:
 @pytest.mark.skipif(DOT_BINARY is None and not os.environ.get("CI"), reason="Graphviz 'dot' is not installed")
 def test_graphviz_out_of_memory_names_the_limit_it_really_had():
     """to_svg's message named its own 640 MB even where the process could give dot only less."""
-    said = subprocess.run([sys.executable, "-c", _UNDER_A_LOWER_LIMIT], cwd=REPO_ROOT, capture_output=True,
+    said = subprocess.run([sys.executable, "-c", _UNDER_A_LOWER_LIMIT], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, check=True).stdout.strip()
     assert said.startswith("Graphviz needed more than 60 MB to draw this graph"), said
 
