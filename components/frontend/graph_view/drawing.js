@@ -49,12 +49,19 @@ onmessage = (e) => {
 };`;
 }
 
+const absolute = (url) => new URL(url, window.location.href).href;
+
 export class Layouter {
   constructor(url) {
-    this.url = new URL(url, window.location.href).href;
+    this.url = absolute(url);
     this.worker = null;
     this.job = null;
     this.seq = 0;
+  }
+
+  // Whether this layouter runs the Graphviz build at `url` (a page may be given another).
+  serves(url) {
+    return this.url === absolute(url);
   }
 
   // An SVG element of `dot` laid out by Graphviz within `budgetMs` (else it rejects with LayoutTimeout).

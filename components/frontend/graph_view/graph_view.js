@@ -219,7 +219,7 @@ class GraphView {
       this.message.hidden = false;
       this.root.dataset.layout = "busy";
     }, 300);
-    if (!this.layouter || this.layouter.url !== new URL(this.data.viz_url, window.location.href).href) {
+    if (!this.layouter || !this.layouter.serves(this.data.viz_url)) {
       if (this.layouter) this.layouter.stop();
       this.layouter = new Layouter(this.data.viz_url);
     }
