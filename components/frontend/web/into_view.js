@@ -37,7 +37,7 @@ export default function bringIntoView(selector, { margin = "3.5rem", win = windo
   const doc = win.document;
   const behavior = win.matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth";
   const start = win.performance.now();
-  let stopped = false, askedAt = -Infinity, lastTop = null, quietSince = -Infinity;
+  let stopped = false, askedAt = -Infinity, lastTop = null, quietSince = -Infinity, styled = null, wanted = 0;
   const stop = () => {
     stopped = true;
     for (const type of USER_MOVES) win.removeEventListener(type, stop, true);
@@ -50,13 +50,16 @@ export default function bringIntoView(selector, { margin = "3.5rem", win = windo
     if (now - start > GIVE_UP_MS) return stop();
     const target = doc.querySelector(selector);
     if (!target) return win.requestAnimationFrame(frame);
-    target.style.scrollMarginTop = margin;
+    if (target !== styled) { // once per element (a rerun may replace it): the margin, and what it is in px
+      target.style.scrollMarginTop = margin;
+      wanted = Math.max(0, parseFloat(win.getComputedStyle(target).scrollMarginTop) || 0);
+      styled = target;
+    }
     const scroller = doc.querySelector('[data-testid="stMain"]') || doc.scrollingElement;
     if (lastTop !== null && scroller.scrollTop !== lastTop) quietSince = now;
     lastTop = scroller.scrollTop;
-    const wanted = parseFloat(win.getComputedStyle(target).scrollMarginTop) || 0;
     const move = nextMove({
-      offset: target.getBoundingClientRect().top - scroller.getBoundingClientRect().top - Math.max(0, wanted),
+      offset: target.getBoundingClientRect().top - scroller.getBoundingClientRect().top - wanted,
       quietMs: now - quietSince,
       sinceAskedMs: now - askedAt,
       atTop: scroller.scrollTop <= 0,
