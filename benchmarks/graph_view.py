@@ -401,8 +401,7 @@ def inspector_scroll(browser, url: str, rounds: int, late_s: float) -> dict:
                 page.wait_for_function(drawn, timeout=120_000, polling="raf")
                 helpers.wait_for_idle(page, 120_000)
                 if late:
-                    page.route("**/component/**/jacobian_view/**",
-                               lambda route, late=late: (time.sleep(late), route.continue_()))
+                    helpers.hold_back(page, helpers.JACOBIAN_CODE, late)
                 page.evaluate("document.addEventListener('pointerdown', () => { window.__pressedAt ="
                               " performance.now(); }, {capture: true, once: true})")
                 page.locator(f"{helpers.GRAPH} g.node").first.click()

@@ -52,6 +52,16 @@ RUN_TRACKER_JS = """
 """
 
 
+#: The node inspector's Jacobian-view code, as the page fetches it (a glob for page.route).
+JACOBIAN_CODE = "**/component/**/jacobian_view/**"
+
+
+def hold_back(page, url_glob: str, seconds: float) -> None:
+    """Every request of ``page`` matching ``url_glob`` answered ``seconds`` late (code arriving late, as on a
+    loaded server). NOTE: the handler sleeps in Playwright's own thread, so the test's own calls wait meanwhile."""
+    page.route(url_glob, lambda route: (time.sleep(seconds), route.continue_()))
+
+
 def install_run_tracker(page_or_context) -> None:
     """Install the run counter in every document the page (or context) loads from now on."""
     page_or_context.add_init_script(RUN_TRACKER_JS)

@@ -5,14 +5,22 @@ inspector into view, the editor keeps a line as one line; at 420 px the graph co
 
 from __future__ import annotations
 
-import time
 from urllib.parse import quote
 
 import pytest
 
 from explorer import presets
 
-from .helpers import GRAPH, PANEL, install_run_tracker, open_page, wait_for_rerun, wait_for_view
+from .helpers import (
+    GRAPH,
+    JACOBIAN_CODE,
+    PANEL,
+    hold_back,
+    install_run_tracker,
+    open_page,
+    wait_for_rerun,
+    wait_for_view,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -103,7 +111,7 @@ def test_a_click_on_a_box_brings_the_inspector_into_view(open_at, app_url, late)
     (CI met it under load). web/into_view.js scrolls again once nothing scrolls."""
     page = open_at(PRESENTER, f"{app_url}/?program={quote(MLP)}")
     if late:
-        page.route("**/component/**/jacobian_view/**", lambda route: (time.sleep(2), route.continue_()))
+        hold_back(page, JACOBIAN_CODE, 2.0)
     tabs = '[class*="st-key-explorer_tab"]'
     assert rect(page, tabs)["top"] > PRESENTER["height"], "the inspector starts below the fold"
     box = page.locator(f"{GRAPH} g.node").first
