@@ -306,9 +306,9 @@ def presentation_lines(quick=False):
         f"stepwise backward (301-node graph, forward included): {stepped * 1e3:.2f} ms vs backward() "
         f"{plain * 1e3:.2f} ms ({stepped / plain:.2f}x)"
     )
-    from explorer import dot
+    from benchmarks import graphs
 
-    timing = dot.bench_dot(2000, repeat=3 if quick else 10)
+    timing = graphs.bench_dot(2000, repeat=3 if quick else 10)
     lines.append(
         f"DOT for a 2,000-node graph: {timing['full_ms']:.1f} ms in full, {timing['summarised_ms']:.1f} ms "
         "summarised to 200 nodes (target < 50 ms)"

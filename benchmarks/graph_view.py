@@ -332,7 +332,8 @@ def fan_out(browser, url: str, program: str, cap_s: float) -> float | None:
     ``cap_s``."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    from explorer import dot, graph_data
+    from explorer import graph_data
+    from explorer.graph import dot
     from tests.helpers import traced
 
     drawing = dot.plan(traced(program), max_nodes=graph_data.MAX_DRAWN)

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from explorer.dot import slot_names
+from explorer.graph.dot import slot_names
 from explorer.numbers import array_text, compact, fmt_number, plugged_text, shape_dtype_text
 
 # ----------------------------------------------------------------------------- the shared program

@@ -1,7 +1,7 @@
 """Pictures and messages for the explorer pages: a node's data/grad heatmaps, messages safe for Markdown.
 (Numbers and arrays as text: explorer.numbers.)
 
-(The graph's colour legend is drawn by the graph view, components/graph_view, from explorer.dot.LEGEND.)"""
+(The graph's colour legend is drawn by the graph view, components/graph_view, from explorer.graph.dot.LEGEND.)"""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.dot import slot_names
 from explorer.explain import PLUG_LIMIT, SeedView, Timeline, data_only, node_heading, node_label, step_labeller
+from explorer.graph.dot import slot_names
 from explorer.numbers import array_text, fmt_number, plugged_text
 
 # ----------------------------------------------------------------------------- the direction v

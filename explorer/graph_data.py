@@ -17,10 +17,10 @@ import math
 
 import numpy as np
 
-from explorer import dot as dotmod
 from explorer import explain, forward_mode, numbers
+from explorer.graph import dot as dotmod
 
-#: Boxes drawn at most; bigger graphs are summarised around the output (see explorer.dot.plan).
+#: Boxes drawn at most; bigger graphs are summarised around the output (see explorer.graph.dot.plan).
 MAX_DRAWN = 400
 DONE = "Done: every grad now equals what backward() gives."
 

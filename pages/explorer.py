@@ -11,7 +11,7 @@ from components.graph_view import graph_view, program_view
 from components.layout import bring_into_view_when_asked, header, later_on_a_phone
 from components.poke import full_run_wanted, poke_panel, synced
 from explorer import explain, forward_mode, graph_data, page_data
-from explorer.dot import to_svg
+from explorer.graph.svg import to_svg
 from explorer.inspector import node_view
 from explorer.jacobian_view import node_jacobian
 

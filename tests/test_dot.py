@@ -13,9 +13,13 @@ import pytest
 
 from autograd import Tensor
 from autograd.graph import backward_steps, trace
-from explorer import dot as dotmod
+from benchmarks import graphs
+from benchmarks.graphs import synthetic_graph
 from explorer import explain, numbers
-from explorer.dot import LEGEND, STATE_LEGEND, plan, synthetic_graph, to_dot, to_svg
+from explorer.graph import dot as dotmod
+from explorer.graph import svg as graph_svg
+from explorer.graph.dot import LEGEND, STATE_LEGEND, plan, to_dot
+from explorer.graph.svg import to_svg
 from explorer.numbers import format_array, value_lines
 from tests.helpers import fan_out_program, micrograd_tensors, traced
 
@@ -298,17 +302,17 @@ def test_graphs_too_big_show_the_output_neighbourhood_with_a_notice():
 
 def test_huge_graph_never_hangs():
     graph = synthetic_graph(20000)
-    dot = to_dot(graph)  # NOTE: how fast is benchmarks' business (explorer.dot.bench_dot), never a timed assert
+    dot = to_dot(graph)  # NOTE: how fast is benchmarks' business (benchmarks.graphs.bench_dot), never a timed assert
     assert len(node_lines(dot)) <= 200
 
 
 def test_bench_dot_reports_timings():
-    result = dotmod.bench_dot(n=300, repeat=1)
+    result = graphs.bench_dot(n=300, repeat=1)
     assert result["nodes"] == 300 and result["summarised_ms"] > 0 and result["full_ms"] > 0
 
 
 def test_to_svg_without_the_binary_returns_none(monkeypatch):
-    monkeypatch.setattr(dotmod, "_dot_binary", lambda: None)
+    monkeypatch.setattr(graph_svg, "_dot_binary", lambda: None)
     assert to_svg("digraph { a -> b }") is None
 
 
@@ -394,10 +398,10 @@ def test_graphviz_past_its_cpu_limit_is_stopped_with_a_message():
     rng = np.random.default_rng(0)
     edges = rng.integers(0, 1500, size=(6000, 2))
     dot = "digraph G {\n" + "\n".join(f"n{a} -> n{b};" for a, b in edges) + "\n}"
-    with pytest.raises(dotmod.DrawingError) as caught:
+    with pytest.raises(graph_svg.DrawingError) as caught:
         to_svg(dot, cpu_seconds=1.0)
     assert "more than 1 s to draw" in caught.value.message and "download the DOT" in caught.value.message
-    with pytest.raises(dotmod.DrawingError, match="could not draw this graph: .*syntax error"):
+    with pytest.raises(graph_svg.DrawingError, match="could not draw this graph: .*syntax error"):
         to_svg("digraph { a -> }")
 
 
@@ -405,14 +409,14 @@ def test_graphviz_past_its_cpu_limit_is_stopped_with_a_message():
 # SVG of a graph dot needs ~100 MB for (it aborts at 60 MB, draws at 100 MB here).
 _UNDER_A_LOWER_LIMIT = """
 import random, resource
-from explorer import dot
+from explorer.graph import svg
 random.seed(0)
 text = "digraph G {" + " ".join(f"n{random.randrange(3000)} -> n{random.randrange(3000)};" for _ in range(3000)) + "}"
 resource.setrlimit(resource.RLIMIT_AS, (60 << 20, 60 << 20))
 try:
-    dot.to_svg(text)
+    svg.to_svg(text)
     print("drawn")
-except dot.DrawingError as error:
+except svg.DrawingError as error:
     print(error.message)
 """
 

@@ -9,8 +9,8 @@ import pytest
 
 from autograd.expr import evaluate
 from autograd.graph import backward_steps, grads_at, trace
-from explorer import dot as dotmod
 from explorer import explain, forward_mode, graph_data, numbers, presets
+from explorer.graph import dot as dotmod
 
 CELL = re.compile(r'<td id="n(\d+)\.g" tooltip="[^"]*" align="left">(.*?)</td>')
 TAGS = re.compile(r"<[^>]+>")
@@ -58,7 +58,7 @@ def drawn_at(s: dict, k: int, known: dict, compact: bool, name: str) -> dict:
         if node not in known:
             assert not shown, (name, k, node)
             continue
-        assert shown[-1][1] == dotmod.value_lines(known[node], compact), (name, k, node)
+        assert shown[-1][1] == numbers.value_lines(known[node], compact), (name, k, node)
         drawn[node] = shown[-1]
     return drawn
 
@@ -77,7 +77,7 @@ def test_each_grad_version_is_what_the_engine_had_at_that_step(name):
     # after the last step every box shows backward()'s grad
     for box, versions in s["grads"].items():
         final = graph.nodes[int(box)].grad
-        np.testing.assert_equal(versions[-1][1], dotmod.value_lines(final, compact))
+        np.testing.assert_equal(versions[-1][1], numbers.value_lines(final, compact))
 
 
 @pytest.mark.parametrize(("name", "direction"), [("micrograd", "input:a"), ("broadcasting bias", "ones"),
@@ -103,7 +103,7 @@ def test_stepper_boxes_are_sized_for_their_widest_grad():
     # the Explorer's boxes show the final grads instead
     explorer = grad_cells(graph_data.view_data(graph, steps)["dot"])
     for box, lines in explorer.items():
-        assert lines == dotmod.value_lines(graph.nodes[box].grad)
+        assert lines == numbers.value_lines(graph.nodes[box].grad)
 
 
 def test_the_timeline_and_panels_are_explain_s():
@@ -150,10 +150,10 @@ def test_value_texts_retext_every_drawn_box_with_its_own_numbers():
     assert set(texts) == {str(n.id) for n in graph.nodes}
     for node in graph.nodes:
         entry = texts[str(node.id)]
-        assert entry["d"] == dotmod.value_lines(node.data)
+        assert entry["d"] == numbers.value_lines(node.data)
         assert ("g" in entry) == node.requires_grad
         if node.requires_grad:
-            assert entry["g"] == dotmod.value_lines(node.grad) and entry["tip"][1] == numbers.compact(node.grad)
+            assert entry["g"] == numbers.value_lines(node.grad) and entry["tip"][1] == numbers.compact(node.grad)
     # the cells of the view's DOT hold exactly these lines: a retext swaps like for like
     cells = grad_cells(graph_data.view_data(graph)["dot"])
     assert {box: lines for box, lines in cells.items()} == {int(b): e["g"] for b, e in texts.items() if "g" in e}

@@ -180,7 +180,7 @@ def test_every_public_tensor_method_is_an_op_or_a_documented_member():
 
 def test_drawings_take_commutativity_and_slot_names_from_the_registry():
     from autograd.graph import trace
-    from explorer import dot
+    from explorer.graph import dot
 
     assert {name for name, p in PRIMITIVES.items() if p.commutative} == dot.COMMUTATIVE
     graph = trace(F.linear(A, M.T, t(5)))

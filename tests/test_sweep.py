@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from autograd.expr import evaluate
 from autograd.ops import PRIMITIVES
 from explorer import cost_view, explain, graph_data, jacobian_view, numbers, page_data, poke, presets
-from explorer.dot import to_svg
 from explorer.formatting import heatmap_figure
+from explorer.graph.svg import to_svg
 from explorer.mode_cost import program_cost
 from tests import program_gen
 

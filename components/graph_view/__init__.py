@@ -28,7 +28,7 @@ from components import jacobian_view
 from components.assets import CODE_DIR, module_loader, served_url
 from components.st_internals import get_script_run_ctx
 from explorer import graph_data
-from explorer.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
+from explorer.graph.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
 
 _VENDOR = CODE_DIR / "graph_view" / "vendor"
 _ASSET_NAME = "viz_js"

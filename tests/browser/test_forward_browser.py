@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from explorer import dot as dotmod
-from explorer import forward_mode, graph_data, presets
+from explorer import forward_mode, graph_data, numbers, presets
+from explorer.graph import dot as dotmod
 
 from .helpers import (
     GRAPH,
@@ -40,7 +40,7 @@ def expected_tangents(run, k: int) -> dict[str, list[str]]:
     before its step."""
     drawing = dotmod.plan(run.graph, max_nodes=graph_data.MAX_DRAWN)
     known = forward_mode.tangents_at(run, k)
-    return {str(b): dotmod.value_lines(known[b], drawing.compact) if b in known else ["—"]
+    return {str(b): numbers.value_lines(known[b], drawing.compact) if b in known else ["—"]
             for b in drawing.boxes if b in run.tangents and run.graph.nodes[b].requires_grad}
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from autograd.expr import evaluate
 from autograd.graph import backward_steps
-from explorer import dot as dotmod
 from explorer import explain, graph_data, numbers, presets
+from explorer.graph import dot as dotmod
 
 from .helpers import (
     GRAPH,
