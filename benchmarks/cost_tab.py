@@ -1,4 +1,4 @@
-"""The Forward vs reverse tab's cost on the server: the program's panel (explorer.mode_cost.program_cost: its
+"""The Forward vs reverse tab's cost on the server: the program's panel (explorer.program.mode_cost.program_cost: its
 Jacobian counted, then built and timed both ways) and the lab's (lab_cost, lab_counts), in-process and in the sandbox.
 
 Run: python benchmarks/cost_tab.py [--repeat 3]
@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from components.cost_panel import LAB_MAX, LAB_START  # noqa: E402
-from explorer import presets  # noqa: E402
-from explorer.mode_cost import lab_cost, lab_counts, program_cost  # noqa: E402
+from explorer.program import presets
+from explorer.program.mode_cost import lab_cost, lab_counts, program_cost
 from server.sandbox import Sandbox  # noqa: E402
 
 PROGRAMS = {

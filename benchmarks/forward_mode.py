@@ -72,7 +72,8 @@ def switch_times(browser, url: str, program: str, rounds: int) -> dict[str, list
 def sent_kb(program: str) -> dict[str, float]:
     """KB of JSON the graph view is sent by one page run, per page and mode (with the DOT; a fragment's rerun
     with new numbers leaves the drawing out)."""
-    from explorer import graph_data, page_data
+    from explorer.program import page_data
+    from explorer.program import view_data as graph_data
 
     sizes = {}
     for page, view_of in (("Explorer", page_data.explorer_view), ("Stepper", page_data.stepper_view)):
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cannot run: {reason}", file=sys.stderr)
         return 2
 
-    from explorer import presets
+    from explorer.program import presets
 
     presses, rounds = (8, 2) if args.quick else (20, 5)
     programs = (("micrograd", presets.program("micrograd")), ("361-node", neurons_program()))

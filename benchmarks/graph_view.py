@@ -213,7 +213,7 @@ def percentile(values: list[float], q: float) -> float:
 def stepper_keys(browser, url: str, probe: Probe, program: str, presses: int, direction: str | None = None) -> dict:
     """Key (→) to the repainted step, p50 / p95 / max over ``presses`` steps; in forward mode along ``direction``
     (its URL form) with it."""
-    from explorer import page_data
+    from explorer.program import page_data
 
     view = page_data.stepper_view(program, (), direction)
     steps = view.steps if direction is None else view.forward.steps
@@ -262,7 +262,7 @@ def play_rate(browser, url: str, probe: Probe, program: str, speed: float, secon
 
 
 def explorer_edits(browser, url: str, probe: Probe, rounds: int) -> dict:
-    from explorer import presets
+    from explorer.program import presets
     from tests.helpers import traced
 
     cases = {
@@ -293,7 +293,7 @@ def explorer_edits(browser, url: str, probe: Probe, rounds: int) -> dict:
 
 
 def first_load(browser, url: str, probe: Probe, rounds: int) -> float:
-    from explorer import presets
+    from explorer.program import presets
     from tests.helpers import traced
 
     nodes = len(traced(presets.program("micrograd")).nodes)
@@ -332,8 +332,8 @@ def fan_out(browser, url: str, program: str, cap_s: float) -> float | None:
     ``cap_s``."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    from explorer import graph_data
     from explorer.graph import dot
+    from explorer.program import view_data as graph_data
     from tests.helpers import traced
 
     drawing = dot.plan(traced(program), max_nodes=graph_data.MAX_DRAWN)
@@ -441,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cannot run: {reason}", file=sys.stderr)
         return 2
 
-    from explorer import presets
+    from explorer.program import presets
 
     probe = Legacy() if args.legacy else Probe()
     presses, rounds = (8, 2) if args.quick else (20, 5)

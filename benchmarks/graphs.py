@@ -8,6 +8,7 @@ import numpy as np
 
 from explorer.graph.dot import to_dot
 
+
 def synthetic_graph(n: int = 2000, seed: int = 0):
     """A Graph of ``n`` nodes built by hand (no engine): chains, fan-out, a few matrices."""
     from autograd.graph import Graph, Node

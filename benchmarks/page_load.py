@@ -8,7 +8,7 @@ evaluated in the sandbox's worker processes as on a server. It prints, per page 
 ``--repeat`` loads:
 - load: the wall time of the page's script run, from the request to its last element (the server's part
   of a page load; the browser's own drawing is not in it),
-- pictures: the run that answers the poke view's request for its pictures (explorer/page_data.py: a page
+- pictures: the run that answers the poke view's request for its pictures (explorer/program/page_data.py: a page
   run evaluates the program once; the pictures sweep it again, when asked) — absent where the app makes
   them in the load itself (before issue 20),
 - the evaluations the load started in the sandbox (the functions' names).
@@ -38,7 +38,7 @@ def main() -> None:
     from streamlit.testing.v1 import AppTest
 
     from components import session
-    from explorer import presets
+    from explorer.program import presets
     from tests.test_app import sent, trigger  # the browser's messages, as the AppTest tests send them
 
     def load(program: str, page: str):

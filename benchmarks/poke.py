@@ -144,9 +144,9 @@ def drag(browser, url: str, path: str, program: str, seconds: float, server_pid:
 
 def engine_numbers(program: str, a: float) -> list[str]:
     """What the graph's boxes must show for a = `a`: every box's data line (the grads depend on the stepper's
-    position), as explorer.graph_data.value_texts writes them (constants show their value unlabelled)."""
-    from explorer.explain import step_program
-    from explorer.graph_data import value_texts
+    position), as explorer.program.view_data.value_texts writes them (constants show their value unlabelled)."""
+    from explorer.program.run import step_program
+    from explorer.program.view_data import value_texts
 
     graph, _ = step_program(program, (("a", a),))
     return sorted("data " + " ".join(texts["d"]) for box, texts in value_texts(graph).items()
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import os
 
-    from explorer import presets
+    from explorer.program import presets
 
     program = presets.program("micrograd")
     app = args.app.resolve()

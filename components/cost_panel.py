@@ -1,6 +1,6 @@
 """The Explorer's "Forward vs reverse" tab as Streamlit: what the program's full Jacobian costs each way, and the
 lab beside it (y = tanh(W @ x) with sliders for n and m, and the crossover plot). The work runs in the sandbox;
-the words, table and plot come from explorer/cost_view.py."""
+the words, table and plot come from explorer/program/cost_view.py."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from components import session
-from explorer import cost_view, mode_cost
-from explorer.formatting import markdown_safe
+from explorer.program import cost_view, mode_cost
+from explorer.words import markdown_safe
 
 ss = st.session_state
 #: The lab's sliders reach this far (J is then at most 256 × 256, built both ways in ~20 ms).

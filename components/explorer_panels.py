@@ -14,20 +14,23 @@ import streamlit as st
 from components import session
 from components.jacobian_view import jacobian_view
 from components.links import link_warnings
-from explorer import explain, graph_data, numbers, poke, presets
-from explorer.formatting import markdown_safe
+from explorer import numbers
+from explorer.graph import names as graph_names
+from explorer.program import check, link, poke, presets, rules
+from explorer.program import view_data as graph_data
+from explorer.words import markdown_safe
 
 ss = st.session_state
 TABS = ("Gradients and check", "Inspect a node", "Export", "Forward vs reverse")
 
 
 def shared_program(page: str) -> str:
-    """The program both program pages show: the session's, or a link's (explain.sync_program), with a
+    """The program both program pages show: the session's, or a link's (link.sync_program), with a
     warning when it is too long for an address the server accepts (said before the server refuses it), and
     one for each of ``page``'s parameters the link repeats (explorer.links; the URL keeps the last)."""
     link_warnings(page)
-    program = explain.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
-    note = explain.link_note(program)
+    program = link.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
+    note = link.link_note(program)
     if note:
         st.warning(note, icon=":material/link_off:")
     return program
@@ -89,15 +92,15 @@ def editor(program: str) -> None:
 
 def checks(analysis, knobs, poked) -> None:
     """The gradient check: its verdicts, its table and how it was made."""
-    for kind, message in explain.check_verdicts(analysis.checks):
+    for kind, message in check.check_verdicts(analysis.checks):
         getattr(st, kind)(markdown_safe(message))
     if analysis.check_note:
         st.info(markdown_safe(analysis.check_note), icon=":material/timer:")
     # NOTE: a static table, not st.dataframe: this tab is open on the first load, and the data grid's
     # JavaScript competed with Graphviz's, delaying the graph by ~0.8 s (first load 4.1-4.5 s -> 3.4-3.7 s).
-    st.table(explain.check_table(list(analysis.checks)))
+    st.table(check.check_table(list(analysis.checks)))
     at = f" Checked at the poked values ({poke.described(poked, knobs)}); Reset returns to the program's."
-    st.caption(explain.CHECK_CAPTION + (at if poked else ""))
+    st.caption(check.CHECK_CAPTION + (at if poked else ""))
 
 
 def _pick_node() -> None:
@@ -108,9 +111,9 @@ def _pick_node() -> None:
 
 def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=None) -> None:
     """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian. ``view_of(node id, dark)``
-    is its explorer.inspector.NodeView (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
-    big operands, any element of an input's grad worked out (``element(node id, slot, index)``: explain.element_of).
-    In forward mode (``forward``: explorer.forward_mode.ForwardRun) its JVP rule, with its numbers, and tangent too."""
+    is its inspector.NodeView (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
+    big operands, any element of an input's grad worked out (``element(node id, slot, index)``: rules.element_of).
+    In forward mode (``forward``: forward_mode.ForwardRun) its JVP rule, with its numbers, and tangent too."""
     # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed. It is
     # written only when it differs: a write sets the widget in the browser, and would undo a choice made there
     # while this run was under way (as it lost the cost lab's key presses).
@@ -118,16 +121,16 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=Non
         ss["explorer_node"] = want
     st.caption("Click a box in the graph, or choose it here.")
     node_id = st.selectbox("Node", [node.id for node in graph.nodes], key="explorer_node", on_change=_pick_node,
-                           format_func=lambda i: explain.node_choice(graph.nodes[i]))
+                           format_func=lambda i: graph_names.node_choice(graph.nodes[i]))
     node = graph.nodes[node_id]
     if node.formula:
         st.markdown(f"**VJP of `{node.op}`** (G is the upstream grad)")
         st.code(node.formula, language=None, wrap_lines=True)
-        plugged = explain.plugged_of(steps, node_id)
+        plugged = rules.plugged_of(steps, node_id)
         if plugged:
             st.markdown("**With its numbers** (G is this node's grad)")
             st.code(plugged, language=None, wrap_lines=True)
-        if plugged.startswith(explain.ELEMENT_NOTE_START) and element is not None:
+        if plugged.startswith(rules.ELEMENT_NOTE_START) and element is not None:
             _another_element(graph, node, element)
     else:
         st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
@@ -172,7 +175,7 @@ def _another_element(graph, node, element) -> None:
     """A choice of any element of the grad each input receives, and its arithmetic written out."""
     from autograd.ops import PRIMITIVES
 
-    names = explain.rule_slots(PRIMITIVES[node.op], len(node.parents))
+    names = rules.rule_slots(PRIMITIVES[node.op], len(node.parents))
     choices = [(slot, index) for slot, p in enumerate(node.parents) if graph.nodes[p].requires_grad
                for index in itertools.islice(np.ndindex(*graph.nodes[p].shape), ELEMENTS_OFFERED)]
     pick = st.selectbox("Work out another element", choices, index=None, key=f"explorer_element_{node.id}",
@@ -218,7 +221,7 @@ def tabs(show_checks, show_node, show_export, show_cost, stale: bool) -> None:
         if tab.open:
             with tab:
                 if stale:
-                    st.caption(explain.STALE_NOTE)
+                    st.caption(link.STALE_NOTE)
                 with within(), session.failures_shown():
                     show()
     if stale:  # NOTE: dimmed by their keys, so nothing is remounted: the graph is not laid out again

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import links
-from explorer.formatting import markdown_safe
+from explorer.words import markdown_safe
 
 
 def link_warnings(page: str) -> list[str]:

@@ -9,8 +9,8 @@ import math
 import streamlit as st
 
 from components import session
-from explorer import explain, forward_mode
-from explorer.formatting import markdown_safe
+from explorer.program import forward_mode, stepper
+from explorer.words import markdown_safe
 
 ss = st.session_state
 #: Elements of an input listed one by one in the element picker; past it, a number box takes the index.
@@ -143,6 +143,6 @@ def meeting(run) -> None:
 def explained(forward: bool) -> None:
     """What the walk the page shows does, step by step with its formulas (backward()'s or forward mode's)."""
     with st.expander("What forward mode does" if forward else "What backward() does"):
-        for words, formula in forward_mode.FORWARD_EXPLAINED if forward else explain.BACKWARD_EXPLAINED:
+        for words, formula in forward_mode.FORWARD_EXPLAINED if forward else stepper.BACKWARD_EXPLAINED:
             st.markdown(words)
             st.latex(formula)

@@ -7,7 +7,7 @@ import streamlit as st
 
 from components import settings_form as form
 from explorer import datasets, model_io, training
-from explorer.formatting import markdown_safe
+from explorer.words import markdown_safe
 
 ss = st.session_state
 # explorer.datasets.parse_csv numbers the distinct labels in order; said beside the upload, not done silently

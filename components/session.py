@@ -1,7 +1,7 @@
 """The pages' way to evaluate a user's program: in the sandbox (server/sandbox.py), stopped when the
 session that asked goes away or reruns.
 
-    analysis = session.sandboxed(explain.analyse_program, program)
+    analysis = session.sandboxed(check.analyse_program, program)
 
 One sandbox serves the whole server (its worker processes and its byte-bounded cache are shared
 by every session, like ``st.cache_resource``). While a script waits for its evaluation it checks,
@@ -34,8 +34,8 @@ from components.st_internals import (
     expire_closed_sessions,
     get_script_run_ctx,
 )
-from explorer import explain
-from explorer.formatting import markdown_safe
+from explorer.program import errors
+from explorer.words import markdown_safe
 from server.sandbox import Limits, Sandbox, SandboxError
 
 REAP_PERIOD = 15.0  # seconds between looks for closed sessions whose reconnect time (TTL) has passed
@@ -69,7 +69,7 @@ def show_failure(exc: Exception, program: str = "", into=None) -> None:
     """The one way a page shows work that failed (a program's error, a sandbox limit, a busy server): its
     message, led by its line and column when it has them, never a traceback; with ``program``, the line with
     a caret under the column. ``into``: the container to write in (default: where the page is)."""
-    message, caret = explain.error_report(program, exc)
+    message, caret = errors.error_report(program, exc)
     place = into if into is not None else st
     place.error(markdown_safe(message), icon=":material/error:")
     if caret and program:

@@ -1,6 +1,6 @@
 """A page's link checked at the edge, before any work: the parameters each page reads, each given once, the
 Stepper's step a whole number of its range and the Playground's run id of the form the server makes. (The
-values themselves: explorer/poke.py's from_link for ``poke``, TrainConfig.from_query's settings table for the
+values themselves: explorer/program/poke.py's from_link for ``poke``, TrainConfig.from_query's settings table for the
 Playground, the language for ``program``.)"""
 
 from __future__ import annotations

@@ -214,6 +214,14 @@ def summarise(array: np.ndarray) -> dict[str, float]:
     }
 
 
+def shape_literal(shape) -> str:
+    """A shape as Python writes it: "()", "(3,)", "(2, 3)" (``ones(3,)`` reads it; shape_text says "scalar")."""
+    shape = tuple(int(s) for s in shape)
+    if len(shape) == 1:
+        return f"({shape[0]},)"
+    return "(" + ", ".join(str(s) for s in shape) + ")"
+
+
 def shape_text(shape: tuple[int, ...]) -> str:
     """A shape as the app prints it: "scalar", "(3,)", "(2, 3)"."""
     if len(shape) == 0:

@@ -20,7 +20,8 @@ import numpy as np
 from autograd import Parameter, Tensor, nn, optim
 from autograd import functional as F
 from autograd.graph import Graph, order, trace
-from explorer import graph_data, training
+from explorer import training
+from explorer.program import view_data as graph_data
 
 POINTS = 4  # training points in a step graph
 PROGRAM_LIMIT = 10_000  # characters the expression language accepts

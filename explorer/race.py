@@ -25,8 +25,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from autograd import Tensor, optim
-from explorer import poke
 from explorer.numbers import fmt_number, json_numbers
+from explorer.program import poke
 
 MAX_STEPS = 1000
 MAX_RUNNERS = 6

@@ -18,7 +18,7 @@ from language.source import ExpressionError, Source
 #: What this process has evaluated: ``compiles`` (language.compile_program), ``runs`` (Program.run) and, of those,
 #: ``recorded``: runs with grad enabled, which record a graph for backward() (a page's forward and backward pass;
 #: the gradient check's nudged runs and the pictures' sweeps run under no_grad). Tests and benchmarks read it to
-#: count a page run's evaluations (explorer/page_data.py).
+#: count a page run's evaluations (explorer/program/page_data.py).
 EVALUATIONS: Counter = Counter()
 
 

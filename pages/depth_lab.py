@@ -13,7 +13,7 @@ from components.settings_form import widget  # noqa: E402
 from explorer import depth_figures as figures  # noqa: E402
 from explorer import depth_lab, nets  # noqa: E402
 from explorer.depth_lab import LAB_SETTINGS, LabConfig  # noqa: E402
-from explorer.formatting import markdown_safe  # noqa: E402
+from explorer.words import markdown_safe  # noqa: E402
 from server.sandbox import SandboxError  # noqa: E402
 
 ss = st.session_state

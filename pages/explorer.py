@@ -10,10 +10,9 @@ from components.entry import through_app
 from components.graph_view import graph_view, program_view
 from components.layout import bring_into_view_when_asked, header, later_on_a_phone
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import explain, forward_mode, graph_data, page_data
+from explorer.graph import names
 from explorer.graph.svg import to_svg
-from explorer.inspector import node_view
-from explorer.jacobian_view import node_jacobian
+from explorer.program import forward_mode, inspector, jacobian_view, link, page_data, rules, view_data
 
 through_app()
 ss = st.session_state
@@ -22,7 +21,7 @@ ss = st.session_state
 # sliders, check; in forward mode the forward pass too), one per slider move (graph, steps, forward pass), and a
 # node's inspector, Jacobian, element and SVG when asked.
 jacobian_of, element_of, inspected, svg_of = (functools.partial(session.sandboxed, fn) for fn in (
-    node_jacobian, explain.element_of, node_view, to_svg))  # the last: Graphviz's dot, limited as an evaluation is
+    jacobian_view.node_jacobian, rules.element_of, inspector.node_view, to_svg))  # to_svg: Graphviz's dot, limited
 
 
 header(
@@ -81,7 +80,7 @@ def _graph(shown, graph, view, picked, right, poked) -> None:
         graph_view(program_view(shown, graph, view.steps, direction=direction, _forward=view.forward),
                    key="explorer_graph", view=ss.get("graph_view", {}), selected=picked,
                    select_seq=ss.get("explorer_select_seq", 0), on_select=clicked, on_view=view_changed,
-                   values=graph_data.value_texts(drawn) if drawn is not None else None)
+                   values=view_data.value_texts(drawn) if drawn is not None else None)
 
 
 @session.message_only
@@ -96,7 +95,7 @@ def page() -> None:
         panels.editor(program)
         shown = program
         try:
-            view = view_of(program)  # graph, steps, sliders and check in one evaluation (explorer/page_data.py)
+            view = view_of(program)  # graph, steps, sliders and check in one evaluation (explorer/program/page_data.py)
             ss["explorer_last_good"] = program
         except Exception as exc:  # noqa: BLE001 - ExpressionError or anything else: a message, never a traceback
             panels.program_error(program, exc)
@@ -118,7 +117,7 @@ def page() -> None:
         modes.switch("explorer", forward_mode.input_shapes(graph))
         note = st.empty()
         if stale:
-            note.caption(explain.STALE_NOTE)
+            note.caption(link.STALE_NOTE)
 
     failure = None
     ss["explorer_settled"] = None  # the poked values this run evaluated (live's graph takes them from it)
@@ -129,7 +128,7 @@ def page() -> None:
         failure = exc
     live(shown, knobs, picked, left, right)
     with right:  # under the graph; the same for any poked numbers, so not rerun with them
-        st.caption(explain.graph_caption(graph, graph_data.MAX_DRAWN))
+        st.caption(names.graph_caption(graph, view_data.MAX_DRAWN))
     if failure is not None:
         session.show_failure(failure, into=note)  # the graph is drawn; the rest says why it stopped
         st.stop()

@@ -7,8 +7,9 @@ from components import explorer_panels
 from components import race as panels
 from components.entry import through_app
 from components.layout import header
-from explorer import explain, race
-from explorer.formatting import markdown_safe
+from explorer import race, words
+from explorer.program import errors
+from explorer.words import markdown_safe
 
 through_app()
 ss = st.session_state
@@ -43,7 +44,7 @@ def page() -> None:
         panels.settings(setup, planes)
     if planes is not None and len(planes) < 2:
         st.info(f"The race needs a program with at least two inputs that hold one number each; this one has "
-                f"{explain.counted(len(planes), 'such input')}. Write, say, `x = 1.0` and `y = 2.0` and a "
+                f"{words.counted(len(planes), 'such input')}. Write, say, `x = 1.0` and `y = 2.0` and a "
                 "loss of them, or choose a surface.", icon=":material/info:")
         return
     the_race = setup.race(text)
@@ -51,7 +52,7 @@ def page() -> None:
         result = panels.run_race(the_race)
         picture = panels.grid(the_race)
     except Exception as exc:  # noqa: BLE001 - a race not allowed, or the program failed: a message
-        st.error(markdown_safe(explain.error_report(the_race.text, exc)[0]), icon=":material/error:")
+        st.error(markdown_safe(errors.error_report(the_race.text, exc)[0]), icon=":material/error:")
         return
     panels.race_view(panels.view_data(the_race, result, picture), key="race_view")
     for path in result["paths"]:

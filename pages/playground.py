@@ -16,8 +16,8 @@ from components.learner import learner_key  # noqa: E402
 from components.links import link_warnings  # noqa: E402
 from components.live_view import live_view  # noqa: E402
 from explorer import datasets, playground_graph  # noqa: E402
-from explorer.formatting import markdown_safe  # noqa: E402
 from explorer.playground import Playground  # noqa: E402
+from explorer.words import markdown_safe  # noqa: E402
 
 ss = st.session_state
 

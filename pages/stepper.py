@@ -11,17 +11,17 @@ from components.explorer_panels import program_error, shared_program
 from components.graph_view import graph_view, program_view
 from components.layout import header
 from components.poke import full_run_wanted, poke_panel, synced
-from explorer import forward_mode, graph_data, links, page_data
-from explorer.formatting import markdown_safe
-from explorer.jacobian_view import step_jacobians
+from explorer import links
+from explorer.program import forward_mode, jacobian_view, page_data, view_data
+from explorer.words import markdown_safe
 
 through_app()
 
 # A worker process each, limited and cancellable (components/session.py): the graph, its steps (backward's, or in
 # forward mode the forward walk's too), their Jacobians and the sliders in one evaluation per page run
-# (explorer/page_data.py), the first three once per slider move while dragging, and the Jacobians past the budget
+# (page_data), the first three once per slider move while dragging, and the Jacobians past the budget
 # when they are asked for.
-jacobians_of = functools.partial(session.sandboxed, step_jacobians)
+jacobians_of = functools.partial(session.sandboxed, jacobian_view.step_jacobians)
 
 
 top = st.container()  # the title, which says the mode (a link's warnings go under it)
@@ -131,15 +131,15 @@ def _live(program, knobs):
     if poked:
         poked_view = program_view(program, poked_graph, poked_steps, stepper=True, poked=poked, direction=direction,
                                   _forward=forward)
-        data = graph_data.over_layout(poked_view, layout)
+        data = view_data.over_layout(poked_view, layout)
     asked = st.session_state.get("stepper_jacobians_asked", ())
     if asked:
         jacobians = {**jacobians, **jacobians_of(program, poked, asked)}
     if forward is not None:  # where the two modes meet, over the walk
         modes.meeting(forward)
-    graph_view(graph_data.with_jacobians(data, jacobians) if n else data, key="stepper_graph",
+    graph_view(view_data.with_jacobians(data, jacobians) if n else data, key="stepper_graph",
                view=st.session_state.get("graph_view", {}), start=st.session_state["stepper_start"],
-               values=graph_data.value_texts(poked_graph if forward is None else forward.graph) if poked else None,
+               values=view_data.value_texts(poked_graph if forward is None else forward.graph) if poked else None,
                on_step=stepped_in_browser, on_view=view_changed, on_jacobian=jacobian_asked)
     with st.sidebar:  # beside the graph at any height of the window, as the sliders move
         poke_panel(program, knobs, poked_graph, key="stepper_poke")

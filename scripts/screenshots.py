@@ -64,7 +64,7 @@ def shoot_poke(page, url: str, out: Path) -> None:
 
 def shoot_jacobian(page, url: str, out: Path) -> None:
     """The Explorer's node inspector on the attention preset's softmax: its Jacobian, three dense blocks."""
-    from explorer import presets
+    from explorer.program import presets
     from tests.helpers import traced
 
     program = presets.program("attention scores")
@@ -84,7 +84,7 @@ def shoot_jacobian(page, url: str, out: Path) -> None:
 def shoot_cost(page, url: str, out: Path) -> None:
     """The Explorer's Forward vs reverse tab on the attention preset (reverse mode wins, 36 inputs, 1 output)
     beside the lab at its start (n = 16, m = 64: forward mode wins), scrolled to the tab."""
-    from explorer import presets
+    from explorer.program import presets
 
     helpers.open_page(page, f"{url}/?program={quote(presets.program('attention scores'))}")
     helpers.wait_for_view(page, timeout=60_000)

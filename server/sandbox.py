@@ -405,7 +405,7 @@ class Sandbox:
         limits: Limits = Limits(),
         *,
         workers: int = 2,
-        preload: Sequence[str] = ("numpy", "autograd", "autograd.expr", "autograd.graph", "explorer.explain"),
+        preload: Sequence[str] = ("numpy", "autograd", "autograd.expr", "autograd.graph", "explorer.program.run"),
         cache: ByteCache | None = None,
         grace: float = 0.5,
         poll: float = 0.05,

@@ -46,7 +46,7 @@ def check_grads(op, fn, arrays, *, seed=0, eps=1e-6, atol=1e-6, rtol=1e-5):
 
 
 def micrograd_tensors():
-    """micrograd's test program (explorer.presets.MICROGRAD) written with Tensors: (a, b, g).
+    """micrograd's test program (explorer.program.presets.MICROGRAD) written with Tensors: (a, b, g).
 
     Its known answers: g = 24.7041, dg/da = 138.8338, dg/db = 645.5773.
     """

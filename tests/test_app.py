@@ -1,7 +1,7 @@
 """The app through Streamlit's AppTest: routing, the Expression Explorer and the Backward Stepper.
 
 AppTest runs no JavaScript, so the graph view is checked through the data each page sends it
-(explorer.graph_data.view_data), and the browser's reports (a step, a click, a toggle) are sent
+(explorer.program.view_data.view_data), and the browser's reports (a step, a click, a toggle) are sent
 back the way the browser sends them: as the component's state, by `report`.
 """
 
@@ -15,7 +15,9 @@ from streamlit.testing.v1 import AppTest
 
 from autograd.expr import ExpressionError, evaluate
 from autograd.graph import backward_steps
-from explorer import explain, graph_data, numbers, presets
+from explorer import numbers
+from explorer.program import link, presets, rules, run
+from explorer.program import view_data as graph_data
 from tests.helpers import traced
 
 TIMEOUT = 60
@@ -186,13 +188,13 @@ def test_a_hostile_program_shows_an_error_and_keeps_the_last_graph(program, line
 
 def stale_marks(at: AppTest, stale: bool) -> None:
     """What is left from the last program that ran says so above the graph and in the open tab, and is dimmed."""
-    notes = [c for c in at.caption if c.value == explain.STALE_NOTE]
+    notes = [c for c in at.caption if c.value == link.STALE_NOTE]
     dimmed = [h for h in at.get("html") if "st-key-explorer_results" in h.proto.body and "opacity" in h.proto.body]
     if not stale:
         assert not notes and not dimmed
         return
     assert len(notes) == 2, "one note above the graph, one in the open tab"
-    assert "last program that ran" in explain.STALE_NOTE
+    assert "last program that ran" in link.STALE_NOTE
     assert dimmed, "the graph and the results are dimmed"
     assert at.success, "the last good program's check is still there to read, dimmed under its note"
 
@@ -234,15 +236,15 @@ def test_the_graph_view_s_toggles_and_direction_reach_the_download_and_the_stepp
 def test_inspect_a_node_shows_its_rule_with_its_numbers():
     at = app().run()
     open_tab(at, "Inspect a node")
-    _, steps = explain.step_program(presets.program(presets.DEFAULT))
+    _, steps = run.step_program(presets.program(presets.DEFAULT))
     output = steps[0].node  # micrograd's g = g + 10.0 / f, scalars: chosen at first
     assert at.selectbox(key="explorer_node").value == output
-    assert explain.plugged_of(steps, output) == "dA = 1\ndB = 1"
+    assert rules.plugged_of(steps, output) == "dA = 1\ndB = 1"
     assert [c.value for c in at.code if c.value == "dA = 1\ndB = 1"]
     f = [s for s in steps if s.op == "pow"][0]
     at.selectbox(key="explorer_node").select(f.node).run()
-    assert [c.value for c in at.code if c.value == explain.plugged_of(steps, f.node)]
-    assert explain.plugged_of(steps, f.node) == "dA = 0.4958 ⊙ 2·(-7)^(2 − 1) = -6.942", "the constant 2 gets no grad"
+    assert [c.value for c in at.code if c.value == rules.plugged_of(steps, f.node)]
+    assert rules.plugged_of(steps, f.node) == "dA = 0.4958 ⊙ 2·(-7)^(2 − 1) = -6.942", "the constant 2 gets no grad"
 
 
 def open_tab(at, label: str) -> None:
@@ -464,7 +466,7 @@ def test_a_non_finite_gradient_is_not_blamed_on_a_kink():
 
 def test_a_check_that_fails_after_the_graph_is_drawn_is_a_message(monkeypatch):
     from components import session
-    from explorer import page_data
+    from explorer.program import page_data
 
     sandboxed = session.sandboxed
 
@@ -535,13 +537,13 @@ def test_every_input_gets_a_slider_and_the_pictures_of_its_grad():
 
 
 def test_a_poked_value_reaches_the_graph_in_place_the_url_and_the_check():
-    from explorer import explain
+    from explorer.program import run
 
     at = app().run()
     layout = view_data(at)
     poke_to(at, {"a": -3.0, "b": 2.0}, final=False)  # a value while dragging
     no_exception(at)
-    poked_graph, _ = explain.step_program(presets.program(presets.DEFAULT), (("a", -3.0),))
+    poked_graph, _ = run.step_program(presets.program(presets.DEFAULT), (("a", -3.0),))
     data = view_data(at)
     assert data["values"] == graph_data.value_texts(poked_graph), "the poked numbers, every box"
     assert (data["dot"], data["key"]) == (layout["dot"], layout["key"]), "over the same drawing: no new layout"

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from explorer import presets
-from explorer.mode_cost import lab_cost, program_cost
+from explorer.program import presets
+from explorer.program.mode_cost import lab_cost, program_cost
 from tests.test_app import app, no_exception, open_tab
 from tests.test_mode_cost import TOO_BIG, hooks
 
@@ -77,7 +77,7 @@ def test_a_too_big_program_shows_the_counts_only():
 
 
 def test_the_program_s_jacobian_is_built_at_the_poked_values():
-    from explorer import cost_view
+    from explorer.program import cost_view
 
     at = app()
     at.query_params["program"] = presets.program(presets.DEFAULT)

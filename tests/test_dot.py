@@ -15,12 +15,14 @@ from autograd import Tensor
 from autograd.graph import backward_steps, trace
 from benchmarks import graphs
 from benchmarks.graphs import synthetic_graph
-from explorer import explain, numbers
+from explorer import numbers
 from explorer.graph import dot as dotmod
+from explorer.graph import names as graph_names
 from explorer.graph import svg as graph_svg
 from explorer.graph.dot import LEGEND, STATE_LEGEND, plan, to_dot
 from explorer.graph.svg import to_svg
 from explorer.numbers import format_array, value_lines
+from explorer.program import check, run, stepper
 from tests.helpers import fan_out_program, micrograd_tensors, traced
 
 NODE_LINE = re.compile(r"^\s*(n\d+|notice) \[label=", re.M)
@@ -116,7 +118,7 @@ def test_each_box_and_edge_carries_the_ids_the_graph_view_uses():
 
 
 def presets_program(name: str) -> str:
-    from explorer import presets
+    from explorer.program import presets
 
     return presets.program(name)
 
@@ -248,7 +250,7 @@ def test_the_longest_path_is_drawn_as_one_straight_line():
 
 def test_broadcast_edges_are_marked():
     graph, steps = backward_steps(broadcast_graph())
-    marks = explain.broadcast_edges(graph, steps)
+    marks = stepper.broadcast_edges(graph, steps)
     assert list(marks.values()) == ["Σ axis 0"]
     (child, slot), = marks
     dot = to_dot(graph, broadcast=marks)
@@ -348,7 +350,7 @@ def test_summarised_and_stepper_dot_parse_with_graphviz():
     svg = to_svg(dot)
     assert svg.count('class="node') == len(node_lines(dot)) <= 60
     sgraph, steps = backward_steps(broadcast_graph())
-    dot = to_dot(sgraph, rankdir="LR", broadcast=explain.broadcast_edges(sgraph, steps), grad_lines={0: ["—"]})
+    dot = to_dot(sgraph, rankdir="LR", broadcast=stepper.broadcast_edges(sgraph, steps), grad_lines={0: ["—"]})
     assert to_svg(dot).count('class="node') == len(sgraph.nodes)
 
 
@@ -366,9 +368,9 @@ def test_a_dtype_other_than_float64_is_drawn_with_the_shape():
     assert "scalar int64" in dot and "float64" not in dot
     assert numbers.shape_dtype_text((2,), "int64") == "(2,) int64"
     assert numbers.shape_dtype_text((), "float64") == "scalar"
-    rows = {r["variable"]: r for r in explain.check_table(list(explain.analyse_program(program).checks))}
+    rows = {r["variable"]: r for r in check.check_table(list(check.analyse_program(program).checks))}
     assert rows["y"]["shape"] == "(2,) int64" and rows["m"]["shape"] == "(2, 2) bool" and rows["x"]["shape"] == "(2, 2)"
-    assert explain.node_choice(by_name["n"]) == "n  ·  const, scalar int64 = 2"
+    assert graph_names.node_choice(by_name["n"]) == "n  ·  const, scalar int64 = 2"
 
 
 def test_integer_labels_and_index_tensors_are_drawn_as_data():
@@ -376,7 +378,7 @@ def test_integer_labels_and_index_tensors_are_drawn_as_data():
     const box named as the program names it, its dashed edge named for its role (y in onehot(y), index)."""
     text = ("y = tensor([2, 0, 1, 1], requires_grad=False)\nlogits = randn(4, 3)\nloss = cross_entropy(logits, y)\n"
             "logp = log_softmax(logits, axis=-1)\npicked = -logp[[0, 1, 2, 3], y].mean()\nout = loss + picked\n")
-    graph, steps = explain.step_program(text)
+    graph, steps = run.step_program(text)
     y = [n for n in graph.nodes if n.name == "y"]
     assert len(y) == 1 and y[0].kind == "const" and y[0].dtype == "int64" and not y[0].requires_grad
     readers = {graph.nodes[c].op: c for p, c in graph.edges if p == y[0].id}
@@ -387,7 +389,7 @@ def test_integer_labels_and_index_tensors_are_drawn_as_data():
     assert f'n{y[0].id} -> n{pick} [id="e{pick}.1", class="data", style=dashed, label="index"];' in dot
     assert 'class="kind-const"' in dot.split(f"  n{y[0].id} [")[1].split("\n")[0]
     step = next(s for s in steps if s.node == ce)
-    assert "onehot(y)" in explain.describe_step(graph, step, len(steps)).formula, "y names a box on the page"
+    assert "onehot(y)" in stepper.describe_step(graph, step, len(steps)).formula, "y names a box on the page"
     assert not [c for s in steps for c in s.contributions if c.parent == y[0].id], "no grad flows into data"
 
 

@@ -1,4 +1,4 @@
-"""One element of a VJP's result, its arithmetic written out (explorer/element_rule.py, issue 17 item 4): for every
+"""One element of a VJP's result, its arithmetic written out (explorer/program/rules.py, issue 17 item 4): for every
 case of every primitive (tests/test_ops.py's table) the written sum gives the engine's grad element, and the
 Stepper's and the inspector's rule with its numbers shows it past 64 elements."""
 
@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from autograd.tensor import fit_gradient
-from explorer import explain
-from explorer.element_rule import element_line
+from explorer import numbers
+from explorer.program import rules, run
+from explorer.program.rules import element_line
 from tests.test_jacobian import IDS
 from tests.test_ops import TABLE
 from tests.test_plugged import case_vjp
@@ -44,15 +45,15 @@ def test_the_written_element_is_the_engine_s_grad_element(name, case):
 def test_a_lecture_layer_is_written_whole_and_a_bigger_one_element_by_element():
     """A 3→2 layer on 5 points: every operand whole (they stopped at 4 elements before). A 20-point batch of 8→4:
     the arithmetic of each grad's largest element, its sum equal to the engine's grad there."""
-    graph, steps = explain.step_program("X = randn(5, 3)\nW = randn(3, 2)\nout = (X @ W).tanh().mean()")
+    graph, steps = run.step_program("X = randn(5, 3)\nW = randn(3, 2)\nout = (X @ W).tanh().mean()")
     matmul = next(s for s in steps if s.op == "matmul")
     dx, dw = matmul.plugged.splitlines()
     assert dw.startswith("dW = [[") and dw.count("[") == (1 + 5) * 2 + 1 + 3, "Xᵀ · G, 5 rows each, = dW (3 rows)"
     w = next(n for n in graph.nodes if n.name == "W")
-    assert dw.endswith(explain.plugged_text(w.grad, operand=False))
+    assert dw.endswith(numbers.plugged_text(w.grad, operand=False))
 
     text = "X = randn(20, 8)\nW = randn(8, 4)\nb = randn(4)\nout = (X @ W + b).tanh().mean()"
-    graph, steps = explain.step_program(text)
+    graph, steps = run.step_program(text)
     by_name = {n.name: n for n in graph.nodes if n.name}
     matmul = next(s for s in steps if s.op == "matmul")
     lines = matmul.plugged.splitlines()
@@ -68,16 +69,16 @@ def test_a_lecture_layer_is_written_whole_and_a_bigger_one_element_by_element():
 
 
 def test_any_element_is_worked_out_on_request():
-    """The inspector's "Work out another element": explain.element_of, the same arithmetic for a chosen index."""
+    """The inspector's "Work out another element": rules.element_of, the same arithmetic for a chosen index."""
     text = "X = randn(20, 8)\nW = randn(8, 4)\nout = (X @ W).softmax(axis=-1).sum()"
-    graph, _ = explain.step_program(text)
+    graph, _ = run.step_program(text)
     w = next(n for n in graph.nodes if n.name == "W")
     matmul = next(n for n in graph.nodes if n.op == "matmul")
-    line = explain.element_of(text, (), matmul.id, 1, (2, 3))
+    line = rules.element_of(text, (), matmul.id, 1, (2, 3))
     assert line.startswith("dW[2, 3] = Σᵢ X[i, 2]·G[i, 3] = ")
     assert float(line.rsplit(" = ", 1)[1]) == pytest.approx(w.grad[2, 3], rel=1e-3, abs=1e-12)
     softmax = next(n for n in graph.nodes if n.op == "softmax")
-    said = explain.element_of(text, (), softmax.id, 0, (0, 1))
+    said = rules.element_of(text, (), softmax.id, 0, (0, 1))
     assert said.startswith("dA[0, 1] = ") and "its formula above" in said
 
 
@@ -85,7 +86,7 @@ def test_the_inspector_offers_another_element_of_a_big_operand():
     from tests.test_app import app, no_exception, open_tab
 
     text = "X = randn(20, 8)\nW = randn(8, 4)\nout = (X @ W).sum()"
-    graph, _ = explain.step_program(text)
+    graph, _ = run.step_program(text)
     matmul = next(n for n in graph.nodes if n.op == "matmul")
     w = next(n for n in graph.nodes if n.name == "W")
     at = app()

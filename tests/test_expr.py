@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from autograd import Tensor
 from autograd import functional as F
 from autograd.expr import ExpressionError, Result, check, compile_program, evaluate, to_python
-from explorer import presets
+from explorer.program import presets
 from tests.expr_corpus import HOSTILE
 from tests.helpers import micrograd_tensors
 

@@ -1,4 +1,4 @@
-"""explorer.forward_mode: the forward stepper's data (one JVP step per node in topological order, the tangents each
+"""explorer/program/forward_mode.py: the forward stepper's data (a JVP step per node in order, the tangents each
 received, the rule with its numbers), the direction v, the meeting line of the two modes on every preset, and
 the cost of the full Jacobian both ways (passes and counted operations against hand counts, times from an
 injected clock, the Jacobians built each way equal)."""
@@ -10,8 +10,9 @@ import pytest
 
 from autograd import Tensor
 from autograd.ops import PRIMITIVES
-from explorer import presets
-from explorer.forward_mode import (
+from explorer.numbers import plugged_text
+from explorer.program import presets
+from explorer.program.forward_mode import (
     ONES,
     Direction,
     describe_forward_seed,
@@ -22,8 +23,7 @@ from explorer.forward_mode import (
     parse_direction,
     tangents_at,
 )
-from explorer.mode_cost import cost_rows, jacobian_cost, lab_cost, program_cost
-from explorer.numbers import plugged_text
+from explorer.program.mode_cost import cost_rows, jacobian_cost, lab_cost, program_cost
 from language import compile_program
 
 

@@ -9,8 +9,12 @@ import pytest
 
 from autograd.expr import evaluate
 from autograd.graph import backward_steps, grads_at, trace
-from explorer import explain, forward_mode, graph_data, numbers, presets
+from explorer import numbers
 from explorer.graph import dot as dotmod
+from explorer.graph import names
+from explorer.program import forward_mode, presets, stepper
+from explorer.program import run as program_run
+from explorer.program import view_data as graph_data
 
 CELL = re.compile(r'<td id="n(\d+)\.g" tooltip="[^"]*" align="left">(.*?)</td>')
 TAGS = re.compile(r"<[^>]+>")
@@ -41,7 +45,7 @@ def test_the_explorer_is_sent_the_dot_it_would_download(name):
     assert data["output"] == graph.output and "steps" not in data
     json.dumps(data)  # what Streamlit sends
     out = data["boxes"][str(graph.output)]
-    assert out["title"] == explain.node_heading(graph.nodes[graph.output])
+    assert out["title"] == names.node_heading(graph.nodes[graph.output])
     assert out["grad"] == numbers.compact(graph.nodes[graph.output].grad)
     kinds = {entry["key"] for entry in data["legend"]}
     assert kinds == {n.kind for n in graph.nodes}
@@ -109,7 +113,7 @@ def test_stepper_boxes_are_sized_for_their_widest_grad():
 def test_the_timeline_and_panels_are_explain_s():
     graph, steps = stepped("broadcasting bias")
     s = graph_data.view_data(graph, steps, stepper=True)["steps"]
-    timeline = explain.step_timeline(graph, steps)
+    timeline = stepper.step_timeline(graph, steps)
     assert s["active_at"] == list(timeline.active_at) and s["done_at"] == list(timeline.done_at)
     assert s["takes_part"] == [int(t) for t in timeline.takes_part] and s["output"] == graph.output
     assert s["panels"][0]["title"].startswith("Seed:")
@@ -160,11 +164,11 @@ def test_value_texts_retext_every_drawn_box_with_its_own_numbers():
 
 
 def test_poked_numbers_are_drawn_over_the_program_s_own_layout():
-    from explorer import jacobian_view
+    from explorer.program import jacobian_view
 
     text = presets.program("micrograd")
-    graph, steps = explain.step_program(text)
-    poked_graph, poked_steps = explain.step_program(text, (("a", -3.0),))
+    graph, steps = program_run.step_program(text)
+    poked_graph, poked_steps = program_run.step_program(text, (("a", -3.0),))
     layout = graph_data.view_data(graph, steps, stepper=True)
     poked = graph_data.view_data(poked_graph, poked_steps, stepper=True)
     assert poked["dot"] != layout["dot"], "the numbers are in the DOT"

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import datasets, forward_mode, model_io, poke, presets, training
+from explorer import datasets, model_io, training
 from explorer.links import step_from_link
 from explorer.playground_settings import SETTINGS, TrainConfig
+from explorer.program import forward_mode, poke, presets
 from language import ExpressionError, compile_program
 from server.sandbox import Sandbox, SandboxError
 from tests import hostile_corpus as corpus
@@ -76,7 +77,7 @@ def expects_message(page: str, name: str, params: dict) -> bool:
     return _program_refused(params["program"])
 
 
-# NOTE: the Stepper shares the poke and program code with the Explorer (explorer.poke.sync, shared_program): it
+# NOTE: the Stepper shares the poke and program code with the Explorer (explorer.program.poke.sync, shared_program): it
 # gets the issue's links, its own `step` and the repeated keys, not the whole poke grammar a second time.
 CASES = [("explorer", name, params) for name, params in corpus.links("explorer")]
 CASES += [("stepper", name, params) for name, params in corpus.links("stepper")
@@ -130,7 +131,7 @@ def test_a_run_id_not_of_the_servers_form_never_reaches_the_store(monkeypatch):
 
 def test_the_issues_long_vector_is_stepped_not_refused_after_seconds():
     """Issue 22 item 5: the language accepts `x = randn(1000000)`, `y = x.relu().sum()`; the Stepper's own cost
-    (its steps' Jacobian blocks, explorer.jacobian_view.view_limit) is predicted from the shapes, so it steps it."""
+    (its steps' Jacobian blocks, jacobian_view.view_limit) is predicted from the shapes, so it steps it."""
     at = opened("stepper", {"program": "x = randn(1000000)\ny = x.relu().sum()"})
     no_traceback(at)
     assert not at.error, [e.value for e in at.error]

@@ -1,4 +1,4 @@
-"""The node inspector's view of a node (explorer/inspector.py): bounded tables, summaries and heatmaps whatever
+"""The node inspector's view of a node (explorer/program/inspector.py): bounded tables, summaries and heatmaps whatever
 the tensor's size (issue 23 item 2: a 1-D tensor of 1,000,000 numbers became a 1 x 1,000,000 table)."""
 
 import json
@@ -6,9 +6,16 @@ import json
 import numpy as np
 import pytest
 
-from explorer import inspector
-from explorer.formatting import heatmap_figure
-from explorer.inspector import HEATMAP_CELLS, PREVIEW_COLS, PREVIEW_ROWS, binned, node_view, preview
+from explorer.program import inspector
+from explorer.program.inspector import (
+    HEATMAP_CELLS,
+    PREVIEW_COLS,
+    PREVIEW_ROWS,
+    binned,
+    heatmap_figure,
+    node_view,
+    preview,
+)
 
 LONG = "x = randn(1000000)\ny = x.relu().sum()\n"
 

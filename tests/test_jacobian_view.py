@@ -1,4 +1,4 @@
-"""explorer.jacobian_view: what the Jacobian view is sent for a node of a program (its J, g, gᵀJ, the VJP's
+"""explorer.program.jacobian_view: what the Jacobian view is sent for a node of a program (its J, g, gᵀJ, the VJP's
 result, the checks and the cost), the one-line reading of J's structure, and the Jacobians sent with the
 Backward Stepper's steps (a budget, then asked for one by one)."""
 
@@ -10,7 +10,14 @@ import pytest
 
 from autograd.expr import evaluate
 from autograd.graph import trace
-from explorer import explain, jacobian_view, page_data, poke, presets
+from explorer.graph import names
+from explorer.program import (
+    jacobian_view,
+    page_data,
+    poke,
+    presets,
+    run,
+)
 
 SOFTMAX = "x = [0.5, -1.0, 2.0, 0.0, 1.5]\nw = [1.0, -2.0, 0.5, 3.0, -1.0]\ny = (softmax(x) * w).sum()\n"
 BROADCAST = presets.program("broadcasting bias")
@@ -115,7 +122,7 @@ def test_the_jacobian_of_x_at_w_names_the_program_s_operands():
     """Issue 17 item 7: the text beside J of ``x @ W`` with respect to W uses the program's names throughout
     (J = x ⊗ I₂, W[k, j], x[i, k]), never a mix of X, B and the program's own."""
     text = "x = randn(3, 4)\nW = randn(4, 2)\ny = (x @ W).sum()"
-    graph, _ = explain.step_program(text)
+    graph, _ = run.step_program(text)
     matmul = next(n for n in graph.nodes if n.op == "matmul")
     view = jacobian_view.node_jacobian(text, (), matmul.id)
     by_label = {s["label"]: s["structure"] for s in view["inputs"]}
@@ -127,19 +134,19 @@ def test_the_jacobian_of_x_at_w_names_the_program_s_operands():
 
 def test_the_stepper_gets_the_jacobian_of_every_step_s_node():
     text = presets.program("micrograd")
-    graph, steps = explain.step_program(text)
+    graph, steps = run.step_program(text)
     views = jacobian_view.step_jacobians(text, ())
     assert set(views) == {str(s.node) for s in steps}
     json.dumps(views, allow_nan=False)
     first = views[str(steps[0].node)]
-    assert first["title"] == explain.node_heading(graph.nodes[steps[0].node])
+    assert first["title"] == names.node_heading(graph.nodes[steps[0].node])
     poked = jacobian_view.step_jacobians(text, (("a", -3.0),))
     assert poked != views
 
 
 def test_past_the_budget_a_step_s_jacobian_is_sent_when_asked():
     text = "x = randn(64)\ny = softmax(x)\nz = softmax(y)\nw = (z * z).sum()\n"
-    graph, steps = explain.step_program(text)
+    graph, steps = run.step_program(text)
     views = jacobian_view.step_jacobians(text, (), budget=5000)
     order = [str(s.node) for s in steps]
     # sum: 1 × 64 fits; z * z: 2 × 64 × 64 does not; softmax: 64 × 64 still fits; the last softmax does not
@@ -162,7 +169,7 @@ def test_the_stepper_s_one_evaluation_gives_the_same_graph_steps_and_jacobians()
     poked = (("V", 0.5),)
     view = page_data.stepper_drag_view(text, poked)
     graph, steps, views = view.graph, view.steps, view.jacobians
-    alone_graph, alone_steps = explain.step_program(text, poked)
+    alone_graph, alone_steps = run.step_program(text, poked)
     assert len(steps) == len(alone_steps) and [s.node for s in steps] == [s.node for s in alone_steps]
     for a, b in zip(graph.nodes, alone_graph.nodes):
         np.testing.assert_array_equal(a.data, b.data)

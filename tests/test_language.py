@@ -293,11 +293,12 @@ def test_the_stepper_budget_is_checked_apart():
         program.check_stepper()
     assert info.value.line == 2 and "`x[0]`" in info.value.message and "20,000,000" in info.value.message
     compile_program("x = randn(1000)\ny = (x * 2).sum()").check_stepper()  # small: fine
-    from explorer import explain
+    from explorer.program import check
+    from explorer.program import run as program_run
 
     with pytest.raises(ExpressionError, match="Backward Stepper would record"):
-        explain.step_program(text)  # the Stepper's page refuses it before recording a single step
-    assert explain.analyse_program(text).checks  # the Explorer still shows it
+        program_run.step_program(text)  # the Stepper's page refuses it before recording a single step
+    assert check.analyse_program(text).checks  # the Explorer still shows it
 
 
 def test_a_parser_give_up_is_reported_on_its_own_line():
@@ -342,9 +343,9 @@ def test_limits_live_in_messages():
 
 
 def test_the_explorers_check_skips_only_the_inputs_that_set_a_shape():
-    from explorer import explain
+    from explorer.program import check
 
-    analysis = explain.analyse_program("n = 3\nx = randn(n, 2)\ny = (x * n).sum()")
+    analysis = check.analyse_program("n = 3\nx = randn(n, 2)\ny = (x * n).sum()")
     rows = {row.name: row for row in analysis.checks}
     assert rows["x"].ok is True and rows["x"].checked == 6
     assert rows["n"].ok is None and "sets a shape" in rows["n"].note

@@ -1,5 +1,5 @@
-"""What a full Jacobian costs each way (explorer/mode_cost.py) and how the Forward vs reverse tab shows it
-(explorer/cost_view.py): the counted crossover curve against built Jacobians, the winner flipping at n = m, too-big
+"""What a full Jacobian costs each way (explorer/program/mode_cost.py) and how the Forward vs reverse tab shows it
+(cost_view.py): the counted crossover curve against built Jacobians, the winner flipping at n = m, too-big
 programs counted only, and the table's hooks and the plot as the browser gets them."""
 
 from __future__ import annotations
@@ -10,15 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from explorer import cost_view, presets
-from explorer.mode_cost import (
-    jacobian_cost,
-    lab_cost,
-    lab_counts,
-    lab_program,
-    operation_counts,
-    program_cost,
-)
+from explorer.program import cost_view, presets
+from explorer.program.mode_cost import jacobian_cost, lab_cost, lab_counts, lab_program, operation_counts, program_cost
 from language import compile_program
 from tests.test_forward_mode import ticking
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from autograd.expr import evaluate, to_python
-from explorer import presets
+from explorer.program import presets
 
 ROOT = Path(__file__).parent.parent
 

@@ -1,4 +1,4 @@
-"""explorer.page_data: one evaluation per page run. Its views equal what the separate evaluations gave, and one
+"""explorer.program.page_data: one evaluation per page run. Its views equal what the separate evaluations gave, and one
 Explorer or Stepper load under AppTest starts exactly one sandboxed evaluation, which compiles the program once
 and runs it forward and backward once (counted by language.program.EVALUATIONS in the worker, and by the
 sandbox's log of evaluations started)."""
@@ -8,7 +8,8 @@ import itertools
 import numpy as np
 import pytest
 
-from explorer import explain, jacobian_view, page_data, poke, presets
+from explorer.program import check, jacobian_view, page_data, poke, presets
+from explorer.program import run as program_run
 from language import EVALUATIONS, compile_program
 from tests.test_app import STEPPER, app, component, no_exception, sent, trigger, view_data
 
@@ -30,8 +31,8 @@ def test_the_explorer_s_view_is_the_separate_evaluations_in_one(name):
     text = presets.program(name)
     view = page_data.explorer_view(text)
     assert spent(view) == ONCE
-    graph, steps = explain.step_program(text)
-    analysis = explain.analyse_program(text)
+    graph, steps = program_run.step_program(text)
+    analysis = check.analyse_program(text)
     assert [n.grad is None or n.grad.tolist() for n in view.graph.nodes] == \
         [n.grad is None or n.grad.tolist() for n in graph.nodes]
     assert [(s.node, s.plugged) for s in view.steps] == [(s.node, s.plugged) for s in steps]
@@ -48,15 +49,15 @@ def test_a_poked_view_has_the_program_s_own_knobs_and_the_poked_numbers():
     view = page_data.explorer_view(text, poked)
     assert same_knobs(view.knobs, knobs), "the sliders' ranges are the program's, whatever the values"
     assert spent(view) == ONCE and view.evaluations["runs"] >= 2, "its own values come from a run under no_grad"
-    graph, _ = explain.step_program(text, poked)
+    graph, _ = program_run.step_program(text, poked)
     np.testing.assert_array_equal(view.graph.nodes[view.graph.output].data, graph.nodes[graph.output].data)
-    assert [r.ok for r in view.analysis.checks] == [r.ok for r in explain.analyse_program(text, poked).checks]
+    assert [r.ok for r in view.analysis.checks] == [r.ok for r in check.analyse_program(text, poked).checks]
 
 
 def test_the_stepper_s_view_has_the_steps_jacobians_and_knobs():
     text = presets.program("broadcasting bias")
     view = page_data.stepper_view(text, (("X", -0.5),))
-    alone_graph, alone_steps = explain.step_program(text, (("X", -0.5),))
+    alone_graph, alone_steps = program_run.step_program(text, (("X", -0.5),))
     assert spent(view) == ONCE and view.analysis is None
     assert [s.node for s in view.steps] == [s.node for s in alone_steps]
     assert view.jacobians == jacobian_view.step_jacobians(text, (("X", -0.5),))
@@ -67,7 +68,7 @@ def test_a_program_too_big_to_step_is_refused_as_before():
     with pytest.raises(ValueError) as raised:
         page_data.explorer_view("x = randn(3000, 3000)\ny = (x @ x).sum()\n")
     with pytest.raises(ValueError) as before:
-        explain.step_program("x = randn(3000, 3000)\ny = (x @ x).sum()\n")
+        program_run.step_program("x = randn(3000, 3000)\ny = (x @ x).sum()\n")
     assert str(raised.value) == str(before.value)
 
 
@@ -106,8 +107,8 @@ def evaluations_of(key) -> dict:
     from components import session
 
     name, args = key
-    fn = {"explorer.page_data.explorer_view": page_data.explorer_view,
-          "explorer.page_data.stepper_view": page_data.stepper_view}[name]
+    fn = {"explorer.program.page_data.explorer_view": page_data.explorer_view,
+          "explorer.program.page_data.stepper_view": page_data.stepper_view}[name]
     return spent(session.sandbox().run(fn, *args))
 
 
@@ -119,11 +120,11 @@ def test_one_explorer_load_evaluates_the_program_once():
     no_exception(at)
     assert view_data(at)["dot"] and sent(at, "components.poke")["knobs"], "the graph and the sliders"
     assert at.table[0].value is not None, "and the check"
-    assert calls == [("explorer.page_data.explorer_view", (program, (), None))]
+    assert calls == [("explorer.program.page_data.explorer_view", (program, (), None))]
     assert evaluations_of(calls[0]) == ONCE
     # the pictures come when the view asks for them, in evaluations of their own (a curve, a grid)
     calls = started_by(lambda: trigger(at, "components.poke", "pictures"))
-    assert sorted(name for name, _ in calls) == ["explorer.poke.curve", "explorer.poke.surface"]
+    assert sorted(name for name, _ in calls) == ["explorer.program.poke.curve", "explorer.program.poke.surface"]
     assert sent(at, "components.poke")["curve"]
 
 
@@ -134,7 +135,7 @@ def test_one_stepper_load_evaluates_the_program_once():
     calls = started_by(at.switch_page(STEPPER).run)
     no_exception(at)
     assert view_data(at)["steps"]["count"] and component(at, "components.poke")
-    assert calls == [("explorer.page_data.stepper_view", (program, (), None))]
+    assert calls == [("explorer.program.page_data.stepper_view", (program, (), None))]
     assert evaluations_of(calls[0]) == ONCE
 
 
@@ -147,6 +148,6 @@ def test_a_forward_mode_load_evaluates_the_program_once(page):
     run = at.switch_page(STEPPER).run if page == "stepper" else at.run
     calls = started_by(run)
     no_exception(at)
-    assert calls == [(f"explorer.page_data.{page}_view", (program, (), "ones"))]
+    assert calls == [(f"explorer.program.page_data.{page}_view", (program, (), "ones"))]
     assert evaluations_of(calls[0]) == ONCE
     assert view_data(at)["mode"] == "forward"

@@ -10,9 +10,10 @@ import pytest
 
 from autograd import Tensor, expr
 from autograd.graph import trace
-from explorer import graph_data, nets, numbers, training
+from explorer import nets, numbers, training
 from explorer import playground_graph as pg
 from explorer.playground_settings import TrainConfig
+from explorer.program import view_data as graph_data
 
 
 def trained(config: TrainConfig, steps: int = 30) -> training.TrainState:

@@ -1,4 +1,4 @@
-"""explorer.poke: the sliders a program's inputs get, poked values in the session and the URL, the program
+"""explorer.program.poke: the sliders a program's inputs get, poked values in the session and the URL, the program
 run with them, and the pictures — the tangent touches the curve (checked numerically: the curve's central
 difference at the point is the grad, and the gap between curve and tangent shrinks as h²), the contour
 plot's gradient arrow is the surface's slope, and everything sent is plain JSON."""
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from autograd.expr import ExpressionError, evaluate
-from explorer import explain, poke, presets
+from explorer.program import check, poke, presets, run
 
 MICROGRAD = presets.program("micrograd")
 ATTENTION = presets.program("attention scores")
@@ -87,15 +87,15 @@ def test_sync_keeps_the_session_and_the_url_in_step():
 
 def test_the_program_runs_with_the_poked_values():
     poked = (("a", -3.0), ("b", 2.5))
-    graph, steps = explain.step_program(MICROGRAD, poked)
+    graph, steps = run.step_program(MICROGRAD, poked)
     edited = MICROGRAD.replace("a = -4.0", "a = -3.0").replace("b = 2.0", "b = 2.5")
-    g_graph, g_steps = explain.step_program(edited)
+    g_graph, g_steps = run.step_program(edited)
     assert len(steps) == len(g_steps)
     for node, same in zip(graph.nodes, g_graph.nodes):
         np.testing.assert_array_equal(node.data, same.data)
         if node.grad is not None:
             np.testing.assert_array_equal(node.grad, same.grad)
-    analysis = explain.analyse_program(MICROGRAD, poked)
+    analysis = check.analyse_program(MICROGRAD, poked)
     rows = {r.name: r for r in analysis.checks}
     assert rows["a"].ok and rows["b"].ok
     np.testing.assert_allclose(rows["a"].grad, [n.grad for n in g_graph.nodes if n.name == "a"][0])
@@ -116,7 +116,7 @@ def test_a_scale_multiplies_the_program_s_own_values():
 
 
 def at(text, poked, knobs):
-    graph, _ = explain.step_program(text, poked)
+    graph, _ = run.step_program(text, poked)
     return poke.point(graph, knobs)
 
 
@@ -171,7 +171,7 @@ def test_the_contour_plot_has_equal_units_and_holds_both_sliders():
 def test_pictures_are_plain_json_and_follow_the_active_input():
     knobs = poke.knobs(MICROGRAD)
     poked = (("a", -3.5),)
-    graph, _ = explain.step_program(MICROGRAD, poked)
+    graph, _ = run.step_program(MICROGRAD, poked)
     asked = []
 
     def curve(*args):
@@ -199,7 +199,7 @@ def test_pictures_are_plain_json_and_follow_the_active_input():
 def test_a_pole_or_nan_is_a_gap_not_an_error():
     text = "x = 1.0\ny = log(x) / x\n"
     knobs = poke.knobs(text)
-    graph, _ = explain.step_program(text, (("x", 0.0),))
+    graph, _ = run.step_program(text, (("x", 0.0),))
     data = poke.pictures(text, knobs, (("x", 0.0),), graph, "x", None)
     json.dumps(data, allow_nan=False)
     assert None in data["curve"]["ys"] and data["output"] is None and "surface" not in data
@@ -207,7 +207,7 @@ def test_a_pole_or_nan_is_a_gap_not_an_error():
 
 def test_an_array_output_is_named_as_the_sum_backward_differentiates():
     text = "x = [1.0, 2.0]\ny = x * 3\n"
-    graph, _ = explain.step_program(text)
+    graph, _ = run.step_program(text)
     assert poke.output_name(graph) == "sum(y)"
     assert poke.point(graph, poke.knobs(text)).slopes["x"] == pytest.approx(math.fsum([1.0 * 3, 2.0 * 3]))
 

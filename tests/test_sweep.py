@@ -24,10 +24,15 @@ from hypothesis import HealthCheck, given, settings
 
 from autograd.expr import evaluate
 from autograd.ops import PRIMITIVES
-from explorer import cost_view, explain, graph_data, jacobian_view, numbers, page_data, poke, presets
-from explorer.formatting import heatmap_figure
+from explorer import numbers, words
+from explorer.graph import names
 from explorer.graph.svg import to_svg
-from explorer.mode_cost import program_cost
+from explorer.program import check, cost_view, jacobian_view, page_data, poke, presets, rules
+from explorer.program import inspector as program_inspector
+from explorer.program import run as program_run
+from explorer.program import view_data as graph_data
+from explorer.program.inspector import heatmap_figure
+from explorer.program.mode_cost import program_cost
 from tests import program_gen
 
 SWEEP = settings(derandomize=True, max_examples=40, deadline=None, database=None,
@@ -71,8 +76,8 @@ def walk(text: str) -> int:
     """Every panel of both program pages for ``text``, as the pages build them; returns how many panels were
     built. Raises (the test fails) where a panel would show a traceback or says something untrue."""
     panels = 0
-    graph, steps = explain.step_program(text)
-    analysis = explain.analyse_program(text, time_budget=1.0)
+    graph, steps = program_run.step_program(text)
+    analysis = check.analyse_program(text, time_budget=1.0)
     panels += explorer_graph(graph, steps, analysis)
     panels += check_panel(analysis)
     for node in graph.nodes:
@@ -91,13 +96,13 @@ def explorer_graph(graph, steps, analysis) -> int:
     assert len(data["boxes"]) == min(len(graph.nodes), graph_data.MAX_DRAWN) or any(
         b["kind"] == "chain" for b in data["boxes"].values())
     graph_data.value_texts(graph)
-    assert explain.graph_caption(graph, graph_data.MAX_DRAWN).startswith(explain.counted(len(graph.nodes), "tensor"))
+    assert names.graph_caption(graph, graph_data.MAX_DRAWN).startswith(words.counted(len(graph.nodes), "tensor"))
     return 1
 
 
 def check_panel(analysis) -> int:
-    explain.check_verdicts(analysis.checks)
-    table = explain.check_table(list(analysis.checks))
+    check.check_verdicts(analysis.checks)
+    table = check.check_table(list(analysis.checks))
     assert [row["variable"] for row in table] == [row.name for row in analysis.checks]
     return 1
 
@@ -105,18 +110,18 @@ def check_panel(analysis) -> int:
 def inspector(text, graph, steps, node) -> int:
     """The node inspector's parts for one node: its choice line, rule (with its numbers), data, grad, heatmaps
     (light and dark) and its Jacobian (an op that requires grad)."""
-    choice = explain.node_choice(node)
-    assert choice.startswith(explain.node_heading(node))
-    plugged = explain.plugged_of(steps, node.id)
+    choice = names.node_choice(node)
+    assert choice.startswith(names.node_heading(node))
+    plugged = rules.plugged_of(steps, node.id)
     assert isinstance(plugged, str)
-    assert explain.as_table(node.data).ndim == 2
+    assert program_inspector.as_table(node.data).ndim == 2
     if node.grad is not None:
-        assert explain.as_table(node.grad).size == np.size(node.data)
+        assert program_inspector.as_table(node.grad).size == np.size(node.data)
     for dark in (False, True):
-        heatmap_figure(node.data, node.grad, explain.node_label(node), dark=dark).to_plotly_json()
+        heatmap_figure(node.data, node.grad, names.node_label(node), dark=dark).to_plotly_json()
     if node.op and node.requires_grad:
         view = jacobian_view.node_jacobian(text, (), node.id)
-        assert view is not None and view["title"] == explain.node_heading(node)
+        assert view is not None and view["title"] == names.node_heading(node)
         json.dumps(view)
         for section in view["inputs"]:  # the Jacobian's gᵀJ is the VJP's result (no untruth)
             if section["max_error"] is not None and section["gtj"] is not None:
@@ -156,7 +161,7 @@ def poke_panel(text, graph) -> int:
     knob = knobs[0]
     moved = knob.base + knob.step if knob.kind == "value" else 1.5
     poked = poke.normal({knob.name: moved}, knobs)
-    poked_graph, poked_steps = explain.step_program(text, poked)
+    poked_graph, poked_steps = program_run.step_program(text, poked)
     graph_data.value_texts(poked_graph)
     data = poke.pictures(text, knobs, poked, poked_graph, knob.name, None)
     json.dumps(data)
@@ -252,7 +257,7 @@ def rule_numbers_are_the_engine_s(step) -> None:
     lines = step.plugged.splitlines()
     if not lines:
         return
-    if lines[0].startswith(explain.ELEMENT_NOTE_START):
+    if lines[0].startswith(rules.ELEMENT_NOTE_START):
         for line, c in zip(lines[1:], step.contributions):
             m = ELEMENT.match(line)
             if m is None or "is empty" in line:
@@ -275,7 +280,7 @@ def test_every_primitive_of_the_registry_is_swept():
     swept = {name for name, _ in REGISTRY_PROGRAMS}
     assert swept == set(PRIMITIVES), f"no program for {set(PRIMITIVES) - swept}"
     for name, text in REGISTRY_PROGRAMS:
-        graph, _ = explain.step_program(text)
+        graph, _ = program_run.step_program(text)
         assert name in {n.op for n in graph.nodes}, (name, text)
 
 
@@ -311,7 +316,7 @@ def test_both_pages_walk_every_node_and_step(text):
     step as the browser reports it."""
     from tests.test_app import app, no_exception, open_tab, report, view_data
 
-    graph, steps = explain.step_program(text)
+    graph, steps = program_run.step_program(text)
     at = app()
     at.query_params["program"] = text
     at.run()

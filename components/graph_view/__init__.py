@@ -6,7 +6,7 @@ in components/frontend/graph_view/). Graphviz runs in the browser, in a worker: 
 3.26 and later fail to compile in Debian's Chromium 156), served by this Streamlit server through
 `components.assets.served_url`. No network, no npm step.
 
-The data (explorer.graph_data.view_data) carries the DOT text, laid out once per program and per
+The data (explorer.program.view_data.view_data) carries the DOT text, laid out once per program and per
 choice of parts and direction (cached in the page), plus what the view changes in place: each box's
 tooltip, and in the stepper every step's states, grads, panel and node Jacobian (drawn by
 components/frontend/jacobian_view/jacobian.js, which stepper.js imports). Steps, zoom, pan, hover, selection
@@ -27,8 +27,8 @@ import streamlit as st
 from components import jacobian_view
 from components.assets import CODE_DIR, module_loader, served_url
 from components.st_internals import get_script_run_ctx
-from explorer import graph_data
 from explorer.graph.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
+from explorer.program import view_data as graph_data
 
 _VENDOR = CODE_DIR / "graph_view" / "vendor"
 _ASSET_NAME = "viz_js"
@@ -76,7 +76,7 @@ def viz_url() -> str:
 @st.cache_data(max_entries=32, show_spinner=False)
 def program_view(program: str, _graph, _steps, stepper: bool = False, poked: tuple = (), direction: str | None = None,
                  _forward=None) -> dict:
-    """explorer.graph_data.view_data for a program's graph and steps (run with its inputs' ``poked`` values),
+    """explorer.program.view_data.view_data for a program's graph and steps (run with its inputs' ``poked`` values),
     cached by the program's text and the poked values (the graph and the steps follow from them; they are
     not hashed). In forward mode, ``direction`` is v's URL form and ``_forward`` the forward run along it."""
     return graph_data.view_data(_graph, _steps, stepper=stepper, forward=_forward if direction is not None else None)
@@ -102,11 +102,11 @@ def graph_view(
     on_view: Callable[[], None] | None = None,
     on_jacobian: Callable[[], None] | None = None,
 ):
-    """Show the graph view for ``data`` (explorer.graph_data.view_data, see program_view) under ``key``.
+    """Show the graph view for ``data`` (explorer.program.view_data.view_data, see program_view) under ``key``.
 
     ``view`` is {show: parts drawn, rankdir, speed}; ``start`` the stepper's position when the view
     mounts or the program changes; ``selected`` the selected node's id, applied when the view mounts
-    or ``select_seq`` grows; ``values`` (explorer.graph_data.value_texts of a graph with the same
+    or ``select_seq`` grows; ``values`` (explorer.program.view_data.value_texts of a graph with the same
     shapes) retexts the boxes' data and grad in place, over the layout already drawn; so do new ``steps``
     of the same program (``data["steps"]["version"]`` changed): the stepper keeps its position.
     ``caption`` is a line shown above the graph (e.g. which step the values are from). ``layout_seconds`` is how

@@ -1,5 +1,5 @@
 """The Jacobian view on its own (the Explorer's node inspector): an `st.components.v2` component drawing
-explorer.jacobian_view.view_data with jacobian.js, in the active theme's colours. The Backward Stepper
+explorer.program.jacobian_view.view_data with jacobian.js, in the active theme's colours. The Backward Stepper
 shows the same drawing in its panel (components/graph_view puts jacobian.js and jacobian.css in its own
 module), so there is one drawing of a Jacobian.
 """
@@ -21,5 +21,5 @@ _component = st.components.v2.component(
 
 
 def jacobian_view(data: dict, *, key: str) -> None:
-    """Show one op node's Jacobian view (explorer.jacobian_view.view_data) under ``key``."""
+    """Show one op node's Jacobian view (explorer.program.jacobian_view.view_data) under ``key``."""
     _component(key=key, data=data)

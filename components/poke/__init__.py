@@ -8,7 +8,7 @@ graph view — reruns only that fragment per move and answers with the new value
 last move; the page then runs whole (the URL, the gradient check, the inspector follow).
 
 Session state (shared by the Explorer and the Stepper, which show the same program): ``poked`` (an
-explorer.poke.Poked, kept in step with the URL by explorer.poke.sync), ``poke_active`` (the input the
+explorer.program.poke.Poked, kept in step with the URL by explorer.program.poke.sync), ``poke_active`` (the input the
 pictures are drawn against), ``poke_previous`` (the one before: the contour plot's other axis),
 ``poke_answered`` (the last report's sequence number), ``poke_version`` (grows when the server sets
 the values itself: Reset, a new program, a link; the browser then moves its sliders).
@@ -22,7 +22,7 @@ import streamlit as st
 
 from components import session
 from components.assets import module_loader
-from explorer import poke
+from explorer.program import poke
 from server.sandbox import SandboxError
 
 _component = st.components.v2.component(
@@ -34,9 +34,9 @@ _component = st.components.v2.component(
 ss = st.session_state
 _FULL_RUN = "_poke_full_run"
 
-# The evaluations of the user's program this view makes (plain functions of explorer.poke), each in a worker
+# The evaluations of the user's program this view makes (plain functions of explorer.program.poke), each in a worker
 # process, limited, cancellable and cached (components/session.py): the pictures' curve and grid. (The sliders
-# come with the page run's evaluation, explorer/page_data.py.)
+# come with the page run's evaluation, explorer/program/page_data.py.)
 _curve = functools.partial(session.sandboxed, poke.curve)
 _surface = functools.partial(session.sandboxed, poke.surface)
 
@@ -64,9 +64,9 @@ def _reset() -> None:
 
 def synced(text: str, knobs: tuple) -> tuple[tuple, tuple]:
     """(knobs, poked) of a program for a whole page run: the session's poked values and the URL's ``?poke=``
-    kept in step (explorer.poke.sync); what a link's values get wrong is said here, in a warning. ``knobs``:
-    the program's (explorer.page_data's view of it has them)."""
-    from explorer.formatting import markdown_safe
+    kept in step (explorer.program.poke.sync); what a link's values get wrong is said here, in a warning. ``knobs``:
+    the program's (explorer.program.page_data's view of it has them)."""
+    from explorer.words import markdown_safe
 
     poked, problems = poke.sync(ss, st.query_params, text, knobs)
     for problem in problems:
@@ -81,12 +81,12 @@ def full_run_wanted() -> bool:
 
 
 def poke_panel(text: str, knobs: tuple, graph, *, key: str) -> None:
-    """The sliders of ``knobs`` (explorer.poke.knobs(text)) at the session's poked values and the pictures for ``graph``
+    """The sliders of ``knobs`` (poke.knobs(text)) at the session's poked values and the pictures for ``graph``
     (the program run with them, grads filled in).
 
     The pictures evaluate the program again and again (a curve, a grid): they are made once the view shows
     this program and asks for them (trigger ``pictures``; ``pictures_wanted`` in the data until then), so a
-    page run evaluates the program once (explorer/page_data.py) and the sliders and graph are not kept waiting.
+    page run evaluates the program once (explorer/program/page_data.py) and the sliders and graph are not kept waiting.
     """
     if not knobs:
         return

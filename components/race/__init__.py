@@ -19,7 +19,7 @@ import streamlit as st
 from components import session
 from components.assets import module_loader, served_url
 from explorer import race
-from explorer.formatting import markdown_safe
+from explorer.words import markdown_safe
 
 _PLOTLY = Path(plotly.__file__).parent / "package_data"  # the plotly wheel's own plotly.min.js: no CDN
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer import explain, graph_data
+from explorer.program import run
+from explorer.program import view_data as graph_data
 
 from .helpers import GRAPH, wait_for_idle
 
@@ -65,7 +66,7 @@ def box_texts(page) -> dict[str, str]:
 
 def expected_data(program: str, poked: tuple) -> dict[str, str]:
     """Each box's data cell (not the constants'), as the engine's numbers for `poked` write it."""
-    graph, _ = explain.step_program(program, poked)
+    graph, _ = run.step_program(program, poked)
     return {box: " ".join(texts["d"]) for box, texts in graph_data.value_texts(graph).items()
             if graph.nodes[int(box)].kind != "const"}
 

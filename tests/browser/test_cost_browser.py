@@ -7,8 +7,8 @@ from urllib.parse import quote
 
 import pytest
 
-from explorer import presets
-from explorer.mode_cost import program_cost
+from explorer.program import presets
+from explorer.program.mode_cost import program_cost
 from language import compile_program
 
 from .helpers import install_run_tracker, open_page, set_text_area, wait_for_idle, wait_for_rerun, wait_for_view

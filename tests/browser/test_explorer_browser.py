@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 import numpy as np
 import pytest
 
-from explorer import presets
 from explorer.numbers import fmt_number
+from explorer.program import presets
 from tests.helpers import traced
 
 from .helpers import (

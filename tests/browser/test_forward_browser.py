@@ -9,8 +9,10 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from explorer import forward_mode, graph_data, numbers, presets
+from explorer import numbers
 from explorer.graph import dot as dotmod
+from explorer.program import forward_mode, presets
+from explorer.program import view_data as graph_data
 
 from .helpers import (
     GRAPH,

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from benchmarks.graph_view import MLP6
-from explorer import presets
 from explorer.numbers import fmt_number
+from explorer.program import presets
 from tests.helpers import traced
 
 from .helpers import (

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import pytest
 
-from explorer import graph_data
+from explorer.program import view_data as graph_data
 from tests.helpers import fan_out_program, traced
 from tests.test_dot import TAG_LINE, node_lines
 

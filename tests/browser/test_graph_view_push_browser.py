@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer import graph_data
 from explorer.numbers import fmt_number
+from explorer.program import view_data as graph_data
 from tests.helpers import traced
 
 from .helpers import GRAPH, boxes, view_state, wait_for_idle, wait_for_view

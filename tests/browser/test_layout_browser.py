@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-from explorer import presets
+from explorer.program import presets
 
 from .helpers import (
     GRAPH,

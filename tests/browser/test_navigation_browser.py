@@ -9,7 +9,7 @@ import pytest
 
 from autograd.expr import evaluate
 from autograd.graph import trace
-from explorer import presets
+from explorer.program import presets
 
 from .helpers import (
     APP,

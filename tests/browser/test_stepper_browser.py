@@ -11,8 +11,11 @@ import pytest
 
 from autograd.expr import evaluate
 from autograd.graph import backward_steps
-from explorer import explain, graph_data, numbers, presets
+from explorer import numbers
 from explorer.graph import dot as dotmod
+from explorer.program import presets, run, stepper
+from explorer.program import rules as program_rules
+from explorer.program import view_data as graph_data
 
 from .helpers import (
     GRAPH,
@@ -44,7 +47,7 @@ def open_stepper(page, app_url, program: str = PROGRAM, step: int | None = None)
 
 def expected_boxes(graph, steps, k: int) -> dict[str, dict]:
     """What each box should show at position k: its state (Timeline) and its grad cell's lines."""
-    timeline = explain.step_timeline(graph, steps)
+    timeline = stepper.step_timeline(graph, steps)
     versions = graph_data.grad_versions(graph, steps, dotmod.plan(graph, max_nodes=graph_data.MAX_DRAWN))
     out = {}
     for node in graph.nodes:
@@ -73,7 +76,7 @@ def check_position(page, graph, steps, k: int) -> None:
     assert drawn(page) == expected_boxes(graph, steps, k), f"at step {k}"
     panel = page.locator(PANEL)
     assert panel.get_attribute("data-step") == str(k)
-    title = explain.describe_seed(graph, steps).title if k == 0 else f"Step {k} of {len(steps)}:"
+    title = stepper.describe_seed(graph, steps).title if k == 0 else f"Step {k} of {len(steps)}:"
     assert title in panel.inner_text()
 
 
@@ -104,7 +107,7 @@ def test_keys_walk_the_backward_pass_and_every_box_shows_the_engine_s_grads(page
         where = settled(lambda: active_on_screen(page), lambda w: w["shown"])
         assert where["shown"], f"step {k}: the active box is off screen: {where}"
     # step 3's rule with its numbers put in, under the rule (micrograd's scalars)
-    plugged = explain.plugged_of(explain.step_program(PROGRAM)[1], steps[2].node)
+    plugged = program_rules.plugged_of(run.step_program(PROGRAM)[1], steps[2].node)
     assert plugged and " = " in plugged
     rules = page.locator(f"{PANEL} pre.gv-plugged")
     assert rules.count() == 1 and rules.inner_text() == plugged
@@ -198,7 +201,7 @@ def test_a_click_on_a_box_goes_to_its_step(page, app_url):
     check_position(page, graph, steps, 10)
     a = [n for n in graph.nodes if n.name == "a"][0]
     page.locator(f'{GRAPH} g.node[data-node="{a.id}"]').click()  # a leaf: where its grad is complete
-    check_position(page, graph, steps, explain.step_timeline(graph, steps).done_at[a.id])
+    check_position(page, graph, steps, stepper.step_timeline(graph, steps).done_at[a.id])
 
 
 def test_a_box_s_tooltip_follows_a_click_that_jumps_past_it(page, app_url):
@@ -278,13 +281,13 @@ def test_dragging_a_slider_retexts_the_stepper_in_place_at_its_step(page, app_ur
     start = wait_for_view(page, step=5)
     wait_for_idle(page)
     b = drag_and_settle(page, "b", 0.25)  # b: 0 .. 4, so about 1
-    poked_graph, poked_steps = explain.step_program(PROGRAM, (("b", b),))
+    poked_graph, poked_steps = run.step_program(PROGRAM, (("b", b),))
     expected = expected_boxes(poked_graph, poked_steps, 5)
     shown = settled(lambda: drawn(page), lambda d: d == expected)
     assert shown == expected, "every box's grad at step 5 is the engine's for the poked b"
     state = view_state(page)
     assert state["step"] == "5" and state["layouts"] == start["layouts"] == "1", "same step, same drawing"
-    panel = explain.describe_step(poked_graph, poked_steps[4], len(poked_steps))
+    panel = stepper.describe_step(poked_graph, poked_steps[4], len(poked_steps))
     assert panel.upstream in page.locator(PANEL).inner_text()
 
 

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 
 from autograd.expr import evaluate
 from autograd.graph import backward_steps
-from explorer import explain
+from explorer.graph import names
+from explorer.program import run
 from tests import program_gen
 from tests.test_sweep import CASES
 
@@ -41,7 +42,7 @@ def no_exception_shown(page, where: str) -> None:
 
 
 def walk_the_explorer(page, app_url: str, program: str) -> None:
-    graph, _ = explain.step_program(program)
+    graph, _ = run.step_program(program)
     page.goto(f"{app_url}/?program={quote(program)}", wait_until="domcontentloaded")
     wait_for_view(page)
     wait_for_idle(page)
@@ -54,10 +55,10 @@ def walk_the_explorer(page, app_url: str, program: str) -> None:
         wait_for_rerun(page, box.click)
         wait_for_view(page, selected=node.id)
         wait_for_idle(page)
-        no_exception_shown(page, f"inspecting {explain.node_label(node)}")
+        no_exception_shown(page, f"inspecting {names.node_label(node)}")
         picked = page.get_by_role("combobox", name="Node")
         page.wait_for_function("([box, head]) => box.value.startsWith(head)",
-                               arg=[picked.element_handle(), explain.node_heading(node)])
+                               arg=[picked.element_handle(), names.node_heading(node)])
 
 
 def walk_the_stepper(page, app_url: str, program: str) -> None:

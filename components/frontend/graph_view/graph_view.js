@@ -3,7 +3,7 @@
 // It imports drawing.js (Graphviz and its SVG), stepper.js (the Backward Stepper) and controls.js.
 //
 // Streamlit calls the default export on mount and on every data update, with the same parentElement
-// and data = explorer.graph_data.view_data(...) + {viz_url, view, layouts, speeds, start, selected,
+// and data = explorer.program.view_data.view_data(...) + {viz_url, view, layouts, speeds, start, selected,
 // select_seq, values} (see components/graph_view/__init__.py for the protocol).
 //
 // - Layout: the DOT is laid out once per program and per choice of parts (data / grad / shape) and

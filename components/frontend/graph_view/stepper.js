@@ -1,6 +1,6 @@
 // The Backward Stepper inside the graph view (graph_view.js), and its mirror in forward mode (steps.mode:
 // a JVP per node, parents first, tangents where grads are). Every step was sent once
-// (explorer/graph_data.py), so moving is local: at position k each box takes its state (the Timeline
+// (explorer/program/view_data.py), so moving is local: at position k each box takes its state (the Timeline
 // rule of explorer/explain.py, evaluated here), its grad cell the last version at or before k, and
 // the panel and the controls follow. Play runs on the clock (a late frame catches up), and the server
 // hears the position afterwards (state `step`): after the user pauses, and once a second while playing.

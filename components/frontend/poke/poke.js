@@ -1,7 +1,7 @@
 // Poke the numbers: a slider for each input of the program (a scalar's value, an array's scale) and what a
 // gradient means as a picture — the output against the input being moved, with the tangent whose slope is
 // that input's grad, and, with two or more inputs, a contour plot of the output over two of them with the
-// gradient arrow. Data: explorer.poke.picture_data + {answered, version, out, pictures_wanted} (components/poke);
+// gradient arrow. Data: explorer.program.poke.picture_data + {answered, version, out, pictures_wanted} (components/poke);
 // while pictures_wanted, the view asks for the pictures once (trigger "pictures").
 //
 // While a slider moves its values go to the server as they come (state `poke` = {values, active, seq,

@@ -9,8 +9,8 @@ import streamlit as st
 from autograd.expr import evaluate
 from autograd.graph import trace
 from components.graph_view import graph_view
-from explorer import graph_data
 from explorer.graph import dot
+from explorer.program import view_data as graph_data
 from tests.helpers import fan_out_program
 
 

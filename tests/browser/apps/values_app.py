@@ -6,7 +6,7 @@ import streamlit as st
 from autograd.expr import evaluate
 from autograd.graph import trace
 from components.graph_view import graph_view
-from explorer import graph_data
+from explorer.program import view_data as graph_data
 
 
 def traced(a: float):

@@ -15,8 +15,8 @@ import math
 import plotly.graph_objects as go
 
 from explorer.depth_figures import log_range, log_ticks
-from explorer.mode_cost import JacobianCost, LabCurve, cost_rows
 from explorer.numbers import fmt_number
+from explorer.program.mode_cost import JacobianCost, LabCurve, cost_rows
 
 FORWARD_COLOUR = "rgb(31, 119, 220)"
 REVERSE_COLOUR = "rgb(220, 96, 38)"

@@ -13,8 +13,10 @@ import math
 import numpy as np
 
 from autograd.jacobian import LIMIT, NodeJacobian, counted_vjp, jacobian
-from explorer import explain, poke
+from explorer.graph import names as graph_names
+from explorer.graph.dot import slot_names
 from explorer.numbers import fmt_number, json_numbers, shape_text
+from explorer.program import poke
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 #: Jacobian entries (shown blocks) sent with the Backward Stepper's steps; later steps' are asked for.
@@ -167,12 +169,12 @@ def _weights(op: str, slot: int, inputs: list[tuple[str, str]]) -> str | None:
 
 def _labels(graph, node) -> tuple[str, list[tuple[str, str]], str]:
     """The node's heading, each argument's (label, slot letter or ''), and the output's name."""
-    slots = explain.slot_names(node)
+    slots = slot_names(node)
     names = []
     for position, parent in enumerate(node.parents):
         slot = slots[position] if len(node.parents) > 1 and position < len(slots) else ""
-        names.append((explain.node_label(graph.nodes[parent]), slot))
-    return explain.node_heading(node), names, explain.node_label(node)
+        names.append((graph_names.node_label(graph.nodes[parent]), slot))
+    return graph_names.node_heading(node), names, graph_names.node_label(node)
 
 
 def _run(text: str, poked: poke.Poked):

@@ -4,7 +4,7 @@ step's node states, grads and panel. Plain JSON-ready dicts, built once per prog
 
 The stepper's data, per box that shows a grad: the versions of that grad (from the position at which
 it arrives, its cell's lines and a one-line summary); per node: the Timeline (when it is active and
-from when it is done); per step: the panel (explain.describe_step). The browser picks, for a
+from when it is done); per step: the panel (program_stepper.describe_step). The browser picks, for a
 position k, each box's last version at or before k and each node's state at k.
 """
 
@@ -17,8 +17,11 @@ import math
 
 import numpy as np
 
-from explorer import explain, forward_mode, numbers
+from explorer import numbers
 from explorer.graph import dot as dotmod
+from explorer.graph import names
+from explorer.program import forward_mode
+from explorer.program import stepper as program_stepper
 
 #: Boxes drawn at most; bigger graphs are summarised around the output (see explorer.graph.dot.plan).
 MAX_DRAWN = 400
@@ -50,7 +53,7 @@ def _forward_versions(run, drawing: dotmod.Drawing) -> dict[int, list[tuple[int,
 def _tip(node, grad) -> dict:
     """What hovering a box shows: its heading, kind, op, shape, and its data and grad in short."""
     return {
-        "title": explain.node_heading(node),
+        "title": names.node_heading(node),
         "kind": node.kind,
         "op": node.op,
         "shape": numbers.shape_dtype_text(node.shape, node.dtype),
@@ -110,7 +113,7 @@ def _widest(versions: list[tuple[int, list[str], str]]) -> list[str]:
 
 def download_dot(graph, steps, view: dict, forward=None) -> str:
     """The DOT text of the picture as the graph view shows it: ``view`` = {show: parts, rankdir}; in forward mode
-    (``forward``: explorer.forward_mode.ForwardRun) each box's tangent where its grad is drawn."""
+    (``forward``: explorer.program.forward_mode.ForwardRun) each box's tangent where its grad is drawn."""
     show = view.get("show", dotmod.PARTS)
     return dotmod.to_dot(
         graph if forward is None else forward.graph,
@@ -119,7 +122,7 @@ def download_dot(graph, steps, view: dict, forward=None) -> str:
         show_shape="shape" in show,
         rankdir=view.get("rankdir", "TB"),
         max_nodes=MAX_DRAWN,
-        broadcast=explain.broadcast_edges(graph, steps) if forward is None else None,
+        broadcast=program_stepper.broadcast_edges(graph, steps) if forward is None else None,
         grad_word="grad" if forward is None else "tangent",
     )
 
@@ -181,13 +184,13 @@ def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None =
     to step through ``steps`` without asking the server (see the module docstring). ``compact``
     draws every value on one line (default: above ``dot.COMPACT_ABOVE`` boxes).
 
-    ``forward`` (explorer.forward_mode.ForwardRun of the same run): forward mode instead, each box's tangent where
+    ``forward`` (forward_mode.ForwardRun of the same run): forward mode instead, each box's tangent where
     its grad is drawn, and with ``stepper`` the forward walk's steps, parents first (``mode`` says which).
     """
     if forward is not None:
         graph, steps = forward.graph, forward.steps
     drawing = dotmod.plan(graph, max_nodes=max_nodes, compact=compact)
-    marks = explain.broadcast_edges(graph, steps) if forward is None else {}
+    marks = program_stepper.broadcast_edges(graph, steps) if forward is None else {}
     versions = {}
     if stepper:
         versions = grad_versions(graph, steps, drawing) if forward is None else _forward_versions(forward, drawing)
@@ -214,9 +217,9 @@ def view_data(graph, steps=(), *, stepper: bool = False, max_nodes: int | None =
     }
     if stepper:
         if forward is None:
-            timeline = explain.step_timeline(graph, steps)
-            panels = [dataclasses.asdict(explain.describe_seed(graph, steps))] + [
-                dataclasses.asdict(explain.describe_step(graph, step, len(steps))) for step in steps]
+            timeline = program_stepper.step_timeline(graph, steps)
+            panels = [dataclasses.asdict(program_stepper.describe_seed(graph, steps))] + [
+                dataclasses.asdict(program_stepper.describe_step(graph, step, len(steps))) for step in steps]
             done = DONE
         else:
             timeline = forward_mode.forward_timeline(forward)
@@ -249,7 +252,7 @@ def over_layout(data: dict, layout: dict) -> dict:
 
 
 def with_jacobians(data: dict, jacobians: dict) -> dict:
-    """Stepper data with the Jacobian of each step's node (explorer.jacobian_view.step_jacobians: node id ->
+    """Stepper data with the Jacobian of each step's node (explorer.program.jacobian_view.step_jacobians: node id ->
     view, or {"later": True} for one the browser asks for when it is shown); the steps' version follows."""
     steps = {**data["steps"], "jacobians": jacobians}
     steps["version"] = _key(data["steps"]["version"], json.dumps(jacobians, sort_keys=True))

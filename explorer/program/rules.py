@@ -1,17 +1,105 @@
-"""The arithmetic of one element of a VJP's result, written out (``dW[0, 1] = Σᵢ X[i, 0]·G[i, 1] = 0.5·0.1 + … =
-0.42``): what a step's rule with its numbers shows when its operands are too big to write whole (explain.plugged_rule).
-
-Matmul and linear sum products over the shared index; sum and mean pass one element of G on; an elementwise op
-(broadcasting or not) multiplies G by the local derivative at each output position the element reached. The
-result is computed from the terms as written, so it can be compared with the engine's grad element.
-"""
+"""A VJP rule with a step's numbers put in: whole for small operands, else one element's arithmetic written out."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from autograd.ops._common import broadcast_shape, expand, reduced_count, same_shape
-from explorer.numbers import fmt_number
+from explorer.numbers import fmt_number, plugged_text, shape_literal
+
+#: Operands of up to this many elements are put into a rule whole; past it, one element's arithmetic is written.
+PLUG_LIMIT = 64
+#: How a rule written element by element begins (the inspector then offers to work out another element).
+ELEMENT_NOTE_START = "(operands of"
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def plugged_of(steps, node_id: int) -> str:
+    """The rule of the step that ran ``node_id``'s VJP with that step's numbers put in; '' if none ran."""
+    return next((step.plugged or "" for step in steps if step.node == node_id), "")
+
+
+def plugged_rule(prim, g, out, inputs, meta, need) -> str:
+    """A step's VJP rule with its numbers put in, one line per input that gets a grad (``dB = −1 ⊙ 49 / 2² =
+    -12.25``), from the rule's own plugged-in form (Primitive.plugged), for operands of up to PLUG_LIMIT elements.
+    Each line ends in what the rule's arithmetic gives, which is what the VJP sent (before broadcasting is undone:
+    the panel says when it is). With a bigger operand, each line is the arithmetic of one element of that input's
+    grad, the largest (``dW[0, 1] = Σᵢ X[i, 0]·G[i, 1] = …``: explorer.program.rules), where the op's is written."""
+    slots = rule_slots(prim, len(inputs))  # concat, stack: A₀, A₁, ... as their formulas say Aᵢ
+    largest = max(int(np.size(x)) for x in (g, *inputs))
+    if largest > PLUG_LIMIT:
+        return _element_rule(prim, list(slots), g, out, inputs, meta, need, largest)
+    with np.errstate(all="ignore"):  # a pole or an overflow is shown as inf or nan, as the grads below are
+        plugged = prim.plugged(plugged_text, g, out, *inputs, **meta)
+    lines = []
+    for slot, wanted, (text, value) in zip(slots, need, plugged):
+        if wanted:
+            result = plugged_text(value, operand=False)
+            passed_on = text in (result, plugged_text(value))  # G itself (add, sub): the number once
+            lines.append(f"d{slot} = {result}" if passed_on else f"d{slot} = {text} = {result}")
+    return "\n".join(lines)
+
+
+def rule_slots(prim, count: int) -> list[str]:
+    """The inputs' names as a rule writes them (matmul: X, W; concat: A₀, A₁, ...)."""
+    if len(prim.slots) >= count:
+        return list(prim.slots[:count])
+    return [f"A{i}".translate(_SUBSCRIPTS) for i in range(count)]
+
+
+def element_of(text: str, poked: tuple, node_id: int, slot: int, index: tuple) -> str:
+    """The arithmetic of element ``index`` of the grad node ``node_id``'s VJP sends its input ``slot``, for the
+    program run with its ``poked`` values (the inspector's "work out another element"); a sentence for an op whose
+    element arithmetic is not written out."""
+    from autograd.graph import order
+    from autograd.tensor import fit_gradient
+    from explorer.program.poke import resolve
+    from language import compile_program
+
+    program = compile_program(text)
+    result = program.run(inputs=resolve(program, poked))
+    if result.output.requires_grad:
+        result.output.backward()
+    tensor = order(result.output, result.uses)[node_id]
+    inputs = [p.data for p in tensor.parents]
+    names = rule_slots(tensor._prim, len(inputs))
+    index = tuple(int(i) for i in index)
+    with np.errstate(all="ignore"):
+        written = element_line(tensor._prim, slot, names, tensor.grad, tensor.data, inputs, tensor._meta or {}, index)
+        if written is not None:
+            return written[0]
+        need = tuple(i == slot for i in range(len(inputs)))
+        raw = tensor._prim.vjp(tensor.grad, tensor.data, *inputs, need=need, **(tensor._meta or {}))[slot]
+    value = fit_gradient(raw, inputs[slot], tensor.op)[index]
+    return (f"d{names[slot]}{list(index)} = {fmt_number(float(value))} ({tensor.op}'s per-element arithmetic is its "
+            "formula above)")
+
+
+def _element_rule(prim, slots, g, out, inputs, meta, need, largest: int) -> str:
+    """plugged_rule past PLUG_LIMIT: per input that gets a grad, the arithmetic of its grad's largest element."""
+    from autograd.tensor import fit_gradient
+
+    with np.errstate(all="ignore"):
+        raw = prim.vjp(np.asarray(g), out, *inputs, need=tuple(need), **meta)
+    lines = [f"{ELEMENT_NOTE_START} {largest:,} elements: written whole up to {PLUG_LIMIT}; here each grad's largest "
+             "element, worked out)"]
+    for k, (slot, wanted) in enumerate(zip(slots, need)):
+        if not wanted or raw[k] is None:
+            continue
+        grad = np.asarray(fit_gradient(raw[k], np.asarray(inputs[k]), prim.name), dtype=np.float64)
+        if grad.size == 0:
+            lines.append(f"d{slot} is empty (shape {shape_literal(grad.shape)})")
+            continue
+        index = tuple(int(i) for i in np.unravel_index(int(np.argmax(np.nan_to_num(np.abs(grad), nan=-1.0))),
+                                                     grad.shape))
+        with np.errstate(all="ignore"):
+            written = element_line(prim, k, slots, g, out, inputs, meta, index)
+        if written is None:
+            lines.append(f"d{slot}{list(index)} = {fmt_number(float(grad[index]))} (the largest of d{slot}'s "
+                         f"{grad.size:,}; {prim.name}'s per-element arithmetic is its formula above)")
+        else:
+            lines.append(written[0])
+    return "\n".join(lines)
 
 #: Terms written out in full up to this many; past it the first few and the last are, with the count.
 TERMS_SHOWN = 8

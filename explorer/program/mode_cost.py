@@ -161,7 +161,7 @@ def _compared(forward: list, reverse: list) -> tuple[float, float, int]:
 
 def program_cost(text: str, poked: tuple = (), clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
     """jacobian_cost for a program's output with respect to its inputs (on a run of its own)."""
-    from explorer.poke import resolve
+    from explorer.program.poke import resolve
     from language import compile_program
 
     program = compile_program(text)
@@ -224,4 +224,3 @@ def cost_rows(cost: JacobianCost) -> list[dict[str, object]]:
             "time": "not built" if c.seconds is None else f"{c.seconds * 1e3:.3g} ms",
         })
     return rows
-

@@ -384,7 +384,7 @@ def partner(knobs_: tuple, active: str, previous: str | None) -> str | None:
 def output_name(graph) -> str:
     """How the pictures name the output: its label, or sum(label) for an array (backward() seeds with ones,
     so the grads are those of its sum)."""
-    from explorer.explain import node_label
+    from explorer.graph.names import node_label
 
     out = graph.nodes[graph.output]
     label = node_label(out)

@@ -8,7 +8,7 @@
 
 One compile and one forward and backward pass per (program, poked values, direction): the pages make one sandboxed
 call for a whole run (components/session.py caches it), and fetch the rest when it is asked for: the poke
-pictures (explorer.poke.curve and surface) once the browser shows them, a node's Jacobian when it is
+pictures (explorer.program.poke.curve and surface) once the browser shows them, a node's Jacobian when it is
 inspected, a Stepper step's past the budget when it is shown. Plain Python (no Streamlit).
 """
 
@@ -17,7 +17,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from explorer import explain, forward_mode, poke
+from explorer.program import check as gradient_check
+from explorer.program import forward_mode, poke, run
 
 
 @dataclass(frozen=True)
@@ -26,16 +27,16 @@ class PageView:
 
     graph: object  # autograd.graph.Graph, grads filled in
     steps: tuple  # autograd.graph.Step per VJP that ran (none if nothing requires grad)
-    knobs: tuple  # explorer.poke.Knob per input that may be poked
-    analysis: explain.Analysis | None = None  # the Explorer's gradient check (explorer_view)
+    knobs: tuple  # explorer.program.poke.Knob per input that may be poked
+    analysis: gradient_check.Analysis | None = None  # the Explorer's gradient check (explorer_view)
     jacobians: dict | None = None  # the Stepper's Jacobian views within its budget (stepper_view)
     evaluations: dict = field(default_factory=dict)  # what making it cost: language.program.EVALUATIONS' counts
-    forward: object = None  # explorer.forward_mode.ForwardRun along the direction asked for (forward mode), or None
+    forward: object = None  # forward_mode.ForwardRun along the direction asked for (forward mode), or None
 
 
 def explorer_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
-    """The Expression Explorer's run: graph, steps, knobs and the gradient check (explain.analyse_program's), and
-    with a ``direction`` (explorer.forward_mode's URL form) the forward-mode pass along it (all ones, with a note,
+    """The Expression Explorer's run: graph, steps, knobs and the gradient check (gradient_check.analyse_program's), and
+    with a ``direction`` (forward_mode's URL form) the forward-mode pass along it (all ones, with a note,
     when it does not fit the program). Raises ExpressionError for a bad program, or one whose steps would be too
     big to record."""
     return _view(text, poked, direction, check=True)
@@ -43,7 +44,7 @@ def explorer_view(text: str, poked: poke.Poked = (), direction: str | None = Non
 
 def stepper_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
     """The Backward Stepper's run: graph, steps, knobs and the steps' Jacobian views within the budget
-    (explorer.jacobian_view.step_jacobians'; the rest are asked for one by one), and with a ``direction`` the
+    (explorer.program.jacobian_view.step_jacobians'; the rest are asked for one by one), and with a ``direction`` the
     forward-mode pass along it (whose steps visit the same nodes, so the Jacobians serve both)."""
     return _view(text, poked, direction, jacobians=True)
 
@@ -64,7 +65,7 @@ def _view(text: str, poked: poke.Poked, direction: str | None = None, *, check: 
     """One evaluation of ``text`` at ``poked``: graph and steps, and what the flags ask for (the gradient check, the
     steps' Jacobians within the budget, the sliders)."""
     from autograd import no_grad
-    from explorer.jacobian_view import budgeted_views
+    from explorer.program.jacobian_view import budgeted_views
     from language import EVALUATIONS, compile_program
 
     before = EVALUATIONS.copy()
@@ -78,12 +79,12 @@ def _view(text: str, poked: poke.Poked, direction: str | None = None, *, check: 
     result = program.run(inputs=poke.resolve(program, poked, own))
     eval_seconds = time.monotonic() - started
     sliders = poke.knobs_of(program, own or result.inputs) if knobs else ()
-    graph, steps = explain.recorded_backward(result.output, result.uses)
+    graph, steps = run.recorded_backward(result.output, result.uses)
     forward = None
     if direction is not None:  # after backward(): the meeting line takes the inputs' grads it left
         forward = forward_mode.forward_of(result, direction, backward=False, fallback=True)
-    analysis = explain.checked_analysis(program, result, graph, started, eval_seconds,
-                                        time_budget=explain.check_seconds()) if check else None
+    analysis = gradient_check.checked_analysis(program, result, graph, started, eval_seconds,
+                                        time_budget=gradient_check.check_seconds()) if check else None
     views = budgeted_views(graph, result) if jacobians else None
     spent = {name: EVALUATIONS[name] - before[name] for name in ("compiles", "runs", "recorded")}
     return PageView(graph, steps, sliders, analysis, views, spent, forward)

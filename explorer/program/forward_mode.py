@@ -1,5 +1,5 @@
 """Forward mode for the explorer and the stepper as plain data: the direction v, each node's JVP step and tangent,
-the line where forward and reverse meet (what each mode costs: explorer/mode_cost.py)."""
+the line where forward and reverse meet (what each mode costs: explorer/program/mode_cost.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.explain import PLUG_LIMIT, SeedView, Timeline, data_only, node_heading, node_label, step_labeller
 from explorer.graph.dot import slot_names
+from explorer.graph.names import node_heading, node_label
 from explorer.numbers import array_text, fmt_number, plugged_text
+from explorer.program.rules import PLUG_LIMIT
+from explorer.program.run import data_only
+from explorer.program.stepper import SeedView, Timeline, step_labeller
 
 # ----------------------------------------------------------------------------- the direction v
 
@@ -241,10 +244,10 @@ def forward_of(result, direction: Direction | str = ONES, backward: bool = True,
 
 
 def forward_program(text: str, poked: tuple = (), direction: Direction | str = ONES) -> ForwardRun:
-    """Evaluates a program (with its inputs' ``poked`` values, explorer.poke) and runs forward_of on it. Raises
+    """Evaluates a program (with its inputs' ``poked`` values, explorer.program.poke) and runs forward_of on it. Raises
     ExpressionError for a bad program (or one whose steps would be too big to record) and ValueError for a
     direction the program has no input for."""
-    from explorer.poke import resolve
+    from explorer.program.poke import resolve
     from language import compile_program
 
     program = compile_program(text)
