@@ -201,8 +201,8 @@ def _reopen(browser, links: list[str], steps: list[int]) -> dict:
 
 def _uploads(browser, room: Classroom, args) -> dict:
     """CSV and model uploads through the balancer, each from a fresh browser (a new session, either process)."""
-    from explorer import model_io, training
-    from explorer.playground_settings import TrainConfig
+    from explorer.playground import model_files, training
+    from explorer.playground.settings import TrainConfig
 
     folder = Path(tempfile.mkdtemp(prefix="classroom-uploads-"))
     csv = folder / "points.csv"
@@ -210,7 +210,7 @@ def _uploads(browser, room: Classroom, args) -> dict:
     model = folder / "model.json"
     state = training.new_state(TrainConfig(hidden=(5,)))
     training.step(state, 7)
-    model.write_text(model_io.to_json(state))
+    model.write_text(model_files.to_json(state))
     ok = {"csv": 0, "model": 0}
     servers = []
     for k in range(args.uploads):
@@ -239,8 +239,8 @@ def _uploads(browser, room: Classroom, args) -> dict:
 
 
 def _save_many(path: str, worker: int, count: int, bound: int, out) -> None:
-    from explorer.playground import Playground
-    from explorer.playground_settings import TrainConfig
+    from explorer.playground.controller import Playground
+    from explorer.playground.settings import TrainConfig
     from server.run_store import SQLiteRunStore
 
     store = SQLiteRunStore(path, max_bytes=bound)

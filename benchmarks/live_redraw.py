@@ -2,7 +2,7 @@
 
 Run: python benchmarks/live_redraw.py [--seconds S]
 A live update is what the page's fragment does each time while playing: train the steps due for
-one tick (explorer/playground.py), record their frames and encode them for the browser (JSON).
+one tick (explorer/playground/controller.py), record their frames and encode them for the browser (JSON).
 The browser draws the pictures, so the server's part is training plus a few kilobytes of numbers.
 Printed for the default run and for the largest network (8 × 64, 1,000 points, full batch), with
 the step-graph panel open (the page's default: each frame also carries the step graph's texts)
@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer.playground import Playground  # noqa: E402
-from explorer.playground_settings import TrainConfig  # noqa: E402
+from explorer.playground.controller import Playground
+from explorer.playground.settings import TrainConfig
 from server.run_store import MemoryRunStore  # noqa: E402
 
 CASES = {

@@ -1,4 +1,4 @@
-"""Hostile model files (tests/hostile_corpus.py) loaded by a checkout's explorer.model_io, each in a fresh process:
+"""Hostile model files (tests/hostile_corpus.py) loaded by explorer/playground/model_files.py, each in a fresh process:
 its peak RSS growth, CPU seconds and what it says.
 
     python benchmarks/model_files.py                                   # this checkout

@@ -1,16 +1,17 @@
 """The Training Playground's files: your own points from a CSV, and the model downloaded, loaded back or
-rebuilt as a Python script (explorer.datasets and explorer.model_io make and read them)."""
+rebuilt as a Python script (explorer.playground.datasets and explorer.playground.model_files make and read them)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from components import settings_form as form
-from explorer import datasets, model_io, training
+from explorer.playground import datasets, training
+from explorer.playground import model_files as model_io
 from explorer.words import markdown_safe
 
 ss = st.session_state
-# explorer.datasets.parse_csv numbers the distinct labels in order; said beside the upload, not done silently
+# explorer.playground.datasets.parse_csv numbers the distinct labels in order; said beside the upload, not done silently
 LABELS_NOTE = ("Labels may be any whole numbers: the distinct ones become classes 0, 1, 2, … in increasing order "
                "(labels 0, 5, 10 are shown as classes 0, 1, 2).")
 

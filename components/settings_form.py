@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import datasets
-from explorer.playground_settings import DEFAULT_VALUES, SETTINGS, SLOW_MOTION, Setting, TrainConfig, parse_hidden
+from explorer.playground import datasets
+from explorer.playground.settings import DEFAULT_VALUES, SETTINGS, SLOW_MOTION, Setting, TrainConfig, parse_hidden
 
 ss = st.session_state
 KEEP = "_kept_"

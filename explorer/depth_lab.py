@@ -3,7 +3,7 @@
 `LabConfig` holds the learner's choices (data set, initialisation, activation, width, depth, batch,
 seed), each declared once with its widget and range (explorer/playground_settings.Setting), and
 read from a URL by `LabConfig.from_query`. `analyse(config)` builds the network with the engine
-(nn.Linear layers drawn by explorer/nets.INITS), runs one batch forward and backward, and returns
+(nn.Linear layers drawn by explorer/catalogue.INITS), runs one batch forward and backward, and returns
 each hidden layer's activation statistics, histogram and weight-gradient norm; `findings(result)`
 says in words what they show (vanishing or exploding gradients, saturation, dead units, symmetry).
 No Streamlit here; the page runs `analyse` in the sandbox (it can be large: see MAX_NUMBERS).
@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from autograd import Tensor, nn
-from explorer import datasets, health, nets
 from explorer.numbers import fmt_percent, plain_number, power_of_ten
-from explorer.playground_settings import Setting, clip_text, setting
+from explorer.playground import catalogue, datasets, health
+from explorer.playground.settings import Setting, setting
+from explorer.words import clip_text
 
 MAX_WIDTH = 256
 MAX_DEPTH = 50
@@ -45,9 +46,9 @@ class LabConfig:
 
     dataset: str = setting("two moons", "Data set", "select", "Data", choices=tuple(datasets.DATASETS),
                            help="One batch of these points goes through the network (standardised: mean 0, std 1).")
-    init: str = setting("N(0, 1)", "Initialisation", "select", "Network", choices=tuple(nets.INITS),
+    init: str = setting("N(0, 1)", "Initialisation", "select", "Network", choices=tuple(catalogue.INITS),
                         help="How every layer's first weights are drawn.")
-    activation: str = setting("tanh", "Activation", "select", "Network", choices=tuple(nets.ACTIVATIONS))
+    activation: str = setting("tanh", "Activation", "select", "Network", choices=tuple(catalogue.ACTIVATIONS))
     width: int = setting(64, "Width (neurons per layer)", "slider", "Network", lo=2, hi=MAX_WIDTH, step=1)
     depth: int = setting(50, "Depth (hidden layers)", "slider", "Network", lo=1, hi=MAX_DEPTH, step=1)
     batch: int = setting(200, "Batch (points)", "slider", "Data", lo=10, hi=MAX_BATCH, step=10,
@@ -160,7 +161,7 @@ def network(config: LabConfig, n_in: int, n_out: int) -> list[nn.Linear]:
     sizes = [n_in] + [config.width] * config.depth + [n_out]
     g = np.random.default_rng(config.seed)
     layers = [nn.Linear(a, b, rng=g) for a, b in zip(sizes[:-1], sizes[1:])]  # PyTorch's default draws
-    nets.initialise(layers, config.init, np.random.default_rng(config.seed))  # the chosen ones, from the seed
+    catalogue.initialise(layers, config.init, np.random.default_rng(config.seed))  # the chosen ones, from the seed
     return layers
 
 
@@ -172,7 +173,7 @@ def analyse(config: LabConfig) -> LabResult:
     n_out = n_classes if n_classes > 2 else 1
     layers = network(config, X.shape[1], n_out)
     activation = nn.ACTIVATIONS[config.activation]()
-    criterion = nets.criterion(task, nets.loss_names(task)[0], n_out)
+    criterion = catalogue.criterion(task, catalogue.loss_names(task)[0], n_out)
     with np.errstate(all="ignore"):  # NOTE: N(0, 1) with ReLU grows ~√(width/2)× a layer: it may overflow
         x, acts = Tensor(X), []
         for layer in layers[:-1]:

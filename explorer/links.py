@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from explorer.playground_settings import SETTINGS, clip_text
+from explorer.playground.settings import SETTINGS
+from explorer.words import clip_text
 
 #: The parameters each page reads from its link. The Playground's are its settings table's and its run id.
 PARAMS: dict[str, tuple[str, ...]] = {

@@ -20,3 +20,10 @@ def markdown_safe(message: str) -> str:
     if len(parts) % 2 == 0:
         return _MARKDOWN.sub(r"\\\1", message).replace("`", "\\`")
     return "`".join(part if i % 2 else _MARKDOWN.sub(r"\\\1", part) for i, part in enumerate(parts))
+
+URL_ECHO = 40  # characters of a refused URL value quoted back in a warning
+
+
+def clip_text(text: str, limit: int = URL_ECHO) -> str:
+    """`text` cut to `limit` characters with an ellipsis: a warning never echoes a huge value."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

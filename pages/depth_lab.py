@@ -11,8 +11,9 @@ from components import session  # noqa: E402
 from components.layout import header  # noqa: E402
 from components.settings_form import widget  # noqa: E402
 from explorer import depth_figures as figures  # noqa: E402
-from explorer import depth_lab, nets  # noqa: E402
+from explorer import depth_lab  # noqa: E402
 from explorer.depth_lab import LAB_SETTINGS, LabConfig  # noqa: E402
+from explorer.playground import catalogue  # noqa: E402
 from explorer.words import markdown_safe  # noqa: E402
 from server.sandbox import SandboxError  # noqa: E402
 
@@ -68,7 +69,7 @@ except SandboxError as err:
     st.stop()
 
 with st.container(border=True):
-    st.markdown(f"**{markdown_safe(config.init)}** · {markdown_safe(nets.INITS[config.init].note)}")
+    st.markdown(f"**{markdown_safe(config.init)}** · {markdown_safe(catalogue.INITS[config.init].note)}")
     st.markdown("\n".join(f"- {markdown_safe(sentence)}" for sentence in depth_lab.findings(result)))
 
 spread, gradient = st.columns(2)

@@ -15,8 +15,8 @@ from components.layout import header  # noqa: E402
 from components.learner import learner_key  # noqa: E402
 from components.links import link_warnings  # noqa: E402
 from components.live_view import live_view  # noqa: E402
-from explorer import datasets, playground_graph  # noqa: E402
-from explorer.playground import Playground  # noqa: E402
+from explorer.playground import datasets, step_graph  # noqa: E402
+from explorer.playground.controller import Playground  # noqa: E402
 from explorer.words import markdown_safe  # noqa: E402
 
 ss = st.session_state
@@ -76,7 +76,7 @@ if st.query_params.to_dict() != query:
 
 def _show_graph() -> None:
     try:
-        ss.program = playground_graph.step_program(pg.state)
+        ss.program = step_graph.step_program(pg.state)
         ss.pg_goto_explorer = True
     except ValueError as err:
         ss.pg_graph_error = str(err)

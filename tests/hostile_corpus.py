@@ -17,9 +17,9 @@ from functools import cache
 
 import numpy as np
 
-from explorer import datasets, model_io, training
 from explorer import links as page_links
-from explorer.playground_settings import SETTINGS, TrainConfig
+from explorer.playground import datasets, model_files, training
+from explorer.playground.settings import SETTINGS, TrainConfig
 
 # ----------------------------------------------------------------------------- links
 
@@ -111,11 +111,11 @@ def _uploaded_state():
 
 
 def good_npz() -> bytes:
-    return model_io.to_npz(_state())
+    return model_files.to_npz(_state())
 
 
 def good_json() -> bytes:
-    return model_io.to_json(_state()).encode()
+    return model_files.to_json(_state()).encode()
 
 
 def npy_header(shape: tuple, descr: str = "<f8", version: tuple = (1, 0), fortran: bool = False) -> bytes:
@@ -219,7 +219,7 @@ def many_members(n: int) -> bytes:
 
 def json_model(change) -> bytes:
     """The uploaded-points model as JSON, ``change(meta)`` applied."""
-    meta = json.loads(model_io.to_json(_uploaded_state()))
+    meta = json.loads(model_files.to_json(_uploaded_state()))
     change(meta)
     return json.dumps(meta).encode()
 
@@ -243,8 +243,8 @@ def _set(path: tuple, value):
 
 def files() -> list[tuple[str, bytes, str]]:
     """Hostile model files: (file name, its bytes, a piece of the message the page must show)."""
-    meta_dict = json.loads(model_io.to_json(_state()))
-    too_big = model_io.MAX_FILE_BYTES
+    meta_dict = json.loads(model_files.to_json(_state()))
+    too_big = model_files.MAX_FILE_BYTES
     truncated = good_npz()
     return [
         # the issue's forged header: 4 KB claiming a 7.28 TiB array

@@ -34,7 +34,7 @@ def test_streamlits_own_page_menu_is_off_and_app_py_draws_the_links():
 
 def test_an_upload_over_what_any_page_takes_is_refused_before_it_is_sent():
     # Streamlit holds an upload whole in the server's memory; its default lets one file be 200 MB.
-    from explorer import model_io
+    from explorer.playground import model_files
 
     limit = CONFIG["server"]["maxUploadSize"] * 1024 * 1024
-    assert model_io.MAX_FILE_BYTES <= limit <= 16 * 1024 * 1024
+    assert model_files.MAX_FILE_BYTES <= limit <= 16 * 1024 * 1024

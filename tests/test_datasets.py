@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from explorer import datasets
+from explorer.playground import datasets
 
 
 @pytest.mark.parametrize("name", list(datasets.CLASSIFICATION))

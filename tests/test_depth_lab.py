@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from autograd import Tensor, nn
-from explorer import depth_figures, depth_lab, nets
+from explorer import depth_figures, depth_lab
 from explorer.depth_lab import MAX_NUMBERS, LabConfig, analyse, findings
 from explorer.numbers import plain_number, power_of_ten
+from explorer.playground import catalogue
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +148,7 @@ def test_histograms_share_bins_and_hold_every_value():
 
 def test_every_data_set_and_activation_runs():
     for dataset in ("two moons", "spiral", "three blobs", "sine"):
-        for activation in nets.ACTIVATIONS:
+        for activation in catalogue.ACTIVATIONS:
             result = analyse(LabConfig(dataset=dataset, activation=activation, width=4, depth=3, batch=20))
             assert len(result.layers) == 3 and findings(result)
     one = analyse(LabConfig(depth=1, width=4))

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import datasets, model_io, training
 from explorer.links import step_from_link
-from explorer.playground_settings import SETTINGS, TrainConfig
+from explorer.playground import datasets, model_files, training
+from explorer.playground.settings import SETTINGS, TrainConfig
 from explorer.program import forward_mode, poke, presets
 from language import ExpressionError, compile_program
 from server.sandbox import Sandbox, SandboxError
@@ -170,17 +170,17 @@ def test_the_largest_model_the_playground_makes_loads_within_the_limits():
                          features=("x1²", "x2²", "x1·x2", "sin x1", "sin x2"), batch_size=4)
     state = training.new_state(config, data=(X, y))
     training.step(state, 2)
-    for made in (model_io.to_json(state).encode(), model_io.to_npz(state)):
-        assert len(made) < model_io.MAX_FILE_BYTES / 3
-        back = model_io.load("largest", made)
+    for made in (model_files.to_json(state).encode(), model_files.to_npz(state)):
+        assert len(made) < model_files.MAX_FILE_BYTES / 3
+        back = model_files.load("largest", made)
         assert back.step == 2 and back.model.sizes == state.model.sizes
 
 
 def test_a_jsons_depth_is_counted_outside_strings():
-    assert model_io.nesting_depth('{"a": [[1, 2], [3]], "b": "[[[[[[[["}') == 3
-    assert model_io.nesting_depth("[" * 50 + "]" * 50) == 50
-    assert model_io.nesting_depth('"\\"[[[["') == 0, "an escaped quote does not end the string"
-    assert model_io.nesting_depth('["\\\\", [[1]]]') == 3, "an escaped backslash does not escape the quote"
+    assert model_files.nesting_depth('{"a": [[1, 2], [3]], "b": "[[[[[[[["}') == 3
+    assert model_files.nesting_depth("[" * 50 + "]" * 50) == 50
+    assert model_files.nesting_depth('"\\"[[[["') == 0, "an escaped quote does not end the string"
+    assert model_files.nesting_depth('["\\\\", [[1]]]') == 3, "an escaped backslash does not escape the quote"
 
 
 # ----------------------------------------------------------------------------- dying workers

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import playground_graph
-from explorer.playground import GLYPHS, STAND_INS, Playground
+from explorer.playground import step_graph as playground_graph
+from explorer.playground.controller import GLYPHS, STAND_INS, Playground
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/playground.py"

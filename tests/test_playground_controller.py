@@ -6,10 +6,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from explorer import numbers, playground_graph, training
-from explorer import playground as pgm
-from explorer.playground import Playground
-from explorer.playground_settings import TrainConfig
+from explorer import numbers
+from explorer.playground import controller as pgm
+from explorer.playground import step_graph, training
+from explorer.playground.controller import Playground
+from explorer.playground.settings import TrainConfig
 from server.run_store import MemoryRunStore as RunStore
 
 
@@ -217,10 +218,10 @@ def test_each_learner_keeps_to_their_share_of_the_store(clock):
 
 
 def store_blob(clock):
-    from explorer import run_snapshot
+    from explorer.playground import snapshot
 
     pg = make(clock)
-    return run_snapshot.dump(pg.state, pg.upload, False)
+    return snapshot.dump(pg.state, pg.upload, False)
 
 
 def test_a_link_to_a_run_the_server_no_longer_has_starts_from_its_settings(clock):
@@ -299,9 +300,9 @@ def test_while_playing_the_store_gets_a_snapshot_once_a_second_and_at_pause(cloc
 
 
 def saved_step(store, pg):
-    from explorer import run_snapshot
+    from explorer.playground import snapshot
 
-    return run_snapshot.load(store.get(pg.run_id), pgm.Upload).state.step
+    return snapshot.load(store.get(pg.run_id), pgm.Upload).state.step
 
 
 def test_slow_motion_messages_repeat_the_last_seconds_frames(clock):
@@ -336,7 +337,7 @@ def test_the_step_graphs_glyphs_travel_as_ascii_stand_ins_that_no_text_contains(
     sent = data["frames"][0]["g"]
     assert data["model"]["graph"]["glyphs"] == [stand_ins, glyphs]
     back = str.maketrans(stand_ins, glyphs)
-    want = playground_graph.frame_values(playground_graph.step_graph(pg.state))
+    want = step_graph.frame_values(step_graph.step_graph(pg.state))
     assert {b: {p: [line.translate(back) for line in v] for p, v in c.items()} for b, c in sent.items()} == want
     assert len(json.dumps(sent)) < 0.7 * len(json.dumps(want))
 

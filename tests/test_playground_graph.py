@@ -1,4 +1,4 @@
-"""The training step as a graph (explorer/playground_graph.py): the fixed points, the engine's forward and
+"""The training step as a graph (explorer/playground/step_graph.py): the fixed points, the engine's forward and
 backward against NumPy written out by hand, the layout made once per shape, the texts each frame sends,
 and the step as an Expression Explorer program whose optimiser update equals the engine's."""
 
@@ -10,9 +10,10 @@ import pytest
 
 from autograd import Tensor, expr
 from autograd.graph import trace
-from explorer import nets, numbers, training
-from explorer import playground_graph as pg
-from explorer.playground_settings import TrainConfig
+from explorer import numbers
+from explorer.playground import catalogue, training
+from explorer.playground import step_graph as pg
+from explorer.playground.settings import TrainConfig
 from explorer.program import view_data as graph_data
 
 
@@ -231,7 +232,7 @@ def test_the_programs_update_is_what_the_optimiser_does(config):
     result = expr.evaluate(text)
     # The engine: a copy of the model and of the optimiser's state, one step on the same points.
     model = copy.deepcopy(state.model)
-    opt = nets.OPTIMIZERS[config.optimizer](model.parameters(), state.optimizer.lr, state.optimizer.weight_decay)
+    opt = catalogue.OPTIMIZERS[config.optimizer](model.parameters(), state.optimizer.lr, state.optimizer.weight_decay)
     opt.load_state_dict(state.optimizer.state_dict())
     model.zero_grad()  # the copy kept the last training step's grads
     rows = pg.fixed_batch(state)

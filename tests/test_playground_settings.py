@@ -4,8 +4,8 @@ from dataclasses import fields, replace
 
 import pytest
 
-from explorer import playground_settings as ps
-from explorer.playground_settings import SETTING, SETTINGS, TrainConfig
+from explorer.playground import settings as ps
+from explorer.playground.settings import SETTING, SETTINGS, TrainConfig
 
 
 def test_every_config_field_but_the_task_is_a_setting_with_a_widget():

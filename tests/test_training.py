@@ -8,8 +8,8 @@ import pytest
 
 from autograd import Tensor
 from autograd import functional as F
-from explorer import datasets, health, training
-from explorer.playground_settings import TrainConfig
+from explorer.playground import datasets, health, training
+from explorer.playground.settings import TrainConfig
 
 
 def test_two_moons_reaches_95_percent_test_accuracy():

@@ -1,6 +1,6 @@
 """The Training Playground's live view: one `st.components.v2` component that draws every panel.
 
-The server sends numbers (explorer/playground.py `Playground.view_data`: a frame's weights,
+The server sends numbers (explorer/playground/controller.py `Playground.view_data`: a frame's weights,
 metrics and layer health; the network's layout and the points on full page runs), and the
 browser draws the boundary, the network with a picture in each neuron, the curves and the
 gradient health from them, in place, in the active theme's colours. The wire format: PROTOCOL.md

@@ -22,7 +22,7 @@ import numpy as np
 
 from autograd import no_grad
 from explorer.numbers import fmt_number, json_numbers
-from explorer.playground_settings import clip_text
+from explorer.words import clip_text
 
 #: (name, number) pairs sorted by name: a scalar input's new value, or an array input's scale.
 Poked = tuple

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from components.assets import CODE_DIR
-from explorer import nets, training
 from explorer.numbers import fmt_number, fmt_percent
-from explorer.playground import Playground
-from explorer.playground_settings import TrainConfig
+from explorer.playground import catalogue, training
+from explorer.playground.controller import Playground
+from explorer.playground.settings import TrainConfig
 from server.run_store import MemoryRunStore
 
 pytestmark = pytest.mark.browser
@@ -58,10 +58,11 @@ def _browser_and_engine(page, config):
     return got, want
 
 
-@pytest.mark.parametrize("activation", list(nets.ACTIVATIONS))
+@pytest.mark.parametrize("activation", list(catalogue.ACTIVATIONS))
 @pytest.mark.parametrize(
     ("dataset", "features"),
-    [("two moons", tuple(nets.FEATURES_2D)), ("three blobs", ("x1²", "sin x2")), ("sine", tuple(nets.FEATURES_1D))],
+    [("two moons", tuple(catalogue.FEATURES_2D)), ("three blobs", ("x1²", "sin x2")),
+     ("sine", tuple(catalogue.FEATURES_1D))],
     ids=["2-classes-every-2d-feature", "3-classes", "regression-every-1d-feature"],
 )
 def test_the_browser_forward_pass_equals_the_engine(math_page, activation, dataset, features):
@@ -86,7 +87,7 @@ def test_the_browser_erf_is_accurate(math_page):
 
 
 def test_float32_frames_decode_to_the_same_numbers(math_page):
-    from explorer.playground import encode
+    from explorer.playground.controller import encode
 
     values = np.array([0.1, -2.5, 3e-8, 1e3])
     got = math_page.evaluate("([a, b]) => [Array.from(lm.decode(a, 'f8')), Array.from(lm.decode(b, 'f4'))]",

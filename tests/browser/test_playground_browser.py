@@ -12,9 +12,9 @@ from urllib.parse import urlparse
 import numpy as np
 import pytest
 
-from explorer import playground_graph, training
 from explorer.numbers import value_lines
-from explorer.playground_settings import TrainConfig
+from explorer.playground import step_graph, training
+from explorer.playground.settings import TrainConfig
 from tests.test_playground_graph import _numpy_step
 from tests.test_training import _independent_health
 
@@ -464,7 +464,7 @@ def _expected_boxes(step: int) -> dict[str, dict]:
     state = training.new_state(TrainConfig())
     training.step(state, step)
     want = _numpy_step(state)
-    graph = playground_graph.step_graph(state)  # its structure: which box is which
+    graph = step_graph.step_graph(state)  # its structure: which box is which
     ids = {node.name: node.id for node in graph.nodes if node.name}
     for k in (1, 2):  # the linear op before each activation
         ids[f"z{k}"] = graph.nodes[ids[f"h{k}"]].parents[0]

@@ -1,9 +1,9 @@
 // The live view's pure functions: the network's forward pass, log-axis ticks. No DOM.
 //
 // The browser draws every picture of the playground from a frame's weights: the decision boundary,
-// each neuron's picture, the fitted curve. So this file computes what explorer/training.py's
+// each neuron's picture, the fitted curve. So this file computes what explorer/playground/training.py's
 // `layer_outputs` computes, in float64, the same way: inputs normalised as (x - shift) / scale, the
-// extra features of explorer/nets.py, then Linear (x·Wᵀ + b) and the activation, layer by layer.
+// extra features of explorer/playground/catalogue.py, then Linear (x·Wᵀ + b) and the activation, layer by layer.
 // tests/browser/test_live_math_browser.py checks the two agree to 1e-6 for every activation and
 // feature. An ES module: live_view.js imports it as `lm`; that test and tests/js/ import it alone.
 
@@ -13,7 +13,7 @@ const SQRT_HALF = 0.7071067811865476;
 const TWO_OVER_SQRT_PI = 1.1283791670955126;
 
 export function decode(b64, dtype = "f8") {
-  // Base64 of little-endian float64 ("f8") or float32 ("f4") bytes (explorer/playground.py
+  // Base64 of little-endian float64 ("f8") or float32 ("f4") bytes (explorer/playground/controller.py
   // `encode`) -> Float64Array.
   const raw = atob(b64);
   const bytes = new Uint8Array(raw.length);
@@ -53,7 +53,7 @@ const ACTIVATIONS = {
   linear: (x) => x,
 };
 
-// Extra input features of the normalised coordinates z (explorer/nets.py FEATURES).
+// Extra input features of the normalised coordinates z (explorer/playground/catalogue.py FEATURES).
 const FEATURES = {
   "x1²": (z) => z[0] * z[0],
   "x2²": (z) => z[1] * z[1],
@@ -142,7 +142,7 @@ export function forward(model, layers, points, count) {
 }
 
 export function gridPoints(model, res) {
-  // The picture's sample points, as explorer/training.py `grid_points`: res × res from the bottom
+  // The picture's sample points, as explorer/playground/training.py `grid_points`: res × res from the bottom
   // row up (y ascending, then x), or res points along x for regression.
   const [x0, x1] = model.x_range;
   const xs = (i) => (res > 1 ? x0 + ((x1 - x0) * i) / (res - 1) : x0);

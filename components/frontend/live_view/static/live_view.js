@@ -2,7 +2,7 @@
 // drawn in the browser from the numbers each frame carries, and updated in place.
 //
 // Streamlit calls the default export on mount and for every new message with data as built by
-// explorer/playground.py `Playground.view_data` (the wire format: components/live_view/PROTOCOL.md).
+// explorer/playground/controller.py `Playground.view_data` (the wire format: components/live_view/PROTOCOL.md).
 // A frame's g (the step graph's texts at that step) is pushed to the graph view below as it is
 // painted (window event "graph-view:values"), so the two always show the same step.
 // A message's frames are painted one after another, spread over the time until the next message
@@ -158,7 +158,7 @@ function paint(s, frame, opts = {}) {
 }
 
 // A frame's step-graph texts with their glyphs back (they travel as ASCII stand-ins: see
-// explorer/playground.py GLYPHS).
+// explorer/playground/controller.py GLYPHS).
 function graphTexts(graph, g) {
   const [from, to] = graph.glyphs;
   const glyph = (c) => to[from.indexOf(c)];
@@ -172,7 +172,7 @@ function graphTexts(graph, g) {
 }
 
 function stepCaption(step) {
-  return `Step ${formatCount(step)}`; // NOTE: explorer/playground.py step_caption writes the same
+  return `Step ${formatCount(step)}`; // NOTE: explorer/playground/controller.py step_caption writes the same
 }
 
 function playQueue(s) {

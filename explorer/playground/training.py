@@ -1,6 +1,6 @@
 """The Training Playground's runner: state, deterministic steps, metrics, layer health, frames.
 
-No Streamlit here: explorer/playground.py drives it (Play, Step, the clock) and the page shows
+No Streamlit here: explorer/playground/controller.py drives it (Play, Step, the clock) and the page shows
 what comes back; tests call the same functions directly. A `Frame` is what one picture of the
 live view needs: the metrics, every weight and bias, and each layer's health.
 """
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from autograd import Tensor, nn, no_grad
-from explorer import datasets, health, nets
-from explorer.playground_settings import TrainConfig
+from explorer.playground import catalogue, datasets, health
+from explorer.playground.settings import TrainConfig
 
 try:  # optional: pins BLAS to one thread around the playground's small matrix products
     from threadpoolctl import ThreadpoolController
@@ -134,7 +134,7 @@ class TrainState:
         """The loss as the page names it: 'binary cross-entropy', 'mean squared error', ..."""
         if self.config.loss == "cross-entropy":
             return "binary cross-entropy" if self.n_classes == 2 else "softmax cross-entropy"
-        return nets.LOSSES[self.task][self.config.loss][1]
+        return catalogue.LOSSES[self.task][self.config.loss][1]
 
     @property
     def input_names(self) -> list[str]:
@@ -151,9 +151,9 @@ class TrainState:
         return [layer for layer in self.model.layers if isinstance(layer, nn.Linear)]
 
     @property
-    def criterion(self) -> nets.Criterion:
+    def criterion(self) -> catalogue.Criterion:
         """The loss for this network's output width (its targets, the comparison, its spelling)."""
-        return nets.criterion(self.task, self.config.loss, self.model.sizes[-1])
+        return catalogue.criterion(self.task, self.config.loss, self.model.sizes[-1])
 
     def loss(self, out: Tensor, y: np.ndarray) -> Tensor:
         return self.criterion(out, y)
@@ -189,10 +189,10 @@ def new_state(
     model = nn.MLP(
         [n_inputs, *config.hidden, n_outputs], activation=config.activation, rng=np.random.default_rng(config.seed)
     )
-    if config.init != nets.DEFAULT_INIT:  # the MLP drew PyTorch's default; others draw again from the seed
-        nets.initialise([m for m in model.layers if isinstance(m, nn.Linear)], config.init,
+    if config.init != catalogue.DEFAULT_INIT:  # the MLP drew PyTorch's default; others draw again from the seed
+        catalogue.initialise([m for m in model.layers if isinstance(m, nn.Linear)], config.init,
                         np.random.default_rng(config.seed))
-    optimizer = nets.OPTIMIZERS[config.optimizer](model.parameters(), config.lr, config.l2)
+    optimizer = catalogue.OPTIMIZERS[config.optimizer](model.parameters(), config.lr, config.l2)
     state = TrainState(
         config=config,
         X_train=split.X_train,
@@ -244,7 +244,7 @@ def _grid_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def model_inputs(state: TrainState, X: np.ndarray) -> np.ndarray:
     """Raw coordinates -> the network's input columns (normalised coordinates, then features)."""
     Z = (X - state.shift) / state.scale
-    extra = [nets.FEATURES[name](Z) for name in state.config.features]
+    extra = [catalogue.FEATURES[name](Z) for name in state.config.features]
     return np.column_stack([Z, *extra]) if extra else Z
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from autograd import Parameter, Tensor, nn, optim
 from autograd import functional as F
 from autograd.graph import Graph, order, trace
-from explorer import training
+from explorer.playground import training
 from explorer.program import view_data as graph_data
 
 POINTS = 4  # training points in a step graph

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer import datasets, nets, training
-from explorer.playground_settings import TrainConfig, clip_text
+from explorer.playground import catalogue, datasets, training
+from explorer.playground.settings import TrainConfig
+from explorer.words import clip_text
 from language.emit import RUN_NOTE
 
 FORMAT = "autograd-explorer playground model"
@@ -465,7 +466,7 @@ import numpy as np
 
 from autograd import Tensor
 from autograd import functional as F
-from autograd.nn import MLP{"" if c.init == nets.DEFAULT_INIT else ", Linear, init"}
+from autograd.nn import MLP{"" if c.init == catalogue.DEFAULT_INIT else ", Linear, init"}
 from autograd.optim import SGD, Adam, AdamW  # noqa: F401 - one of them is used below
 
 STEPS = {steps}
@@ -515,11 +516,11 @@ for step in range(1, STEPS + 1):
 
 def _init_code(c) -> str:
     """The first weights drawn again when the run's initialisation is not the MLP's own (PyTorch's default)."""
-    if c.init == nets.DEFAULT_INIT:
+    if c.init == catalogue.DEFAULT_INIT:
         return ""
     return (f"g = np.random.default_rng({c.seed})  # the first weights: {c.init}\n"
             "for layer in [m for m in model.layers if isinstance(m, Linear)]:\n"
-            f"    {nets.INITS[c.init].code}\n")
+            f"    {catalogue.INITS[c.init].code}\n")
 
 
 _OPTIMIZER_ATTRIBUTE = {"lr": "lr", "l2": "weight_decay"}  # a schedule's names -> the optimiser's

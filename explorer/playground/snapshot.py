@@ -1,8 +1,8 @@
 """A playground run as bytes for the run store and back: the model file format plus the run's own records, no pickle.
 
 A snapshot is an uncompressed .npz (read back with ``allow_pickle=False``) holding
-- ``model``: the run as `model_io.to_npz` writes a model file (settings, data of an upload, step,
-  weights, the optimiser's state), read back by `model_io.load`, so a snapshot is checked as an
+- ``model``: the run as `model_files.to_npz` writes a model file (settings, data of an upload, step,
+  weights, the optimiser's state), read back by `model_files.load`, so a snapshot is checked as an
   uploaded model is;
 - ``run``: JSON of what a model file leaves out and a continued run needs: playing or not, the
   batch order's generator state, the replay's spacing, the divergence message, the last health,
@@ -22,7 +22,7 @@ import zipfile
 
 import numpy as np
 
-from explorer import health, model_io, training
+from explorer.playground import health, model_files, training
 
 FORMAT = "autograd-explorer run snapshot"
 VERSION = 1
@@ -35,7 +35,7 @@ class SnapshotError(ValueError):
 @dataclasses.dataclass
 class Snapshot:
     state: training.TrainState
-    upload: object | None  # explorer.playground.Upload (kept loose: the playground imports this module)
+    upload: object | None  # explorer.playground.controller.Upload (kept loose: the playground imports this module)
     playing: bool
 
 
@@ -55,7 +55,7 @@ def dump(state: training.TrainState, upload, playing: bool) -> bytes:
         "upload": None if upload is None else {"name": upload.name, "task": upload.task, "token": upload.token},
     }
     arrays = {
-        "model": np.frombuffer(model_io.to_npz(state), dtype=np.uint8),
+        "model": np.frombuffer(model_files.to_npz(state), dtype=np.uint8),
         "run": np.array(json.dumps(run)),
         "history": np.array([getattr(h, name) for name in h.COLUMNS], dtype=np.float64),
         "frame_params": np.array([f.params for f in state.frames], dtype=np.float64).reshape(len(state.frames), -1),
@@ -79,7 +79,7 @@ def load(blob: bytes, upload_type) -> Snapshot:
         run = json.loads(str(arrays["run"]))
         if not isinstance(run, dict) or run.get("format") != FORMAT or run.get("version") != VERSION:
             raise SnapshotError("not a run snapshot of this version")
-        state = model_io.load("the stored run", arrays["model"].tobytes())
+        state = model_files.load("the stored run", arrays["model"].tobytes())
         _restore_records(state, run, arrays)
         upload = None
         if run["upload"] is not None:
@@ -89,7 +89,7 @@ def load(blob: bytes, upload_type) -> Snapshot:
         return Snapshot(state, upload, bool(run["playing"]))
     except SnapshotError:
         raise
-    except (model_io.ModelFileError, ValueError, KeyError, TypeError, IndexError, OSError, EOFError,
+    except (model_files.ModelFileError, ValueError, KeyError, TypeError, IndexError, OSError, EOFError,
             zipfile.BadZipFile) as err:
         raise SnapshotError(f"the stored run cannot be read ({type(err).__name__}: {str(err)[:200]})") from None
 

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from explorer import datasets, nets
+from explorer.playground import catalogue, datasets
+from explorer.words import clip_text
 
 MAX_LAYERS = 8
 MAX_WIDTH = 64
@@ -23,13 +24,6 @@ L2_VALUES = (0.0, 0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)
 BATCH_SIZES = (1, 4, 8, 16, 32, 64, 128, 0)  # 0 = the full batch
 SPEEDS = (1, 2, 5, 10, 25, 50, 100, 250, 1000)  # training steps per second of wall clock
 SLOW_MOTION = 5  # at this speed or slower every step is its own picture
-URL_ECHO = 40  # characters of a refused URL value quoted back in a warning
-
-
-def clip_text(text: str, limit: int = URL_ECHO) -> str:
-    """`text` cut to `limit` characters with an ellipsis: a warning never echoes a huge value."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
 
 def parse_hidden(text: str) -> tuple[int, ...]:
     """'8, 8' -> (8, 8); '' or '0' -> () (no hidden layer). Raises ValueError saying what is wrong."""
@@ -201,9 +195,9 @@ class TrainConfig:
         "Network",
         help=f"Comma-separated, e.g. 8, 8 — up to {MAX_LAYERS} layers of {MAX_WIDTH}.",
     )
-    activation: str = setting("tanh", "Activation", "select", "Network", choices=tuple(nets.ACTIVATIONS))
+    activation: str = setting("tanh", "Activation", "select", "Network", choices=tuple(catalogue.ACTIVATIONS))
     init: str = setting(
-        nets.DEFAULT_INIT, "Initialisation", "select", "Network", choices=tuple(nets.INITS),
+        catalogue.DEFAULT_INIT, "Initialisation", "select", "Network", choices=tuple(catalogue.INITS),
         help="How the first weights are drawn (from the seed). With zeros every neuron of a layer is the same, "
         "and stays the same.",
     )
@@ -212,7 +206,7 @@ class TrainConfig:
         "Extra input features",
         "multiselect",
         "Network",
-        choices=lambda task: tuple(nets.features_for(task)),
+        choices=lambda task: tuple(catalogue.features_for(task)),
         help="Computed from the coordinates and fed to the network beside them.",
     )
     loss: str = setting(
@@ -220,10 +214,10 @@ class TrainConfig:
         "Loss",
         "select",
         "Training",
-        choices=nets.loss_names,
+        choices=catalogue.loss_names,
         help="Cross-entropy or squared error on the probabilities: compare how each learns.",
     )
-    optimizer: str = setting("SGD", "Optimiser", "select", "Training", choices=tuple(nets.OPTIMIZERS))
+    optimizer: str = setting("SGD", "Optimiser", "select", "Training", choices=tuple(catalogue.OPTIMIZERS))
     lr: float = setting(
         0.1, "Learning rate", "select_slider", "Training", restarts=False, choices=LEARNING_RATES,
         help="Changes take effect without a restart.",
@@ -258,8 +252,8 @@ class TrainConfig:
         object.__setattr__(self, "task", task)
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
         object.__setattr__(self, "features", tuple(self.features))
-        if self.loss not in nets.loss_names(task) and self.loss == DEFAULT_VALUES["loss"]:
-            object.__setattr__(self, "loss", nets.loss_names(task)[0])  # the default is per task
+        if self.loss not in catalogue.loss_names(task) and self.loss == DEFAULT_VALUES["loss"]:
+            object.__setattr__(self, "loss", catalogue.loss_names(task)[0])  # the default is per task
         for s in SETTINGS:
             if s.name != "dataset":
                 s.check(getattr(self, s.name), task)

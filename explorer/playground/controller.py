@@ -24,9 +24,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from explorer import datasets, model_io, playground_graph, run_snapshot, training
 from explorer.numbers import json_numbers
-from explorer.playground_settings import SLOW_MOTION, TrainConfig, changed_settings
+from explorer.playground import datasets, model_files, step_graph, training
+from explorer.playground import snapshot as run_snapshot
+from explorer.playground.settings import SLOW_MOTION, TrainConfig, changed_settings
 from server.run_store import TAKEN, RunStore, new_run_id, runs
 
 TICK_SECONDS = 0.2  # the live fragment's period while playing (faster speeds)
@@ -162,8 +163,8 @@ class Playground:
     def load_model(self, name: str, content: bytes) -> str | None:
         """Continue a downloaded model; None when it worked, else what is wrong with the file."""
         try:
-            state = model_io.load(name, content)
-        except model_io.ModelFileError as err:
+            state = model_files.load(name, content)
+        except model_files.ModelFileError as err:
             return f"{name}: {err}"
         if state.config.dataset == datasets.UPLOADED:
             X, y = training.all_points(state)
@@ -305,24 +306,24 @@ class Playground:
 
     # ------------------------------------------------------------- the step graph
     def graph_layout(self) -> dict:
-        """The graph view's data for the run's step graph (explorer/playground_graph.py): made once
+        """The graph view's data for the run's step graph (explorer/playground/step_graph.py): made once
         per run, and the same DOT for every run of the same network shape and settings."""
         if self._graph_layout is None:
-            self._graph_layout = playground_graph.layout(self.state)
+            self._graph_layout = step_graph.layout(self.state)
         return self._graph_layout
 
     def graph_panel(self) -> dict:
         """What the step-graph panel shows on a full page run: its layout, every box's texts at the
         current step (with tooltips), the step, and how many training points the step is on."""
-        graph = playground_graph.step_graph(self.state)
-        return {"data": self.graph_layout(), "values": playground_graph.values(graph),
-                "caption": step_caption(self.state.step), "points": len(playground_graph.fixed_batch(self.state))}
+        graph = step_graph.step_graph(self.state)
+        return {"data": self.graph_layout(), "values": step_graph.values(graph),
+                "caption": step_caption(self.state.step), "points": len(step_graph.fixed_batch(self.state))}
 
     def _frame_graph(self, f: training.Frame) -> dict:
         """The step graph's texts at a frame's step (what changes from frame to frame), glyphs as stand-ins."""
         texts = self._graph_texts.get(f.step)
         if texts is None:
-            texts = playground_graph.frame_values(playground_graph.step_graph(self.state, f.params))
+            texts = step_graph.frame_values(step_graph.step_graph(self.state, f.params))
             texts = {box: {part: [line.translate(_TO_ASCII) for line in lines] for part, lines in cells.items()}
                      for box, cells in texts.items()}
             self._graph_texts[f.step] = texts
