@@ -3,7 +3,7 @@
 Run: python benchmarks/depth_lab.py [--repeat 3]
 
 For a few lab settings up to the limit (width × depth × batch = 4 million activations) it prints the wall
-and CPU seconds of `explorer.depth_lab.analyse` in this process (best of --repeat), then the largest
+and CPU seconds of `explorer.depth_lab.lab.analyse` in this process (best of --repeat), then the largest
 once more through the app's sandbox (a worker process, with its limits), a first call and a cached one.
 The sandbox stops an evaluation after 10 s of CPU: the largest setting must stay well under it.
 Figures depend on the machine's load: record them with the command that made them.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.depth_lab import MAX_NUMBERS, LabConfig, analyse  # noqa: E402
+from explorer.depth_lab.lab import MAX_NUMBERS, LabConfig, analyse
 from server.sandbox import Sandbox  # noqa: E402
 
 CASES = [

@@ -2,7 +2,7 @@
 
 Run: python benchmarks/race.py [--repeats 5] [--browser] [--seconds 6]
 
-Server: Rosenbrock from (-1.5, 2), SGD, momentum, Nesterov and Adam, 500 steps each (explorer.race.run_race,
+Server: Rosenbrock from (-1.5, 2), SGD, momentum, Nesterov and Adam, 500 steps each (explorer.race.course.run_race,
 the function the page runs in a sandbox worker), its contour grid (race.grid), and the JSON the page sends
 the browser (once per race: the browser plays it locally). Timed in this process (median of --repeats) and
 once through the sandbox the page uses (a worker process, then its cache).
@@ -25,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer import race  # noqa: E402
+from explorer.race import course as race
+from explorer.race import setup
 
 KINDS = ("sgd", "momentum", "nesterov", "adam")
 
@@ -95,7 +96,7 @@ def browser(seconds: float) -> list[dict]:
             chromium = launch_chromium(p, profile)
             page = chromium.new_page(viewport={"width": 1280, "height": 800})
             helpers.install_run_tracker(page)
-            opt = race.runners_text(the_race().runners)
+            opt = setup.runners_text(the_race().runners)
             page.goto(f"{app.url}/optimiser_race?steps=500&opt={opt}", wait_until="domcontentloaded")
             page.locator('[data-testid="optimiser-race"] polyline[data-path-line]').first.wait_for(
                 state="attached", timeout=60_000)

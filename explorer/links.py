@@ -16,7 +16,7 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "explorer": ("program", "poke", "mode", "v"),
     "stepper": ("program", "poke", "step", "mode", "v"),
     "playground": (*(s.name for s in SETTINGS), "run"),
-    "optimiser_race": ("program", "surface", "plane", "start", "opt", "steps"),  # explorer.race.QUERY_KEYS
+    "optimiser_race": ("program", "surface", "plane", "start", "opt", "steps"),  # explorer.race.setup.QUERY_KEYS
 }
 
 

@@ -10,9 +10,9 @@ through_app()
 from components import session  # noqa: E402
 from components.layout import header  # noqa: E402
 from components.settings_form import widget  # noqa: E402
-from explorer import depth_figures as figures  # noqa: E402
-from explorer import depth_lab  # noqa: E402
-from explorer.depth_lab import LAB_SETTINGS, LabConfig  # noqa: E402
+from explorer.depth_lab import figures  # noqa: E402
+from explorer.depth_lab import lab as depth_lab  # noqa: E402
+from explorer.depth_lab.lab import LAB_SETTINGS, LabConfig  # noqa: E402
 from explorer.playground import catalogue  # noqa: E402
 from explorer.words import markdown_safe  # noqa: E402
 from server.sandbox import SandboxError  # noqa: E402

@@ -7,8 +7,10 @@ from components import explorer_panels
 from components import race as panels
 from components.entry import through_app
 from components.layout import header
-from explorer import race, words
+from explorer import words
 from explorer.program import errors
+from explorer.race import course as race
+from explorer.race import setup as race_setup
 from explorer.words import markdown_safe
 
 through_app()
@@ -25,7 +27,7 @@ header(
 
 def page() -> None:
     """The page below the title (a function: the race's numbers are its locals, let go after the run)."""
-    setup, problems = race.sync(ss, st.query_params)
+    setup, problems = race_setup.sync(ss, st.query_params)
     for other in ("step", "poke") + (() if setup.surface == race.OWN else ("program",)):
         st.query_params.pop(other, None)  # the program pages' own: they mean nothing here
     panels.problems_said(problems)

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from autograd import Tensor, nn
-from explorer import depth_figures, depth_lab
-from explorer.depth_lab import MAX_NUMBERS, LabConfig, analyse, findings
+from explorer.depth_lab import figures as depth_figures
+from explorer.depth_lab import lab as depth_lab
+from explorer.depth_lab.lab import MAX_NUMBERS, LabConfig, analyse, findings
 from explorer.numbers import plain_number, power_of_ten
 from explorer.playground import catalogue
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from explorer import depth_lab
-from explorer.depth_lab import LabConfig
+from explorer.depth_lab import lab as depth_lab
+from explorer.depth_lab.lab import LabConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/depth_lab.py"

@@ -1,4 +1,4 @@
-"""The optimiser race (explorer/race.py): paths equal the engine's optimisers run by hand, Adam's printed
+"""The optimiser race (explorer/race/): paths equal the engine's optimisers run by hand, Adam's printed
 arithmetic equals its hand-computed update, divergence stops a path with a message, the URL's text round-trips."""
 
 import math
@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from autograd import Tensor, optim
-from explorer import race
 from explorer.numbers import fmt_number
+from explorer.race import course as race
+from explorer.race import setup
 from language import compile_program
 
 ROSENBROCK = race.SURFACES["rosenbrock"]
@@ -167,9 +168,9 @@ def test_a_costly_program_is_told_how_many_steps_it_may_race():
 
 def test_runners_round_trip_through_the_url():
     runners = (race.runner("sgd", lr=0.002), race.runner("nesterov", momentum=0.5), race.runner("adamw", beta2=0.9))
-    text = race.runners_text(runners)
+    text = setup.runners_text(runners)
     assert text == "sgd(lr=0.002);nesterov(lr=0.001,momentum=0.5);adamw(lr=0.1,beta2=0.9)"
-    assert race.runners_from_text(text) == (runners, [])
+    assert setup.runners_from_text(text) == (runners, [])
 
 
 @pytest.mark.parametrize(("text", "words"), [
@@ -180,15 +181,15 @@ def test_runners_round_trip_through_the_url():
     ("adam(lr=nan)", "learning rate must be"),
 ])
 def test_bad_runners_in_a_url_are_said(text, words):
-    runners, problems = race.runners_from_text(f"{text};adam(lr=0.2)")
+    runners, problems = setup.runners_from_text(f"{text};adam(lr=0.2)")
     assert runners == (race.runner("adam", lr=0.2),)
     assert len(problems) == 1 and words in problems[0]
 
 
 def test_pairs_from_a_url():
-    assert race.pair_from_text(race.pair_text((-1.5, 2.0))) == (-1.5, 2.0)
-    assert race.pair_from_text("1,inf") is None and race.pair_from_text("1") is None
-    assert race.pair_from_text("a,b") is None
+    assert setup.pair_from_text(setup.pair_text((-1.5, 2.0))) == (-1.5, 2.0)
+    assert setup.pair_from_text("1,inf") is None and setup.pair_from_text("1") is None
+    assert setup.pair_from_text("a,b") is None
 
 
 def test_rosenbrock_is_coloured_by_log_loss_and_the_bowl_is_not():

@@ -8,7 +8,7 @@ import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
-from explorer import race
+from explorer.race import course as race
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/optimiser_race.py"

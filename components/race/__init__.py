@@ -1,8 +1,8 @@
 """The optimiser race as Streamlit: the settings (surface, plane, start point, optimisers, steps, kept in the
-URL by explorer.race.sync) and the race view, an `st.components.v2` component (static/race.js) that draws
+URL by explorer.race.setup.sync) and the race view, an `st.components.v2` component (static/race.js) that draws
 the paths, losses and arithmetic with Plotly in the browser from numbers computed once per race.
 
-Session state: ``race_setup`` (an explorer.race.Setup), ``race_version`` (grows when the setup is set from
+Session state: ``race_setup`` (an explorer.race.setup.Setup), ``race_version`` (grows when the setup is set from
 outside the widgets: a link, a new surface; the widgets are then made anew from it).
 """
 
@@ -18,7 +18,8 @@ import streamlit as st
 
 from components import session
 from components.assets import module_loader, served_url
-from explorer import race
+from explorer.race import course as race
+from explorer.race import setup as race_setup
 from explorer.words import markdown_safe
 
 _PLOTLY = Path(plotly.__file__).parent / "package_data"  # the plotly wheel's own plotly.min.js: no CDN
@@ -81,7 +82,7 @@ def _surface_changed() -> None:
     if name == race.OWN:
         _set(surface=race.OWN, x="", y="")  # own_setup picks the plane and the start from the program
     else:
-        ss["race_setup"] = race.preset_setup(name, steps)
+        ss["race_setup"] = race_setup.preset_setup(name, steps)
     ss["race_version"] = ss.get("race_version", 0) + 1
 
 
@@ -115,7 +116,7 @@ def _remove_runner(i: int) -> None:
 _STEP_OF = {"lr": 0.001, "momentum": 0.05, "beta1": 0.01, "beta2": 0.001, "eps": 1e-8, "weight_decay": 0.01}
 
 
-def surface_box(setup: race.Setup) -> None:
+def surface_box(setup: race_setup.Setup) -> None:
     """The choice of surface: a preset, or the learner's own program."""
     names = [*race.SURFACES, race.OWN]
     st.selectbox("Surface", names, index=names.index(setup.surface), key=_key("surface"), on_change=_surface_changed,
@@ -125,7 +126,7 @@ def surface_box(setup: race.Setup) -> None:
                       "of one number each.")
 
 
-def settings(setup: race.Setup, planes: list[str] | None) -> None:
+def settings(setup: race_setup.Setup, planes: list[str] | None) -> None:
     """The widgets that set up the race (after the surface's): each changes ``race_setup`` (and so the URL) when it
     changes. ``planes``: the inputs the learner's program offers for the plane (None for a preset)."""
     if planes is not None and len(planes) >= 2:
@@ -167,7 +168,7 @@ def _runner_row(i: int, r: race.Runner, removable: bool) -> None:
                   on_click=_remove_runner, args=(i,), disabled=not removable)
 
 
-def own_setup(setup: race.Setup, text: str) -> list[str]:
+def own_setup(setup: race_setup.Setup, text: str) -> list[str]:
     """The plane's inputs of the learner's program ``text`` (raises ExpressionError if it does not run); a setup
     whose plane the program lacks gets the program's first two inputs, started at their values."""
     info = program_plane(text)
@@ -179,7 +180,7 @@ def own_setup(setup: race.Setup, text: str) -> list[str]:
                                      f"{', '.join(planes)}): the race runs on {x}, {y}."), icon=":material/info:")
         _set(x=x, y=y, start=(info["values"][x], info["values"][y]))
         ss["race_version"] = ss.get("race_version", 0) + 1
-        race.sync(ss, st.query_params)  # the URL says the new plane and start
+        race_setup.sync(ss, st.query_params)  # the URL says the new plane and start
     return planes
 
 

@@ -14,7 +14,7 @@ import math
 
 import plotly.graph_objects as go
 
-from explorer.depth_figures import log_range, log_ticks
+from explorer.depth_lab.figures import log_range, log_ticks
 from explorer.numbers import fmt_number
 from explorer.program.mode_cost import JacobianCost, LabCurve, cost_rows
 

@@ -8,8 +8,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from explorer import race
 from explorer.numbers import fmt_number
+from explorer.race import course as race
+from explorer.race import setup
 
 from .helpers import runs_finished, wait_for_idle, wait_for_rerun
 
@@ -101,7 +102,7 @@ def test_a_click_or_a_drag_on_the_contour_moves_the_start_and_the_url(page, app_
     x, y = start_point(page)
     assert 0.8 < x < 1.2 and 1.8 < y < 2.2, (x, y)  # 3/4 across [-2, 2], 1/4 down [-1, 3]
     query = parse_qs(urlsplit(page.url).query)
-    assert query["start"] == [race.pair_text((x, y))]
+    assert query["start"] == [setup.pair_text((x, y))]
     page.wait_for_function(f"document.querySelector('{RACE}').dataset.steps === '30'", timeout=60_000)
     # a drag: the start mark follows the pointer with no server run, and the race runs from where it is let go
     runs = runs_finished(page)
@@ -113,7 +114,7 @@ def test_a_click_or_a_drag_on_the_contour_moves_the_start_and_the_url(page, app_
     assert runs_finished(page) == runs, "the drag itself asks nothing of the server"
     wait_for_rerun(page, page.mouse.up)
     page.wait_for_function("() => new URLSearchParams(location.search).get('start') !== " + repr(query["start"][0]))
-    x, y = race.pair_from_text(parse_qs(urlsplit(page.url).query)["start"][0])
+    x, y = setup.pair_from_text(parse_qs(urlsplit(page.url).query)["start"][0])
     assert (x, y) == pytest.approx((0.0, 1.0), abs=0.03)
     page.wait_for_function(f"document.querySelector('{RACE}').dataset.steps === '30'", timeout=60_000)
 

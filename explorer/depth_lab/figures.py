@@ -13,7 +13,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.depth_lab import LabResult, LayerStats, scaled
+from explorer.depth_lab.lab import LabResult, LayerStats, scaled
 from explorer.numbers import fmt_number, fmt_percent, plain_number, power_of_ten
 
 ACT_COLOUR = "rgb(31, 119, 220)"

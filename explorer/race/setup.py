@@ -1,0 +1,190 @@
+"""The race's settings (surface, plane, start, runners, steps) as text and in a URL, and kept in step with it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from explorer.race.course import KINDS, MAX_RUNNERS, MAX_STEPS, OWN, SURFACES, Race, check_runner, runner
+
+# ----------------------------------------------------------------------------- the race in a URL
+
+
+def runners_text(runners: tuple) -> str:
+    """``sgd(lr=0.001);adam(lr=0.1,beta1=0.8)``: each runner's kind, its learning rate and the settings it uses
+    that differ from the kind's defaults."""
+    parts = []
+    for r in runners:
+        base = runner(r.kind)
+        shown = [f"{n}={v:.10g}" for n, v in r.settings().items() if n == "lr" or v != getattr(base, n)]
+        parts.append(f"{r.kind}({','.join(shown)})")
+    return ";".join(parts)
+
+
+def runners_from_text(text: str) -> tuple[tuple, list[str]]:
+    """The runners a URL's text names (see runners_text) and what was wrong in it, each in words."""
+    runners, problems = [], []
+    for part in (p.strip() for p in text.split(";")):
+        if not part:
+            continue
+        kind, _, rest = part.partition("(")
+        kind = kind.strip().lower()
+        if kind not in KINDS:
+            problems.append(f"`{part[:40]}`: there is no optimiser called `{kind[:20]}` "
+                            f"(choose from {', '.join(KINDS)})")
+            continue
+        settings, bad = {}, ""
+        for item in (i.strip() for i in rest.rstrip(")").split(",")):
+            if not item:
+                continue
+            name, sep, value = item.partition("=")
+            name = name.strip()
+            if not sep or name not in KINDS[kind].settings:
+                bad = f"{KINDS[kind].title} has no setting `{name[:20]}` (it has {', '.join(KINDS[kind].settings)})"
+                break
+            try:
+                settings[name] = float(value)
+            except ValueError:
+                bad = f"`{value[:20]}` is not a number"
+                break
+        r = None if bad else runner(kind, **settings)
+        bad = bad or check_runner(r)
+        if bad:
+            problems.append(f"`{part[:60]}`: {bad}")
+        elif len(runners) == MAX_RUNNERS:
+            problems.append(f"`{part[:60]}`: a race has at most {MAX_RUNNERS} optimisers")
+        else:
+            runners.append(r)
+    return tuple(runners), problems
+
+
+def pair_text(pair: tuple) -> str:
+    return f"{pair[0]:.10g},{pair[1]:.10g}"
+
+
+def pair_from_text(text: str) -> tuple | None:
+    """Two finite numbers from ``-1.5,2``, else None."""
+    parts = text.split(",")
+    if len(parts) != 2:
+        return None
+    try:
+        pair = (float(parts[0]), float(parts[1]))
+    except ValueError:
+        return None
+    return pair if all(math.isfinite(v) for v in pair) else None
+
+
+def with_start(race: Race, start: tuple) -> Race:
+    return replace(race, start=tuple(float(v) for v in start))
+
+
+# ----------------------------------------------------------------------------- what the page shows, and its URL
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The whole race as the learner set it up (and as the URL keeps it): the surface (a SURFACES key, or OWN:
+    the program the Expression Explorer shows, which the URL keeps as ``program``), the plane, the start point,
+    the optimisers and the number of steps."""
+
+    surface: str = "rosenbrock"
+    x: str = "x"
+    y: str = "y"
+    start: tuple = (-1.5, 2.0)
+    runners: tuple = ()
+    steps: int = 300
+
+    def race(self, own_text: str) -> Race:
+        """The race this setup asks for (the learner's program is ``own_text``)."""
+        if self.surface == OWN:
+            return Race(own_text, self.x, self.y, self.start, self.runners, self.steps)
+        s = SURFACES[self.surface]
+        return Race(s.text, "x", "y", self.start, self.runners, self.steps, s.box)
+
+
+def preset_setup(name: str, steps: int = 300) -> Setup:
+    """A preset surface with its own start point and first runners."""
+    s = SURFACES[name]
+    return Setup(name, "x", "y", s.start, s.runners(), steps)
+
+
+DEFAULT = preset_setup("rosenbrock")
+#: The URL's keys for a race (the learner's program travels as ``program``, as on the program pages).
+QUERY_KEYS = ("surface", "plane", "start", "opt", "steps")
+
+
+def setup_query(setup: Setup) -> dict:
+    """The URL's params for ``setup``."""
+    query = {"surface": setup.surface}
+    if setup.surface == OWN:
+        query["plane"] = f"{setup.x},{setup.y}"
+    query |= {"start": pair_text(setup.start), "opt": runners_text(setup.runners), "steps": str(setup.steps)}
+    return query
+
+
+def setup_from_query(query: Mapping, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
+    """The setup a URL's params describe, and what was wrong in them, each in words (a wrong part keeps the
+    default's value for it: a preset's own start point and runners when the surface changed)."""
+    problems = []
+    surface = query.get("surface", default.surface)
+    if surface != default.surface:
+        if surface in SURFACES:
+            default = preset_setup(surface, default.steps)
+        elif surface == OWN:
+            default = replace(default, surface=OWN)
+        else:
+            problems.append(f"surface `{surface[:40]}`: there is no such surface (choose from "
+                            f"{', '.join(SURFACES)} or {OWN})")
+    setup = default
+    if setup.surface == OWN and "plane" in query:
+        names = [n.strip() for n in query["plane"].split(",")]
+        if len(names) == 2 and all(n.isidentifier() for n in names) and names[0] != names[1]:
+            setup = replace(setup, x=names[0], y=names[1])
+        else:
+            problems.append(f"plane `{query['plane'][:40]}`: write two different input names, as `a,b`")
+    if "start" in query:
+        start = pair_from_text(query["start"])
+        if start is None:
+            problems.append(f"start `{query['start'][:40]}`: write two finite numbers, as `-1.5,2`")
+        else:
+            setup = replace(setup, start=start)
+    if "opt" in query:
+        runners, bad = runners_from_text(query["opt"])
+        problems += [f"optimiser {b}" for b in bad]
+        if runners:
+            setup = replace(setup, runners=runners)
+        elif not bad:
+            problems.append("opt: no optimisers named; a race needs at least one")
+    if "steps" in query:
+        try:
+            steps = int(query["steps"])
+        except ValueError:
+            steps = 0
+        if 1 <= steps <= MAX_STEPS:
+            setup = replace(setup, steps=steps)
+        else:
+            problems.append(f"steps `{query['steps'][:20]}`: a whole number from 1 to {MAX_STEPS:,}")
+    return setup, problems
+
+
+def sync(state, query, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
+    """Keeps ``state['race_setup']`` and the URL in step; returns (setup, what a link got wrong).
+
+    A link's params (ones this session did not write) win, as a link's program does; otherwise the session's
+    setup is written to the URL. When the setup is set here rather than by a widget, ``state['race_version']``
+    grows (the widgets are made anew with its values)."""
+    problems: list[str] = []
+    from_url = {k: query[k] for k in QUERY_KEYS if k in query}
+    if from_url and from_url != state.get("_race_in_url"):
+        state["race_setup"], problems = setup_from_query(from_url, state.get("race_setup", default))
+        state["race_version"] = state.get("race_version", 0) + 1
+    setup = state.setdefault("race_setup", default)
+    wanted = setup_query(setup)
+    for key in QUERY_KEYS:
+        if key in wanted and query.get(key) != wanted[key]:
+            query[key] = wanted[key]
+        elif key not in wanted and key in query:
+            del query[key]
+    state["_race_in_url"] = wanted
+    return setup, problems
