@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from components.cost_panel import LAB_MAX, LAB_START  # noqa: E402
+from components.program.cost_panel import LAB_MAX, LAB_START
 from explorer.program import presets
 from explorer.program.mode_cost import lab_cost, lab_counts, program_cost
 from server.sandbox import Sandbox  # noqa: E402

@@ -37,7 +37,7 @@ def main() -> None:
     os.chdir(root)
     from streamlit.testing.v1 import AppTest
 
-    from components import session
+    from components.common import session
     from explorer.program import presets
     from tests.test_app import sent, trigger  # the browser's messages, as the AppTest tests send them
 

@@ -2,20 +2,20 @@
 
 import streamlit as st
 
-from components.entry import through_app
+from components.common.entry import through_app
 
-# NOTE: first, before the page's own imports (see components/entry.py).
+# NOTE: first, before the page's own imports (see components/common/entry.py).
 through_app()
 
-from components import session  # noqa: E402
-from components.layout import header  # noqa: E402
-from components.settings_form import widget  # noqa: E402
-from explorer.depth_lab import figures  # noqa: E402
-from explorer.depth_lab import lab as depth_lab  # noqa: E402
-from explorer.depth_lab.lab import LAB_SETTINGS, LabConfig  # noqa: E402
-from explorer.playground import catalogue  # noqa: E402
-from explorer.words import markdown_safe  # noqa: E402
-from server.sandbox import SandboxError  # noqa: E402
+from components.common import session
+from components.common.layout import header
+from components.playground.settings_form import widget
+from explorer.depth_lab import figures
+from explorer.depth_lab import lab as depth_lab
+from explorer.depth_lab.lab import LAB_SETTINGS, LabConfig
+from explorer.playground import catalogue
+from explorer.words import markdown_safe
+from server.sandbox import SandboxError
 
 ss = st.session_state
 

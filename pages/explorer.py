@@ -4,12 +4,12 @@ import functools
 
 import streamlit as st
 
-from components import cost_panel, modes, session
-from components import explorer_panels as panels
-from components.entry import through_app
+from components.common import session
+from components.common.entry import through_app
+from components.common.layout import bring_into_view_when_asked, header, later_on_a_phone
 from components.graph_view import graph_view, program_view
-from components.layout import bring_into_view_when_asked, header, later_on_a_phone
 from components.poke import full_run_wanted, poke_panel, synced
+from components.program import cost_panel, modes, panels
 from explorer.graph import names
 from explorer.graph.svg import to_svg
 from explorer.program import forward_mode, inspector, jacobian_view, link, page_data, rules, view_data
@@ -17,7 +17,7 @@ from explorer.program import forward_mode, inspector, jacobian_view, link, page_
 through_app()
 ss = st.session_state
 
-# A worker process each, limited and cancellable (components/session.py): one evaluation per page run (graph, steps,
+# A worker process each, limited and cancellable (common/session.py): one evaluation per page run (graph, steps,
 # sliders, check; in forward mode the forward pass too), one per slider move (graph, steps, forward pass), and a
 # node's inspector, Jacobian, element and SVG when asked.
 jacobian_of, element_of, inspected, svg_of = (functools.partial(session.sandboxed, fn) for fn in (

@@ -3,10 +3,10 @@ shown; the engine's own optimisers run once on the server and the browser plays 
 
 import streamlit as st
 
-from components import explorer_panels
 from components import race as panels
-from components.entry import through_app
-from components.layout import header
+from components.common.entry import through_app
+from components.common.layout import header
+from components.program import panels as explorer_panels
 from explorer import words
 from explorer.program import errors
 from explorer.race import course as race

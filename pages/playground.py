@@ -2,22 +2,22 @@
 
 import streamlit as st
 
-from components.entry import through_app
+from components.common.entry import through_app
 
 # NOTE: first, before the page's own (heavier) imports: on a fresh server's first request this
 # hands over to app.py at once, so Streamlit's old pages/ mode shows for as short a time as can be.
 through_app()
 
-from components import playground_files as files  # noqa: E402
-from components import settings_form as form  # noqa: E402
-from components.graph_view import graph_view  # noqa: E402
-from components.layout import header  # noqa: E402
-from components.learner import learner_key  # noqa: E402
-from components.links import link_warnings  # noqa: E402
-from components.live_view import live_view  # noqa: E402
-from explorer.playground import datasets, step_graph  # noqa: E402
-from explorer.playground.controller import Playground  # noqa: E402
-from explorer.words import markdown_safe  # noqa: E402
+from components.common.layout import header
+from components.common.learner import learner_key
+from components.common.link_warnings import link_warnings
+from components.graph_view import graph_view
+from components.live_view import live_view
+from components.playground import files
+from components.playground import settings_form as form
+from explorer.playground import datasets, step_graph
+from explorer.playground.controller import Playground
+from explorer.words import markdown_safe
 
 ss = st.session_state
 

@@ -5,19 +5,20 @@ import functools
 
 import streamlit as st
 
-from components import modes, session
-from components.entry import through_app
-from components.explorer_panels import program_error, shared_program
+from components.common import session
+from components.common.entry import through_app
+from components.common.layout import header
 from components.graph_view import graph_view, program_view
-from components.layout import header
 from components.poke import full_run_wanted, poke_panel, synced
+from components.program import modes
+from components.program.panels import program_error, shared_program
 from explorer import links
 from explorer.program import forward_mode, jacobian_view, page_data, view_data
 from explorer.words import markdown_safe
 
 through_app()
 
-# A worker process each, limited and cancellable (components/session.py): the graph, its steps (backward's, or in
+# A worker process each, limited and cancellable (components/common/session.py): the graph, its steps (backward's, or in
 # forward mode the forward walk's too), their Jacobians and the sliders in one evaluation per page run
 # (page_data), the first three once per slider move while dragging, and the Jacobians past the budget
 # when they are asked for.

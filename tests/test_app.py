@@ -465,7 +465,7 @@ def test_a_non_finite_gradient_is_not_blamed_on_a_kink():
 
 
 def test_a_check_that_fails_after_the_graph_is_drawn_is_a_message(monkeypatch):
-    from components import session
+    from components.common import session
     from explorer.program import page_data
 
     sandboxed = session.sandboxed
@@ -650,7 +650,7 @@ def test_a_session_keeps_no_graph_of_its_program_between_runs(path):
     import streamlit as st
 
     from autograd.graph import Graph
-    from components.session import sandbox
+    from components.common.session import sandbox
 
     program = "x = randn(37, 41)\ny = (x * x).sum()"
     at = app()
@@ -668,7 +668,7 @@ def test_a_session_keeps_no_graph_of_its_program_between_runs(path):
 def test_a_link_with_a_broken_program_says_what_to_do_where_the_graph_would_be():
     """Issue 17 item 7: an error link's first load showed the error under the editor and left two thirds of the
     page empty."""
-    from components.explorer_panels import NOTHING_DRAWN
+    from components.program.panels import NOTHING_DRAWN
 
     at = app()
     at.query_params["program"] = "a = tensor([1.0, 2.0])\nb = a @ tensor([[1.0]])\nout = b.sum()"

@@ -6,7 +6,7 @@ for every n up to the number of calls the run makes, so every call a page makes 
 
 import pytest
 
-from components import session
+from components.common import session
 from explorer.program import presets
 from server.sandbox import SandboxError, wall_message
 from tests.test_app import EXPLORER, STEPPER, app

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from components.assets import CODE_DIR
+from components.common.assets import CODE_DIR
 
 MODULES = sorted(p for p in CODE_DIR.rglob("*.js") if "vendor" not in p.parts)
 IMPORT = re.compile(r"""^\s*import\s+(?:[\w*{}\s,]+\s+from\s+)?["']([^"']+)["']""", re.M)

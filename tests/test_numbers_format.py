@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from components.assets import CODE_DIR
+from components.common.assets import CODE_DIR
 from explorer.numbers import fmt_number, fmt_percent, ticks
 from tests.helpers import node_or_skip
 

@@ -93,7 +93,7 @@ def fresh_program() -> str:
 
 def started_by(run) -> list:
     """The sandboxed evaluations that ``run()`` started, as (module.function, arguments)."""
-    from components import session
+    from components.common import session
 
     log = session.sandbox().started
     before = list(log)
@@ -104,7 +104,7 @@ def started_by(run) -> list:
 
 def evaluations_of(key) -> dict:
     """What the worker counted making that evaluation's view (a cache hit: nothing is evaluated again)."""
-    from components import session
+    from components.common import session
 
     name, args = key
     fn = {"explorer.program.page_data.explorer_view": page_data.explorer_view,

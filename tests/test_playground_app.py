@@ -341,7 +341,7 @@ def test_the_initialisation_setting_sends_the_browser_identical_neurons_for_zero
 def test_the_upload_says_how_labels_become_classes(at):
     """Issue 17 item 7: CSV labels 0/5/10 became classes 0/1/2 without a word; a note beside the upload says so
     (for classification files, where labels exist)."""
-    from components.playground_files import LABELS_NOTE
+    from components.playground.files import LABELS_NOTE
 
     assert LABELS_NOTE in [c.value for c in at.caption]
     assert "labels 0, 5, 10 are shown as classes 0, 1, 2" in LABELS_NOTE

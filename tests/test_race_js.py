@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from components.assets import CODE_DIR
+from components.common.assets import CODE_DIR
 from explorer.numbers import fmt_number
 
 COMPONENTS = CODE_DIR

@@ -1,4 +1,4 @@
-"""components/st_internals.py: the private Streamlit names the app uses are all in the installed Streamlit, a
+"""components/common/st_internals.py: the private Streamlit names the app uses are all in the installed Streamlit, a
 Streamlit without one fails in that one place with a message naming it, and no other file of the app imports
 Streamlit's internals."""
 
@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 import streamlit
 
-from components import st_internals
+from components.common import st_internals
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,7 +47,7 @@ def test_a_missing_name_is_one_clear_error_naming_it_and_the_versions(monkeypatc
     message = str(raised.value)
     assert "streamlit.runtime.Runtime" in message
     assert f"Streamlit {streamlit.__version__} is installed" in message
-    assert f"streamlit=={st_internals.PINNED}" in message and "components/st_internals.py" in message
+    assert f"streamlit=={st_internals.PINNED}" in message and "components/common/st_internals.py" in message
     assert isinstance(raised.value, ImportError), "an import that fails, as a missing module would"
 
 

@@ -4,7 +4,7 @@ An `st.components.v2` component (ES modules graph_view.js, drawing.js, stepper.j
 in components/frontend/graph_view/). Graphviz runs in the browser, in a worker: the WebAssembly build of npm's
 `@viz-js/viz` 3.25.0 (`vendor/viz-global.js`, one file with Graphviz and Expat inside; licences beside it;
 3.26 and later fail to compile in Debian's Chromium 156), served by this Streamlit server through
-`components.assets.served_url`. No network, no npm step.
+`components.common.assets.served_url`. No network, no npm step.
 
 The data (explorer.program.view_data.view_data) carries the DOT text, laid out once per program and per
 choice of parts and direction (cached in the page), plus what the view changes in place: each box's
@@ -25,8 +25,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from components import jacobian_view
-from components.assets import CODE_DIR, module_loader, served_url
-from components.st_internals import get_script_run_ctx
+from components.common.assets import CODE_DIR, module_loader, served_url
+from components.common.st_internals import get_script_run_ctx
 from explorer.graph.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
 from explorer.program import view_data as graph_data
 

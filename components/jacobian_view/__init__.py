@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.assets import module_loader
+from components.common.assets import module_loader
 
-#: The view's style sheet, relative to components.assets.CODE_DIR (the graph view adds it too, for the stepper's panel)
+#: The view's style sheet, relative to assets.CODE_DIR (the graph view adds it too, for the stepper's panel)
 STYLE = "jacobian_view/jacobian.css"
 
 

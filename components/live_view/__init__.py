@@ -13,11 +13,11 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from components.assets import module_loader
+from components.common.assets import module_loader
 
 # NOTE: a v2 component's inline JS travels with every update of the element (it is part of the
 # element's message), and the view's code is ~60 KB: sent 5 times a second it was 90 % of the
-# bytes. So the inline part is a loader of a few hundred bytes (components.assets.module_loader); the
+# bytes. So the inline part is a loader of a few hundred bytes (components.common.assets.module_loader); the
 # code itself is served as ES modules, fetched once per page: static/live_view.js and what it imports.
 _component = st.components.v2.component(
     "components.live_view",

@@ -20,8 +20,8 @@ import functools
 
 import streamlit as st
 
-from components import session
-from components.assets import module_loader
+from components.common import session
+from components.common.assets import module_loader
 from explorer.program import poke
 from server.sandbox import SandboxError
 
@@ -35,7 +35,7 @@ ss = st.session_state
 _FULL_RUN = "_poke_full_run"
 
 # The evaluations of the user's program this view makes (plain functions of explorer.program.poke), each in a worker
-# process, limited, cancellable and cached (components/session.py): the pictures' curve and grid. (The sliders
+# process, limited, cancellable and cached (components/common/session.py): the pictures' curve and grid. (The sliders
 # come with the page run's evaluation, explorer/program/page_data.py.)
 _curve = functools.partial(session.sandboxed, poke.curve)
 _surface = functools.partial(session.sandboxed, poke.surface)

@@ -16,8 +16,8 @@ from pathlib import Path
 import plotly
 import streamlit as st
 
-from components import session
-from components.assets import module_loader, served_url
+from components.common import session
+from components.common.assets import module_loader, served_url
 from explorer.race import course as race
 from explorer.race import setup as race_setup
 from explorer.words import markdown_safe
@@ -26,13 +26,13 @@ _PLOTLY = Path(plotly.__file__).parent / "package_data"  # the plotly wheel's ow
 
 _component = st.components.v2.component(
     "components.race",
-    # served as files (components.assets.module_loader); Plotly is a classic script that sets window.Plotly
+    # served as files (components.common.assets.module_loader); Plotly is a classic script that sets window.Plotly
     js=module_loader("race/static/race.js", scripts=((served_url("plotly_js", _PLOTLY, "plotly.min.js"), "Plotly"),)),
     isolate_styles=False,  # in the page's own DOM: Plotly and the view add their style sheets to the page
 )
 ss = st.session_state
 
-# A worker process each (components/session.py): the race and its contour grid run the learner's program.
+# A worker process each (components/common/session.py): the race and its contour grid run the learner's program.
 run_race = functools.partial(session.sandboxed, race.run_race)
 grid = functools.partial(session.sandboxed, race.grid)
 program_plane = functools.partial(session.sandboxed, race.program_plane)

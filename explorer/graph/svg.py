@@ -50,7 +50,7 @@ def to_svg(dot: str, cpu_seconds: float = 10.0, memory_mb: int = 640) -> str | N
     ``dot`` runs with at most ``cpu_seconds`` of CPU, ``memory_mb`` of address space (or less, when this process
     may have less: the message says which) and twice that time on the clock (a large graph took 3.75-4.6 s of
     CPU, with no limit at all); past them, DrawingError says so. The pages run this in a sandbox worker
-    (components/session.py), so it is cancelled with its tab too.
+    (components/common/session.py), so it is cancelled with its tab too.
     """
     binary = _dot_binary()
     if binary is None:

@@ -2,7 +2,7 @@
 
 `TrainConfig` is the typed settings object (TensorFlow Playground's `State` idea). Each of its
 fields carries a `Setting` in its metadata, and that one declaration drives everything else:
-the sidebar's widgets (components/settings_form.py), the URL (`to_query` / `from_query`, which
+the sidebar's widgets (components/playground/settings_form.py), the URL (`to_query` / `from_query`, which
 clamps or ignores what the widgets would refuse), the restart toast (`changed_settings`), the
 run's identity (`TrainConfig.run_key`) and the list of widget keys kept across pages.
 """

@@ -1,7 +1,7 @@
 """What the node inspector shows of one node, bounded whatever its size: a preview table, a summary, heatmaps.
 
 ``node_view(text, poked, node_id)`` runs the program and returns plain data, so the page runs it in a sandbox
-worker (components/session.py): a 1,000,000-number tensor sent whole became a table of one row and 1,000,000
+worker (components/common/session.py): a 1,000,000-number tensor sent whole became a table of one row and 1,000,000
 columns and a heatmap of as many cells (139.6 s of the server's CPU, +4.4 GB, a 216.8 MB message the browser
 never got). Here the browser gets at most PREVIEW_ROWS x PREVIEW_COLS numbers per table and a heatmap of at
 most HEATMAP_CELLS, each cell the mean of the block it stands for.

@@ -7,7 +7,7 @@
     view = page_data.stepper_drag_view(text, poked)         # ... on the Stepper: with the steps' Jacobians
 
 One compile and one forward and backward pass per (program, poked values, direction): the pages make one sandboxed
-call for a whole run (components/session.py caches it), and fetch the rest when it is asked for: the poke
+call for a whole run (components/common/session.py caches it), and fetch the rest when it is asked for: the poke
 pictures (explorer.program.poke.curve and surface) once the browser shows them, a node's Jacobian when it is
 inspected, a Stepper step's past the budget when it is shown. Plain Python (no Streamlit).
 """

@@ -64,10 +64,11 @@ def test_the_server_serves_the_browser_code_and_none_of_its_python(page, app_url
     assert page.request.get(code + "web/format.js").ok, "the shared toolbox is served"
     # Each path, and the file it would be were it served (a URL with ".." is resolved by the client first; the
     # server answers a path it has no file for with the app's page, 200, which is not the file).
-    for path, file in (("session.py", "components/session.py"),
+    for path, file in (("session.py", "components/common/session.py"),
                        ("graph_view/__init__.py", "components/graph_view/__init__.py"),
-                       ("../session.py", "components/session.py"), ("..%2fsession.py", "components/session.py"),
-                       ("%2e%2e/assets.py", "components/assets.py"), ("../../app.py", "app.py"),
+                       ("../common/session.py", "components/common/session.py"),
+                       ("..%2fcommon%2fsession.py", "components/common/session.py"),
+                       ("%2e%2e/common/assets.py", "components/common/assets.py"), ("../../app.py", "app.py"),
                        ("..%2f..%2fapp.py", "app.py"), ("../../server/sandbox.py", "server/sandbox.py")):
         response = page.request.get(code + path)
         head = (REPO_ROOT / file).read_text(encoding="utf-8")[:120]

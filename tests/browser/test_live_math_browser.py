@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from components.assets import CODE_DIR
+from components.common.assets import CODE_DIR
 from explorer.numbers import fmt_number, fmt_percent
 from explorer.playground import catalogue, training
 from explorer.playground.controller import Playground

@@ -66,7 +66,7 @@ def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, arti
     """A link straight to a page, as the first visit to a fresh server, gets the app's navigation.
 
     The pages live in `pages/` beside app.py, the folder Streamlit's old multipage mode reads on a
-    fresh server's first request (components/entry.py). That mode must never show: the sidebar is
+    fresh server's first request (components/common/entry.py). That mode must never show: the sidebar is
     sampled for 4 s from the first paint and must only ever hold the pages' titles, never a name made
     from a file ("stepper", "playground"), and no "Page not found" dialog may appear.
     """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.st_internals import PagesManager
+from components.common.st_internals import PagesManager
 
 
 def through_app() -> None:

@@ -1,10 +1,10 @@
 """Every private Streamlit name the app uses, imported here alone and checked at import against the pinned version.
 
-    from components.st_internals import Runtime, get_script_run_ctx
+    from components.common.st_internals import Runtime, get_script_run_ctx
 
 Streamlit's public API does not offer what a few of the app's parts need: leaving a sandboxed evaluation
-the way an st.* call leaves a script (components/session.py), knowing a fragment's rerun from a whole run
-(components/graph_view), turning the old pages-folder mode off (components/entry.py), and letting closed
+the way an st.* call leaves a script (components/common/session.py), knowing a fragment's rerun from a whole run
+(components/graph_view), turning the old pages-folder mode off (components/common/entry.py), and letting closed
 sessions go (session.py's reaper), plus two hidden config options (.streamlit/config.toml). These names can
 change in any release, so requirements.txt pins Streamlit, and importing this module checks that each one is
 there: a Streamlit without them stops the app at its first import with one message naming each missing
@@ -61,7 +61,7 @@ OPTIONS = ("global.maxCachedMessageAge", "runner.postScriptGC")
 
 
 class StreamlitInternalsError(ImportError):
-    """The installed Streamlit lacks names the app uses (see components/st_internals.py)."""
+    """The installed Streamlit lacks names the app uses (see components/common/st_internals.py)."""
 
 
 def _has(obj, attribute: str) -> bool:
@@ -108,7 +108,7 @@ def check() -> dict:
         raise StreamlitInternalsError(
             f"Streamlit {installed} is installed, but this app uses Streamlit internals read from "
             f"streamlit=={PINNED} (requirements.txt) that it lacks: {', '.join(missing)}. "
-            f"Install streamlit=={PINNED} (pip install -r requirements.txt), or port components/st_internals.py "
+            f"Install streamlit=={PINNED} (pip install -r requirements.txt), or port components/common/st_internals.py "
             "to the new version.")
     return found
 

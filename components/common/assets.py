@@ -28,7 +28,7 @@ def served_url(name: str, directory: str | Path, filename: str) -> str:
 #: relative URL, which is its relative path in this repository (e.g. "../web/dom.js" from graph_view/), so the
 #: same imports work in the browser, in Node's tests and in the linter. It holds browser code only: whatever
 #: lies in it is served by URL (the components' Python, beside it, is not).
-CODE_DIR = Path(__file__).parent / "frontend"
+CODE_DIR = Path(__file__).parent.parent / "frontend"
 _CODE_ASSET = "code"
 
 # The inline part of a component whose code is served as files: a few hundred bytes (it travels with every update)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import settings_form as form
+from components.playground import settings_form as form
 from explorer.playground import datasets, training
 from explorer.playground import model_files as model_io
 from explorer.words import markdown_safe

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from components import session
+from components.common import session
 from explorer.program import cost_view, mode_cost
 from explorer.words import markdown_safe
 

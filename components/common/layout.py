@@ -6,7 +6,7 @@ import json
 
 import streamlit as st
 
-from components.assets import code_url
+from components.common.assets import code_url
 
 # NOTE: Streamlit's default header takes ~260 px at 1280x800 (6rem of padding, a 2.75rem title, a three-line
 # caption): the Explorer's graph ran 244 px below the window. The page starts just under Streamlit's own

@@ -26,7 +26,7 @@ from typing import Any
 
 import streamlit as st
 
-from components.st_internals import (
+from components.common.st_internals import (
     RerunException,
     Runtime,
     ScriptRequestType,
@@ -132,7 +132,7 @@ def reap_closed_sessions() -> None:
     kept alive by its widget callbacks) stayed in memory until some other session connected: five
     closed tabs of 144 MB programs held +656 MB for good. Asking that cache to expire its entries
     every 15 s lets the memory go 2 to 2.25 minutes after the tab closed. This reaches into
-    Streamlit 1.67's internals (components/st_internals.py); if they change, the reaper logs once and stops.
+    Streamlit 1.67's internals (components/common/st_internals.py); if they change, the reaper logs once and stops.
     One closed session can outlive this: the runtime's event loop keeps the last session it
     looked at in a local variable until it next looks at one (any tab's activity frees it).
     """

@@ -1,5 +1,5 @@
 """The Expression Explorer's parts as Streamlit: the program editor with its preset box, and the four tabs
-under the graph (the check, the node inspector, the export, forward vs reverse: components/cost_panel.py). The words
+under the graph (the check, the node inspector, the export, forward vs reverse: cost_panel.py). The words
 and numbers come from explorer/."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import itertools
 import numpy as np
 import streamlit as st
 
-from components import session
+from components.common import session
+from components.common.link_warnings import link_warnings
 from components.jacobian_view import jacobian_view
-from components.links import link_warnings
 from explorer import numbers
 from explorer.graph import names as graph_names
 from explorer.program import check, link, poke, presets, rules

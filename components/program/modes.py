@@ -8,7 +8,7 @@ import math
 
 import streamlit as st
 
-from components import session
+from components.common import session
 from explorer.program import forward_mode, stepper
 from explorer.words import markdown_safe
 
