@@ -1,4 +1,4 @@
-"""Autograd Explorer: the entry point that routes to the three pages in pages/."""
+"""Autograd Explorer: the entry point that routes to the pages in pages/."""
 
 from pathlib import Path
 
@@ -40,7 +40,7 @@ page = st.navigation(pages, position="hidden")
 # NOTE: the sidebar's links are drawn here rather than by Streamlit's own navigation menu, which
 # .streamlit/config.toml switches off (client.showSidebarNavigation): on a fresh server's first
 # request Streamlit's old pages/ mode fills that menu with file names for a moment (see
-# components/entry.py); these links show the titles from the first paint.
+# components/common/entry.py); these links show the titles from the first paint.
 with st.sidebar:
     for listed in pages:
         st.page_link(listed)

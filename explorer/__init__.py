@@ -1,1 +1,1 @@
-"""Presentation without Streamlit: DOT, explanations, datasets, the training runner, the playground controller."""
+"""What the pages show, without Streamlit: one room (package) per feature, and what several rooms share at the top."""
