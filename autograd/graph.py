@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from autograd.forward import push_tangents
 from autograd.tensor import Parameter, Tensor, broadcast_axes, fit_gradient, run_backward, toposort
 
 
@@ -202,7 +203,6 @@ def forward_steps(output, seeds, plugged=None, uses=None):
     at each step with what its JVP was called with; what it returns is kept as the step's `plugged`. `uses`: see
     `order` (with the same `uses`, the nodes have the ids backward_steps gives them).
     """
-    from autograd.forward import push_tangents
 
     order, ids = _order(output, uses)
     records = []

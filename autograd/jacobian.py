@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from autograd.forward import fit_tangent
 from autograd.tensor import Tensor, fit_gradient, no_grad
 
 #: Rows and columns of J shown per input; a bigger J is shown by its top-left block of this size.
@@ -216,7 +217,6 @@ def counted_vjp(node: Tensor, g: np.ndarray) -> tuple[list, int]:
 def counted_jvp(node: Tensor, tangents) -> tuple[np.ndarray, int]:
     """(the node's JVP for ``tangents``, one per input or None, fitted to the output's shape; the arithmetic
     operations it took), counted as counted_vjp counts (forward mode's cost of one pass through this node)."""
-    from autograd.forward import fit_tangent
 
     _check(node)
     counter = _Counter()

@@ -13,6 +13,7 @@ import numpy as np
 
 from autograd import Tensor, is_grad_enabled
 from language import messages as msg
+from language.emit import script
 from language.source import ExpressionError, Source
 
 #: What this process has evaluated: ``compiles`` (language.compile_program), ``runs`` (Program.run) and, of those,
@@ -183,7 +184,6 @@ class Program:
 
     def to_python(self) -> str:
         """A standalone Python script that rebuilds the program with the engine (see language/emit.py)."""
-        from language.emit import script
 
         return script(self)
 

@@ -395,7 +395,8 @@ class RedisRunStore(RunStore):
 
     def __init__(self, url: str, *args, prefix: str = "autograd-explorer:", **kwargs):
         super().__init__(*args, **kwargs)
-        import redis  # only a Redis deployment needs the package
+        # NOTE: imported here, as only a Redis deployment needs the package (a SQLite one runs without it).
+        import redis
 
         self.url = url
         self.prefix = prefix

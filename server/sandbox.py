@@ -44,6 +44,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from autograd import tune_malloc
 from server.cache import ByteCache
 
 MB = 1024 * 1024
@@ -124,7 +125,6 @@ def _worker_main(read_fd: int, write_fd: int, memory_bytes: int, preload: Sequen
     warnings.simplefilter("ignore", RuntimeWarning)  # "mean of empty slice" and the like: the page shows nan
     for name in preload:
         importlib.import_module(name)
-    from autograd import tune_malloc
 
     # NOTE: the gradient check runs a program again and again: keeping freed buffers for the next run
     # saves page faults; what is kept goes back after each task (malloc_trim below), and a worker that

@@ -23,6 +23,7 @@ import streamlit as st
 from components.common import session
 from components.common.assets import module_loader
 from explorer.program import poke
+from explorer.words import markdown_safe
 from server.sandbox import SandboxError
 
 _component = st.components.v2.component(
@@ -66,7 +67,6 @@ def synced(text: str, knobs: tuple) -> tuple[tuple, tuple]:
     """(knobs, poked) of a program for a whole page run: the session's poked values and the URL's ``?poke=``
     kept in step (explorer.program.poke.sync); what a link's values get wrong is said here, in a warning. ``knobs``:
     the program's (explorer.program.page_data's view of it has them)."""
-    from explorer.words import markdown_safe
 
     poked, problems = poke.sync(ss, st.query_params, text, knobs)
     for problem in problems:

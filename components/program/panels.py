@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 import streamlit as st
 
+from autograd.ops import PRIMITIVES
 from components.common import session
 from components.common.link_warnings import link_warnings
 from components.jacobian_view import jacobian_view
@@ -173,7 +174,6 @@ ELEMENTS_OFFERED = 4096
 
 def _another_element(graph, node, element) -> None:
     """A choice of any element of the grad each input receives, and its arithmetic written out."""
-    from autograd.ops import PRIMITIVES
 
     names = rules.rule_slots(PRIMITIVES[node.op], len(node.parents))
     choices = [(slot, index) for slot, p in enumerate(node.parents) if graph.nodes[p].requires_grad

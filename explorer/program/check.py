@@ -10,9 +10,14 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from autograd import no_grad
+from autograd.gradcheck import numerical_vjp
+from autograd.graph import trace
 from explorer.numbers import compact, fmt_number, shape_dtype_text
+from explorer.program.poke import resolve
 from explorer.program.run import data_only
 from explorer.words import counted
+from language import compile_program
 
 # ----------------------------------------------------------------------------- finite differences
 
@@ -81,7 +86,6 @@ def finite_difference_check(
     noise of the program's own arithmetic; such rows carry it). ``timing``, if given, receives a
     ``CheckTime``.
     """
-    from autograd.gradcheck import numerical_vjp
 
     started = time.monotonic()
     deadline = None if time_budget is None else started + time_budget
@@ -210,9 +214,6 @@ def analyse_program(text: str, poked: tuple = (), max_elements: int = 64, time_b
     ``time_budget`` seconds. Other variables are listed with their grad. Raises
     ``autograd.expr.ExpressionError`` for a bad program.
     """
-    from autograd.graph import trace
-    from explorer.program.poke import resolve
-    from language import compile_program
 
     started = time.monotonic()
     program = compile_program(text)
@@ -243,7 +244,6 @@ def checked_analysis(program, result, graph, started: float, eval_seconds: float
                      time_budget: float = 3.0) -> Analysis:
     """analyse_program's Analysis of a program already run (``result``, backward() done: ``graph`` traced with its
     grads), ``started`` at that monotonic time, one run having taken ``eval_seconds``."""
-    from autograd import no_grad
 
     python = program.to_python()
     if not result.output.requires_grad:

@@ -9,12 +9,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from autograd.graph import forward_steps
 from explorer.graph.dot import slot_names
 from explorer.graph.names import node_heading, node_label
 from explorer.numbers import array_text, fmt_number, plugged_text
+from explorer.program.poke import resolve
 from explorer.program.rules import PLUG_LIMIT
 from explorer.program.run import data_only
 from explorer.program.stepper import SeedView, Timeline, step_labeller
+from language import compile_program
 
 # ----------------------------------------------------------------------------- the direction v
 
@@ -225,7 +228,6 @@ def forward_of(result, direction: Direction | str = ONES, backward: bool = True,
     by node. The nodes have the ids the reverse graph of the same run has. ``backward``: see meeting_line. A
     direction that does not fit the program (direction_problem) raises ValueError, or with ``fallback`` is all ones
     instead, the run's ``note`` saying why (the pages: a link's v, or a v kept while the program changed)."""
-    from autograd.graph import forward_steps
 
     if isinstance(direction, str):
         direction = parse_direction(direction)
@@ -247,8 +249,6 @@ def forward_program(text: str, poked: tuple = (), direction: Direction | str = O
     """Evaluates a program (with its inputs' ``poked`` values, explorer.program.poke) and runs forward_of on it. Raises
     ExpressionError for a bad program (or one whose steps would be too big to record) and ValueError for a
     direction the program has no input for."""
-    from explorer.program.poke import resolve
-    from language import compile_program
 
     program = compile_program(text)
     program.check_stepper()

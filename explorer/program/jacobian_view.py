@@ -12,11 +12,13 @@ import math
 
 import numpy as np
 
+from autograd.graph import order, trace
 from autograd.jacobian import LIMIT, NodeJacobian, counted_vjp, jacobian
 from explorer.graph import names as graph_names
 from explorer.graph.dot import slot_names
 from explorer.numbers import fmt_number, json_numbers, shape_text
 from explorer.program import poke
+from language import compile_program
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 #: Jacobian entries (shown blocks) sent with the Backward Stepper's steps; later steps' are asked for.
@@ -179,8 +181,6 @@ def _labels(graph, node) -> tuple[str, list[tuple[str, str]], str]:
 
 def _run(text: str, poked: poke.Poked):
     """(graph, tensors by node id) of the program run with its poked values, backward() done."""
-    from autograd.graph import order, trace
-    from language import compile_program
 
     program = compile_program(text)
     result = program.run(inputs=poke.resolve(program, poked))
@@ -231,7 +231,6 @@ def step_jacobians(text: str, poked: poke.Poked, only: tuple = (), budget: int =
 def budgeted_views(graph, result) -> dict:
     """step_jacobians' views within STEP_BUDGET for a program's run ``result`` (language's Result: backward() done;
     ``graph`` its trace)."""
-    from autograd.graph import order
 
     return _step_views(graph, order(result.output, result.uses), (), STEP_BUDGET)
 

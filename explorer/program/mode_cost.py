@@ -10,7 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from autograd import Tensor
+from autograd.func import forward_blocks, reverse_blocks
+from autograd.jacobian import counted_jvp, counted_vjp
+from autograd.tensor import toposort
 from explorer.numbers import fmt_number
+from explorer.program.poke import resolve
+from language import compile_program
 
 #: The full Jacobian is built (and timed) both ways up to this many entries...
 BUILD_ENTRIES = 250_000
@@ -73,8 +79,6 @@ def _passes(cost: ModeCost) -> str:
 def pass_operations(output, inputs) -> tuple[list[int], int]:
     """(operations of one forward-mode pass seeded in each input alone, operations of one reverse-mode pass),
     counted on the nodes' own JVPs and VJPs (autograd.jacobian's counter; the numbers do not change them)."""
-    from autograd.jacobian import counted_jvp, counted_vjp
-    from autograd.tensor import toposort
 
     order = toposort(output) if output.requires_grad else [output]
     forward = []
@@ -106,7 +110,6 @@ def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter
     """The cost of output's full Jacobian with respect to ``inputs`` (leaf Tensors that require grad) both ways:
     passes, counted operations, and, when it is small enough, the time ``clock`` measures building it (the
     faster of two builds each way; building runs backward() m times: the graph's grads are cleared afterwards)."""
-    from autograd.func import forward_blocks, reverse_blocks
 
     inputs = list(inputs)
     n, m = sum(t.data.size for t in inputs), int(output.data.size)
@@ -161,8 +164,6 @@ def _compared(forward: list, reverse: list) -> tuple[float, float, int]:
 
 def program_cost(text: str, poked: tuple = (), clock: Callable[[], float] = time.perf_counter) -> JacobianCost:
     """jacobian_cost for a program's output with respect to its inputs (on a run of its own)."""
-    from explorer.program.poke import resolve
-    from language import compile_program
 
     program = compile_program(text)
     result = program.run(inputs=resolve(program, poked))
@@ -173,7 +174,6 @@ def lab_program(n: int, m: int, seed: int = 0):
     """The lab's (y, x): y = tanh(W @ x) with W of m × n (a constant, randn / √n) and x of n numbers (randn)."""
     if not (n >= 1 and m >= 1 and n * m <= 10**7):
         raise ValueError(f"the lab takes n, m ≥ 1 with m × n at most 10,000,000, got n = {n}, m = {m}")
-    from autograd import Tensor
 
     rng = np.random.default_rng(seed)
     w = Tensor(rng.standard_normal((m, n)) / math.sqrt(n))

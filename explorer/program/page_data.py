@@ -17,8 +17,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from autograd import no_grad
 from explorer.program import check as gradient_check
 from explorer.program import forward_mode, poke, run
+from explorer.program.jacobian_view import budgeted_views
+from language import EVALUATIONS, compile_program
 
 
 @dataclass(frozen=True)
@@ -64,9 +67,6 @@ def _view(text: str, poked: poke.Poked, direction: str | None = None, *, check: 
           jacobians: bool = False, knobs: bool = True) -> PageView:
     """One evaluation of ``text`` at ``poked``: graph and steps, and what the flags ask for (the gradient check, the
     steps' Jacobians within the budget, the sliders)."""
-    from autograd import no_grad
-    from explorer.program.jacobian_view import budgeted_views
-    from language import EVALUATIONS, compile_program
 
     before = EVALUATIONS.copy()
     started = time.monotonic()

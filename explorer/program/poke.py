@@ -21,8 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograd import no_grad
+from explorer.graph.names import node_label
 from explorer.numbers import fmt_number, json_numbers
 from explorer.words import clip_text
+from language import compile_program
+from language.source import ExpressionError
 
 #: (name, number) pairs sorted by name: a scalar input's new value, or an array input's scale.
 Poked = tuple
@@ -104,7 +107,6 @@ def knob_for(name: str, value: np.ndarray) -> Knob:
 def knobs(text: str) -> tuple:
     """One Knob per input of the program that may take a new value (inputs that set a shape, an index or an
     axis do not), in the program's order. Raises ExpressionError for a bad program."""
-    from language import compile_program
 
     return knobs_of(compile_program(text))
 
@@ -307,7 +309,6 @@ class Curve:
 
 def curve(text: str, poked: Poked, name: str, lo: float, hi: float) -> Curve:
     """The output (summed) as input ``name`` moves over [lo, hi], everything else as poked."""
-    from language import compile_program
 
     program = compile_program(text)
     others = tuple((n, v) for n, v in poked if n != name)
@@ -338,7 +339,6 @@ def surface(text: str, poked: Poked, x_name: str, y_name: str, x_range: tuple, y
             points: int = SURFACE_POINTS) -> Surface:
     """The output (summed) over a grid of inputs ``x_name`` × ``y_name``, everything else as poked: ``points`` per
     axis, or fewer for a costly program (the picture budget)."""
-    from language import compile_program
 
     program = compile_program(text)
     others = tuple((n, v) for n, v in poked if n not in (x_name, y_name))
@@ -384,7 +384,6 @@ def partner(knobs_: tuple, active: str, previous: str | None) -> str | None:
 def output_name(graph) -> str:
     """How the pictures name the output: its label, or sum(label) for an array (backward() seeds with ones,
     so the grads are those of its sum)."""
-    from explorer.graph.names import node_label
 
     out = graph.nodes[graph.output]
     label = node_label(out)
@@ -402,7 +401,6 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
     and ``surface`` compute the pictures (these functions, or cached versions of them); each is asked without
     the values it sweeps, so a drag of ``active`` asks again only for its point. A picture whose computation
     raises ExpressionError or one of ``unfinished`` (e.g. the sandbox's limits, when they run in it) is left out."""
-    from language.source import ExpressionError
 
     failed = (ExpressionError, *unfinished)
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograd.ops._common import broadcast_shape, expand, reduced_count, same_shape
+from autograd.graph import order
+from autograd.ops._common import axes_of, broadcast_shape, expand, reduced_count, same_shape
+from autograd.tensor import fit_gradient
 from explorer.numbers import fmt_number, plugged_text, shape_literal
+from explorer.program.poke import resolve
+from language import compile_program
 
 #: Operands of up to this many elements are put into a rule whole; past it, one element's arithmetic is written.
 PLUG_LIMIT = 64
@@ -51,10 +55,6 @@ def element_of(text: str, poked: tuple, node_id: int, slot: int, index: tuple) -
     """The arithmetic of element ``index`` of the grad node ``node_id``'s VJP sends its input ``slot``, for the
     program run with its ``poked`` values (the inspector's "work out another element"); a sentence for an op whose
     element arithmetic is not written out."""
-    from autograd.graph import order
-    from autograd.tensor import fit_gradient
-    from explorer.program.poke import resolve
-    from language import compile_program
 
     program = compile_program(text)
     result = program.run(inputs=resolve(program, poked))
@@ -77,7 +77,6 @@ def element_of(text: str, poked: tuple, node_id: int, slot: int, index: tuple) -
 
 def _element_rule(prim, slots, g, out, inputs, meta, need, largest: int) -> str:
     """plugged_rule past PLUG_LIMIT: per input that gets a grad, the arithmetic of its grad's largest element."""
-    from autograd.tensor import fit_gradient
 
     with np.errstate(all="ignore"):
         raw = prim.vjp(np.asarray(g), out, *inputs, need=tuple(need), **meta)
@@ -174,7 +173,6 @@ def element_line(prim, slot: int, names: list[str], g, out, inputs, meta: dict, 
 
 def _reduced_index(index: tuple, axis, keepdims: bool, ndim: int) -> tuple:
     """G's index for input element ``index`` of a reduction over ``axis``."""
-    from autograd.ops._common import axes_of
 
     axes = axes_of(axis, ndim)
     if keepdims:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from autograd.graph import backward_steps, trace
+from explorer.program.poke import resolve
 from explorer.program.rules import plugged_rule
+from language import compile_program
 
 
 def data_only(graph) -> set[int]:
@@ -23,8 +26,6 @@ def step_program(text: str, poked: tuple = ()):
 def stepped_run(text: str, poked: tuple = ()):
     """step_program's (graph, steps) and the run they were recorded from (language's Result: its output's graph
     keeps its grads, so explorer.program.jacobian_view builds each node's Jacobian from them in the same evaluation)."""
-    from explorer.program.poke import resolve
-    from language import compile_program
 
     program = compile_program(text)
     program.check_stepper()
@@ -35,7 +36,6 @@ def stepped_run(text: str, poked: tuple = ()):
 def recorded_backward(output, uses=None):
     """(graph, steps): backward() of a program's output, each step recorded (none if nothing needs grad); ``uses``
     is the run's (language's Result.uses: the tensors its ops read as data, drawn as such)."""
-    from autograd.graph import backward_steps, trace
 
     if not output.requires_grad:
         return trace(output, uses=uses), ()

@@ -27,6 +27,7 @@ import numpy as np
 from autograd import Tensor, optim
 from explorer.numbers import fmt_number, json_numbers
 from explorer.program import poke
+from language import compile_program
 
 MAX_STEPS = 1000
 MAX_RUNNERS = 6
@@ -200,7 +201,6 @@ class Race:
             (x0, x1), (y0, y1) = self.box
         else:
             if program is None:
-                from language import compile_program
 
                 program = compile_program(self.text)
             own = program.run().inputs
@@ -221,7 +221,6 @@ def plane_inputs(program) -> list[str]:
 def program_plane(text: str) -> dict:
     """What the race needs to know of the learner's program before it runs: the inputs a plane may use and
     their values in the program (name -> number). Raises ExpressionError for a program that does not run."""
-    from language import compile_program
 
     program = compile_program(text)
     own = program.run().inputs
@@ -340,7 +339,6 @@ def _record(arith: dict, r: Runner, opt, grad, before, after) -> None:
 def run_race(race: Race) -> dict:
     """Every runner's path (see run_path) over the race's program. Raises ExpressionError for a program that
     does not compile and ValueError for a race that is not allowed (see check_race)."""
-    from language import compile_program
 
     program = compile_program(race.text)
     problem = check_race(race, program)
@@ -420,7 +418,6 @@ def rules(r: Runner) -> list[list[str]]:
 def grid(race: Race) -> dict:
     """The surface over the race's plot box: xs, ys, zs (zs[i][j] the loss at (xs[j], ys[i])), and ``log``:
     True when the plot should colour by log(loss) (a surface whose values span many orders)."""
-    from language import compile_program
 
     program = compile_program(race.text)
     (x0, x1), (y0, y1) = box = race.plot_box(program)
