@@ -4,7 +4,7 @@ The server sends numbers (explorer/playground/controller.py `Playground.view_dat
 metrics and layer health; the network's layout and the points on full page runs), and the
 browser draws the boundary, the network with a picture in each neuron, the curves and the
 gradient health from them, in place, in the active theme's colours. The wire format: PROTOCOL.md
-beside this file; the view: static/live_view.js and a module per panel in static/panels/.
+beside the view in components/frontend/live_view/: static/live_view.js and a module per panel in static/panels/.
 """
 
 from __future__ import annotations

@@ -340,7 +340,8 @@ class Playground:
         and the curves' history (the browser keeps them between messages); with `replay` the
         recorded frames for the replay slider; with `graph` each frame's step-graph texts, which the
         browser passes on to the step-graph panel as it paints the frame.
-        Every key and its meaning: components/live_view/PROTOCOL.md (the one place the wire format is written)."""
+        Every key and its meaning: components/frontend/live_view/PROTOCOL.md (the one place the wire format is
+        written)."""
         s = self.state
         self.seq += 1
         now = self.clock()

@@ -2,7 +2,7 @@
 // drawn in the browser from the numbers each frame carries, and updated in place.
 //
 // Streamlit calls the default export on mount and for every new message with data as built by
-// explorer/playground/controller.py `Playground.view_data` (the wire format: components/live_view/PROTOCOL.md).
+// explorer/playground/controller.py `Playground.view_data` (the wire format: components/frontend/live_view/PROTOCOL.md).
 // A frame's g (the step graph's texts at that step) is pushed to the graph view below as it is
 // painted (window event "graph-view:values"), so the two always show the same step.
 // A message's frames are painted one after another, spread over the time until the next message
