@@ -20,6 +20,24 @@ PARAMS: dict[str, tuple[str, ...]] = {
 }
 
 
+def link_wins(state: Mapping, name: str, given) -> bool:
+    """Whether the URL's ``given`` value for ``name`` is a link to follow, over the session's own state: a value is
+    given (not None, empty, or all None) and it is not what this session last wrote there (``wrote``). So a shared
+    link reproduces its page, and the session's own echo of its state never undoes what the user just chose."""
+    nothing = given is None or given == {} or (isinstance(given, tuple) and all(g is None for g in given))
+    return not nothing and given != state.get(f"_{name}_in_url")
+
+
+def wrote(state, name: str, value) -> None:
+    """Notes that this session wrote ``value`` for ``name`` to the URL (``link_wins`` then leaves it be)."""
+    state[f"_{name}_in_url"] = value
+
+
+def ignored(problem: str, what: str = "the link") -> str:
+    """What a page says of a part of its link it could not use, and why; the rest of the link is kept."""
+    return f"Ignored part of {what}: {problem}."
+
+
 def repeated(query: Mapping[str, list[str]], page: str) -> list[str]:
     """A problem for each parameter of ``page`` the link gives more than once (Streamlit reads the last)."""
     problems = []

@@ -9,6 +9,7 @@ def counted(n: int, noun: str) -> str:
     """``1 tensor``, ``35 tensors``, ``0 edges``."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
+
 _MARKDOWN = re.compile(r"([\\*_\[\]<>$~#|])")
 
 
@@ -20,6 +21,7 @@ def markdown_safe(message: str) -> str:
     if len(parts) % 2 == 0:
         return _MARKDOWN.sub(r"\\\1", message).replace("`", "\\`")
     return "`".join(part if i % 2 else _MARKDOWN.sub(r"\\\1", part) for i, part in enumerate(parts))
+
 
 URL_ECHO = 40  # characters of a refused URL value quoted back in a warning
 

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from components.common.entry import through_app
+from components.common.link_warnings import say_ignored
 
 # NOTE: first, before the page's own imports (see components/common/entry.py).
 through_app()
@@ -39,8 +40,7 @@ if ss.get("lab_query") != query:
     config, problems = LabConfig.from_query(query, base=ss.get("lab_config"))
     for s in LAB_SETTINGS:
         ss[key(s.name)] = getattr(config, s.name)
-    for problem in problems:
-        st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")
+    say_ignored(problems)
 
 if "lab_cut" in ss:  # the batch the last run cut to fit the limit, shown by its widget from now on
     ss[key("batch")], cut = ss.pop("lab_cut")

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from components.common.entry import through_app
+from components.common.link_warnings import say_ignored
 
 # NOTE: first, before the page's own (heavier) imports: on a fresh server's first request this
 # hands over to app.py at once, so Streamlit's old pages/ mode shows for as short a time as can be.
@@ -67,8 +68,7 @@ changed = pg.apply(config)
 if changed:
     st.toast(f"Training restarted at step 0: {', '.join(changed)} changed. Learning rate, L2 and speed change "
              "without a restart.", icon=":material/restart_alt:")
-for problem in ss.pop("pg_problems", []):
-    st.warning(markdown_safe(f"Ignored part of the link: {problem}."))
+say_ignored(ss.pop("pg_problems", []))
 query = {k: v for k, v in pg.config.to_query().items() if not (uploaded and k in ("noise", "n"))} | {"run": pg.run_id}
 if st.query_params.to_dict() != query:
     st.query_params.from_dict(query)

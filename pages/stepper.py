@@ -8,13 +8,13 @@ import streamlit as st
 from components.common import session
 from components.common.entry import through_app
 from components.common.layout import header
+from components.common.link_warnings import say_ignored
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
 from components.program import modes
 from components.program.panels import program_error, shared_program
 from explorer import links
 from explorer.program import forward_mode, jacobian_view, page_data, view_data
-from explorer.words import markdown_safe
 
 through_app()
 
@@ -63,8 +63,7 @@ if walked != (program, direction):  # a link's step, or (the mode or v changed) 
     st.session_state["stepper_program"] = (program, direction)
     at = st.query_params.get("step") if walked is None or walked[0] != program else None
     st.session_state["stepper_pos"], problem = links.step_from_link(at, n)
-    if problem:
-        st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")
+    say_ignored([problem] if problem else [])
 
 
 def stepped_in_browser():

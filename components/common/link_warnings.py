@@ -23,6 +23,11 @@ def link_warnings(page: str) -> list[str]:
         if problem:
             problems.append(problem)
             del st.query_params["run"]  # NOTE: before the Playground looks it up in the run store
-    for problem in problems:
-        st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")
+    say_ignored(problems)
     return problems
+
+
+def say_ignored(problems, what: str = "the link") -> None:
+    """A warning for each part of a link the page could not use (explorer.links.ignored words it)."""
+    for problem in problems:
+        st.warning(markdown_safe(links.ignored(problem, what)), icon=":material/link_off:")

@@ -22,8 +22,8 @@ import streamlit as st
 
 from components.common import session
 from components.common.assets import module_loader
+from components.common.link_warnings import say_ignored
 from explorer.program import poke
-from explorer.words import markdown_safe
 from server.sandbox import SandboxError
 
 _component = st.components.v2.component(
@@ -69,8 +69,7 @@ def synced(text: str, knobs: tuple) -> tuple[tuple, tuple]:
     the program's (explorer.program.page_data's view of it has them)."""
 
     poked, problems = poke.sync(ss, st.query_params, text, knobs)
-    for problem in problems:
-        st.warning(markdown_safe(f"Ignored part of the link's poked values: {problem}."))
+    say_ignored(problems, "the link's poked values")
     return knobs, poked
 
 

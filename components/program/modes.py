@@ -9,6 +9,8 @@ import math
 import streamlit as st
 
 from components.common import session
+from components.common.link_warnings import say_ignored
+from explorer import links
 from explorer.program import forward_mode, stepper
 from explorer.words import markdown_safe
 
@@ -25,11 +27,10 @@ def wanted() -> str | None:
     the URL, so the address reproduces the page."""
     query = st.query_params
     link = (query.get("mode"), query.get("v"))
-    if link != (None, None) and link != ss.get("_ad_in_url"):
+    if links.link_wins(ss, "ad", link):
         mode, direction, problems = forward_mode.mode_from_link(*link)
         ss["ad_mode"], ss["ad_v"] = mode, direction.text
-        for problem in problems:
-            st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")
+        say_ignored(problems)
     mode = ss.setdefault("ad_mode", "reverse")
     v = ss.setdefault("ad_v", forward_mode.ONES.text)
     if mode == "forward":
@@ -37,7 +38,7 @@ def wanted() -> str | None:
     else:
         query.pop("mode", None)
         query.pop("v", None)
-    ss["_ad_in_url"] = (query.get("mode"), query.get("v"))
+    links.wrote(ss, "ad", (query.get("mode"), query.get("v")))
     return v if mode == "forward" else None
 
 

@@ -18,6 +18,7 @@ import streamlit as st
 
 from components.common import session
 from components.common.assets import module_loader, served_url
+from components.common.link_warnings import say_ignored
 from explorer.race import course as race
 from explorer.race import setup as race_setup
 from explorer.words import markdown_safe
@@ -200,5 +201,4 @@ def _program_edited() -> None:
 
 
 def problems_said(problems: list[str]) -> None:
-    for problem in problems:
-        st.warning(markdown_safe(f"Ignored part of the link: {problem}."), icon=":material/link_off:")
+    say_ignored(problems)

@@ -25,6 +25,7 @@ BATCH_SIZES = (1, 4, 8, 16, 32, 64, 128, 0)  # 0 = the full batch
 SPEEDS = (1, 2, 5, 10, 25, 50, 100, 250, 1000)  # training steps per second of wall clock
 SLOW_MOTION = 5  # at this speed or slower every step is its own picture
 
+
 def parse_hidden(text: str) -> tuple[int, ...]:
     """'8, 8' -> (8, 8); '' or '0' -> () (no hidden layer). Raises ValueError saying what is wrong."""
     text = text.strip()

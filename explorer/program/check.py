@@ -19,8 +19,6 @@ from explorer.program.run import data_only
 from explorer.words import counted
 from language import compile_program
 
-# ----------------------------------------------------------------------------- finite differences
-
 
 @dataclass(frozen=True)
 class GradCheckRow:
@@ -289,11 +287,13 @@ def checked_analysis(program, result, graph, started: float, eval_seconds: float
     return Analysis(graph=graph, checks=tuple(rows), python=python,
                     check_note=check_note(timing[0] if timing else None, checked))
 
+
 def _unchecked(name: str, tensor, note: str) -> GradCheckRow:
     return GradCheckRow(
         name=name, shape=tuple(tensor.shape), grad=tensor.grad, numeric=None, max_abs_error=None,
         checked=0, total=int(tensor.data.size), ok=None, note=note, dtype=str(tensor.dtype),
     )
+
 
 def check_verdicts(rows) -> list[tuple[str, str]]:
     """What the check says above its table, as (kind, message): "success" when every checked input matches,

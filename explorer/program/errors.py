@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-# ----------------------------------------------------------------------------- errors
-
 
 def error_report(program: str, error: Exception) -> tuple[str, str]:
     """What a page shows for a program that failed: the message, led by "Line L, column C: " when

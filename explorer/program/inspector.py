@@ -110,6 +110,7 @@ def as_table(array: np.ndarray) -> np.ndarray:
         return array.reshape(1, -1)
     return array.reshape(-1, array.shape[-1])
 
+
 #: Diverging colours centred on 0 over the page's own background, light or dark: 0 is transparent, and the
 #: theme's background shows through it (as the Jacobian view mixes its red and blue into the background);
 #: a fixed scale such as RdBu_r put white cells on the dark theme's page.

@@ -6,8 +6,7 @@ from __future__ import annotations
 import urllib.parse
 from collections.abc import MutableMapping
 
-# ----------------------------------------------------------------------------- the shared program
-
+from explorer import links
 
 #: The longest program a link carries, once URL-encoded. The server refuses a request whose address is
 #: much over ~120 KB (measured: 120 KB answered, 128 KB reset), so a program whose link would come near
@@ -35,7 +34,7 @@ def sync_program(state: MutableMapping, query: MutableMapping, default: str) -> 
     that fitted: see ``link_note``).
     """
     from_url = query.get("program")
-    if from_url is not None and from_url != state.get("_program_in_url"):
+    if links.link_wins(state, "program", from_url):
         state["program"] = from_url
     if not isinstance(state.get("program"), str):
         state["program"] = default
@@ -43,7 +42,7 @@ def sync_program(state: MutableMapping, query: MutableMapping, default: str) -> 
     if query.get("program") != text and link_length(text) <= LINK_LIMIT:
         query["program"] = text
     if query.get("program") == text:
-        state["_program_in_url"] = text
+        links.wrote(state, "program", text)
     return text
 
 
@@ -57,6 +56,3 @@ def link_note(text: str) -> str:
         f"holds at most {LINK_LIMIT // 1024} KB (programs are at most 10,000 characters, ~20 KB). The address "
         "bar keeps the last program that fitted; download this one with Export → As Python."
     )
-
-
-# ----------------------------------------------------------------------------- node names

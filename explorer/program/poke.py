@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograd import no_grad
+from explorer import links
 from explorer.graph.names import node_label
 from explorer.numbers import fmt_number, json_numbers
 from explorer.words import clip_text
@@ -223,7 +224,7 @@ def sync(state: MutableMapping, query: MutableMapping, program: str, knobs_: tup
         state["poked"] = ()
         state["poke_version"] = state.get("poke_version", 0) + 1
     from_url = query.get("poke")
-    if from_url is not None and from_url != state.get("_poke_in_url"):
+    if links.link_wins(state, "poke", from_url):
         state["poked"], problems = from_link(from_url, knobs_)
         state["poke_version"] = state.get("poke_version", 0) + 1
     poked = normal(dict(state.get("poked", ())), knobs_)
@@ -234,7 +235,7 @@ def sync(state: MutableMapping, query: MutableMapping, program: str, knobs_: tup
             query["poke"] = text
     elif "poke" in query:
         del query["poke"]
-    state["_poke_in_url"] = text
+    links.wrote(state, "poke", text)
     return poked, problems
 
 

@@ -100,6 +100,7 @@ def _element_rule(prim, slots, g, out, inputs, meta, need, largest: int) -> str:
             lines.append(written[0])
     return "\n".join(lines)
 
+
 #: Terms written out in full up to this many; past it the first few and the last are, with the count.
 TERMS_SHOWN = 8
 

@@ -13,6 +13,7 @@ def data_only(graph) -> set[int]:
     differentiated = {p for node in graph.nodes for p in node.parents} | {graph.output}
     return {d for node in graph.nodes for d in node.data_parents if d not in differentiated}
 
+
 def step_program(text: str, poked: tuple = ()):
     """(graph, steps) of a program's backward pass, one step per processed node (none if nothing needs grad),
     with its inputs' ``poked`` values (explorer.program.poke).

@@ -199,8 +199,6 @@ def describe_seed(graph, steps) -> SeedView:
     return SeedView(title=title, text=text, seed=array_text(seed))
 
 
-
-
 BACKWARD_EXPLAINED = (
     (
         "Seed the output's grad with ones: it is the derivative of the output with respect to itself.",

@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from explorer import links
 from explorer.race.course import KINDS, MAX_RUNNERS, MAX_STEPS, OWN, SURFACES, Race, check_runner, runner
 
 # ----------------------------------------------------------------------------- the race in a URL
@@ -176,7 +177,7 @@ def sync(state, query, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
     grows (the widgets are made anew with its values)."""
     problems: list[str] = []
     from_url = {k: query[k] for k in QUERY_KEYS if k in query}
-    if from_url and from_url != state.get("_race_in_url"):
+    if links.link_wins(state, "race", from_url):
         state["race_setup"], problems = setup_from_query(from_url, state.get("race_setup", default))
         state["race_version"] = state.get("race_version", 0) + 1
     setup = state.setdefault("race_setup", default)
@@ -186,5 +187,5 @@ def sync(state, query, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
             query[key] = wanted[key]
         elif key not in wanted and key in query:
             del query[key]
-    state["_race_in_url"] = wanted
+    links.wrote(state, "race", wanted)
     return setup, problems
