@@ -20,8 +20,7 @@ import numpy as np
 from autograd import Tensor, nn
 from explorer.numbers import fmt_percent, plain_number, power_of_ten
 from explorer.playground import catalogue, datasets, health
-from explorer.playground.settings import Setting, setting
-from explorer.words import clip_text
+from explorer.playground.settings import Setting, read_query, setting, settings_query
 
 MAX_WIDTH = 256
 MAX_DEPTH = 50
@@ -70,28 +69,13 @@ class LabConfig:
         return self.width * self.depth * self.batch
 
     def to_query(self) -> dict[str, str]:
-        return {s.name: s.text(getattr(self, s.name)) for s in LAB_SETTINGS}
+        return settings_query(self, LAB_SETTINGS)
 
     @classmethod
     def from_query(cls, params: dict[str, str], base: LabConfig | None = None) -> tuple[LabConfig, list[str]]:
         """A config from URL parameters, never raising: out-of-range numbers are clamped, unknown names
         ignored, and each is reported; settings missing from the URL come from `base` (else the defaults)."""
-        values: dict[str, Any] = {}
-        problems: list[str] = []
-        for s in LAB_SETTINGS:
-            if s.name not in params:
-                continue
-            text = str(params[s.name])
-            shown = f"{s.name}={clip_text(text)!r}"
-            try:
-                value, why = s.coerce(s.parse(text), "")
-            except ValueError as err:
-                kept = getattr(base or cls, s.name)
-                problems.append(f"{shown} is not valid ({clip_text(str(err), 160)}); kept {s.shown(kept)}")
-                continue
-            if why:
-                problems.append(f"{shown} is {why}: using {s.shown(value)}")
-            values[s.name] = value
+        values, _, problems = read_query(LAB_SETTINGS, params, kept=lambda name: getattr(base or cls, name))
         start = {s.name: getattr(base, s.name) for s in LAB_SETTINGS} if base is not None else {}
         config, why = fitted({**start, **values})
         return config, problems + ([why] if why else [])

@@ -163,6 +163,40 @@ class Setting:
         return value, None
 
 
+def settings_query(config, rows) -> dict[str, str]:
+    """``config``'s settings (one per row) as URL parameters (st.query_params is a str -> str mapping)."""
+    return {s.name: s.text(getattr(config, s.name)) for s in rows}
+
+
+def read_query(rows, params, task: str = "", *, skip=(), kept: Callable[[str], Any] | None = None):
+    """What a URL's ``params`` say for each of ``rows``, never raising: (values, refused, problems). A value past a
+    row's range is clamped into it and a problem says so. One it cannot read is refused: with ``kept`` (a name ->
+    the value kept instead) the problem says what was kept, in order with the others; without, it is returned in
+    ``refused`` as (name, what is wrong), for the caller to say once it knows. Rows named in ``skip`` are left out.
+    The one reading of settings from a link: the Playground's and the depth lab's."""
+    values: dict[str, Any] = {}
+    refused: list[tuple[str, str]] = []
+    problems: list[str] = []
+    for s in rows:
+        if s.name not in params or s.name in skip:
+            continue
+        text = str(params[s.name])
+        shown = f"{s.name}={clip_text(text)!r}"
+        try:
+            value, why = s.coerce(s.parse(text), task)
+        except ValueError as err:
+            wrong = f"{shown} is not valid ({clip_text(str(err), 160)})"
+            if kept is None:
+                refused.append((s.name, wrong))
+            else:
+                problems.append(f"{wrong}; kept {s.shown(kept(s.name))}")
+            continue
+        if why:
+            problems.append(f"{shown} is {why}: using {s.shown(value)}")
+        values[s.name] = value
+    return values, refused, problems
+
+
 def setting(default, label: str, kind: str, section: str, **options) -> Any:
     """A TrainConfig field declared with its Setting."""
     return field(default=default, metadata={"setting": Setting(label=label, kind=kind, section=section, **options)})
@@ -265,7 +299,7 @@ class TrainConfig:
 
     def to_query(self) -> dict[str, str]:
         """The settings as URL parameters (st.query_params is a str -> str mapping)."""
-        return {s.name: s.text(getattr(self, s.name)) for s in SETTINGS}
+        return settings_query(self, SETTINGS)
 
     @classmethod
     def from_query(cls, params: dict[str, str], *, task: str = "") -> tuple[TrainConfig, list[str]]:
@@ -273,26 +307,13 @@ class TrainConfig:
         to it, values it cannot show are ignored, and each is reported in the list of problems.
         `task` is given for uploaded data (dataset=uploaded CSV), whose task the name cannot tell."""
         values: dict = {}
-        problems: list[str] = []
-        refused: list[tuple[str, str]] = []  # (setting name, what is wrong); the kept value is added below
         dataset = str(params.get("dataset", cls.dataset))
         if dataset == datasets.UPLOADED and task in ("classification", "regression"):
             values.update(dataset=dataset, task=task)
         else:
             task = datasets.task_of(dataset) if dataset in datasets.DATASETS else datasets.task_of(cls.dataset)
-        for s in SETTINGS:
-            if s.name not in params or s.name in values:
-                continue
-            text = str(params[s.name])
-            shown = f"{s.name}={clip_text(text)!r}"
-            try:
-                value, why = s.coerce(s.parse(text), task)
-            except ValueError as err:
-                refused.append((s.name, f"{shown} is not valid ({clip_text(str(err), 160)})"))
-                continue
-            if why:
-                problems.append(f"{shown} is {why}: using {s.shown(value)}")
-            values[s.name] = value
+        read, refused, problems = read_query(SETTINGS, params, task, skip=tuple(values))  # the kept values: below
+        values.update(read)
         try:
             config = cls(**values)
         except ValueError:
