@@ -9,7 +9,7 @@ import pytest
 from components.common import session
 from explorer.program import presets
 from server.sandbox import SandboxError, wall_message
-from tests.test_app import EXPLORER, STEPPER, app
+from tests.support.apptest import EXPLORER, STEPPER, app
 
 BUSY = SandboxError("wall", wall_message(session.limits()))
 

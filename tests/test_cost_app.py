@@ -10,8 +10,8 @@ import pytest
 
 from explorer.program import presets
 from explorer.program.mode_cost import lab_cost, program_cost
-from tests.test_app import app, no_exception, open_tab
-from tests.test_mode_cost import TOO_BIG, hooks
+from tests.support.apptest import app, no_exception, open_tab
+from tests.support.cost_markup import TOO_BIG, hooks
 
 TAB = "Forward vs reverse"
 

@@ -23,17 +23,8 @@ from explorer.graph.dot import LEGEND, STATE_LEGEND, plan, to_dot
 from explorer.graph.svg import to_svg
 from explorer.numbers import format_array, value_lines
 from explorer.program import check, run, stepper
-from tests.helpers import fan_out_program, micrograd_tensors, traced
-
-NODE_LINE = re.compile(r"^\s*(n\d+|notice) \[label=", re.M)
-EDGE_LINE = re.compile(r"^\s*(n\d+|notice) -> (n\d+)", re.M)
-TAG_LINE = re.compile(r"^\s*(t\d+_\d+|tn\d+) \[label=\"([^\"]*)\", id=\"([^\"]*)\"", re.M)
-TAG_EDGE = re.compile(r"^\s*(t\d+_\d+|tn\d+) -> n(\d+) \[id=\"(e\d+\.\d+|en\d+)\"", re.M)
-
-
-def node_lines(dot: str) -> dict[str, str]:
-    """DOT node id -> its whole line."""
-    return {m.group(1): dot[m.start() : dot.index("\n", m.start())] for m in NODE_LINE.finditer(dot)}
+from tests.support.dot_lines import EDGE_LINE, TAG_EDGE, TAG_LINE, node_lines
+from tests.support.helpers import fan_out_program, micrograd_tensors, traced
 
 
 def seed_graph():

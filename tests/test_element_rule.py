@@ -1,5 +1,5 @@
 """One element of a VJP's result, its arithmetic written out (explorer/program/rules.py, issue 17 item 4): for every
-case of every primitive (tests/test_ops.py's table) the written sum gives the engine's grad element, and the
+case of every primitive (tests/support/op_cases.py's table) the written sum gives the engine's grad element, and the
 Stepper's and the inspector's rule with its numbers shows it past 64 elements."""
 
 import re
@@ -11,9 +11,7 @@ from autograd.tensor import fit_gradient
 from explorer import numbers
 from explorer.program import rules, run
 from explorer.program.rules import element_line
-from tests.test_jacobian import IDS
-from tests.test_ops import TABLE
-from tests.test_plugged import case_vjp
+from tests.support.op_cases import IDS, TABLE, case_vjp
 
 RNG = np.random.default_rng(11)
 #: Ops whose element arithmetic is written (the others' lines name the element and point at the formula).
@@ -83,7 +81,7 @@ def test_any_element_is_worked_out_on_request():
 
 
 def test_the_inspector_offers_another_element_of_a_big_operand():
-    from tests.test_app import app, no_exception, open_tab
+    from tests.support.apptest import app, no_exception, open_tab
 
     text = "X = randn(20, 8)\nW = randn(8, 4)\nout = (X @ W).sum()"
     graph, _ = run.step_program(text)

@@ -11,7 +11,7 @@ import pytest
 
 from autograd import Parameter, Tensor, is_grad_enabled, no_grad
 from autograd.tensor import Primitive, _result, toposort, unbroadcast
-from tests.helpers import micrograd_tensors
+from tests.support.helpers import micrograd_tensors
 
 ROOT = Path(__file__).resolve().parents[1]
 

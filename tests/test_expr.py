@@ -16,8 +16,8 @@ from autograd import Tensor
 from autograd import functional as F
 from autograd.expr import ExpressionError, Result, check, compile_program, evaluate, to_python
 from explorer.program import presets
-from tests.expr_corpus import HOSTILE
-from tests.helpers import micrograd_tensors
+from tests.support.expr_corpus import HOSTILE
+from tests.support.helpers import micrograd_tensors
 
 ROOT = Path(__file__).resolve().parents[1]
 

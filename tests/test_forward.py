@@ -1,4 +1,4 @@
-"""Forward mode, primitive by primitive: for every case of every primitive (tests/test_ops.py's table), the JVP
+"""Forward mode, primitive by primitive: for every case of every primitive (tests/support/op_cases.py's table), the JVP
 declared beside the VJP gives J·v for random tangents v, with J built from the op's own VJP
 (autograd/jacobian.py), for each input alone and for all of them at once, in float64; its rule with numbers
 plugged in gives the JVP's own result; and the engine's forward sweep (autograd/forward.py) agrees with J·v
@@ -16,10 +16,8 @@ from autograd.forward import fit_tangent, push_tangents, run_forward
 from autograd.jacobian import jacobian_rows
 from autograd.ops import PRIMITIVES
 from autograd.tensor import toposort
-from tests.helpers import leaves
-from tests.test_jacobian import IDS, made
-from tests.test_ops import BINARY, TABLE, shape_and_axis
-from tests.test_plugged import written
+from tests.support.helpers import leaves
+from tests.support.op_cases import BINARY, IDS, TABLE, made, shape_and_axis, written
 
 RNG = np.random.default_rng(11)
 

@@ -12,7 +12,7 @@ import pytest
 from autograd import Tensor
 from autograd.func import jvp
 from explorer.program import forward_mode, presets
-from tests.test_app import STEPPER, app, labels, no_exception, report, view_data
+from tests.support.apptest import STEPPER, app, labels, no_exception, report, view_data
 
 PROGRAM = "x = [1.0, -2.0, 3.0]\nw = [0.5, 4.0, -1.5]\nh = (x * w).tanh()\ny = (h * h).sum()\n"
 
@@ -160,7 +160,7 @@ def test_forward_mode_on_every_preset(name):
 
 def test_the_export_in_forward_mode_is_the_picture_of_tangents(monkeypatch):
     from explorer.program import view_data as graph_data
-    from tests.test_app import open_tab
+    from tests.support.apptest import open_tab
 
     made = []
 

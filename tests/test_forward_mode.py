@@ -3,7 +3,6 @@ received, the rule with its numbers), the direction v, the meeting line of the t
 the cost of the full Jacobian both ways (passes and counted operations against hand counts, times from an
 injected clock, the Jacobians built each way equal)."""
 
-import itertools
 
 import numpy as np
 import pytest
@@ -25,12 +24,7 @@ from explorer.program.forward_mode import (
 )
 from explorer.program.mode_cost import cost_rows, jacobian_cost, lab_cost, program_cost
 from language import compile_program
-
-
-def ticking():
-    """A clock that advances one second per reading: every measured build takes exactly one second."""
-    counter = itertools.count()
-    return lambda: float(next(counter))
+from tests.support.clock import ticking
 
 
 # ---- the direction ---------------------------------------------------------------------------------------

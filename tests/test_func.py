@@ -14,9 +14,8 @@ import pytest
 from autograd import Tensor, no_grad
 from autograd.func import jacfwd, jacrev, jvp, vjp
 from autograd.jacobian import jacobian_rows
-from tests.helpers import leaves
-from tests.test_jacobian import IDS
-from tests.test_ops import TABLE
+from tests.support.helpers import leaves
+from tests.support.op_cases import IDS, TABLE
 
 RNG = np.random.default_rng(5)
 

@@ -1,4 +1,4 @@
-"""autograd.func against torch.func in float64, on every primitive's PyTorch cases (tests/test_torch_parity.py):
+"""autograd.func against torch.func in float64, on every primitive's PyTorch cases (tests/support/torch_cases.py):
 jvp, vjp, jacfwd and jacrev agree to 1e-10 relative.
 
 PyTorch is an optional oracle (torch==2.13.0, CPU): without it these tests skip. It is never a
@@ -14,7 +14,7 @@ from autograd.func import jacfwd, jacrev, jvp, vjp
 torch = pytest.importorskip("torch")
 tfunc = pytest.importorskip("torch.func")
 
-from tests.test_torch_parity import TABLE  # noqa: E402  (after the skip: the module needs torch)
+from tests.support.torch_cases import TABLE  # noqa: E402  (after the skip: the module needs torch)
 
 IDS = [f"{row[0]}-{row[1]}" for row in TABLE]
 RNG = np.random.default_rng(19)

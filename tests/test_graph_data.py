@@ -188,7 +188,7 @@ def test_poked_numbers_are_drawn_over_the_program_s_own_layout():
 
 
 def test_the_legend_explains_tags_only_where_a_drawing_has_them():
-    from tests.helpers import fan_out_program
+    from tests.support.helpers import fan_out_program
 
     fan_out, steps = backward_steps(evaluate(fan_out_program(4, 90)).output)
     for data in (graph_data.view_data(fan_out), graph_data.view_data(fan_out, steps, stepper=True)):

@@ -1,4 +1,4 @@
-"""The hostile-input corpus (tests/hostile_corpus.py) against the real app through AppTest: every bad link and
+"""The hostile-input corpus (tests/support/hostile_corpus.py) against the real app through AppTest: every bad link and
 model file gets a message saying what is wrong and what is allowed, never a traceback, and the page stays
 usable; a worker that dies is its message alone. What each case must say comes from the same tables the app
 checks with (poke.POKE_LIMIT, the language, explorer.links, the Playground's settings table)."""
@@ -18,7 +18,7 @@ from explorer.playground.settings import SETTINGS, TrainConfig
 from explorer.program import forward_mode, poke, presets
 from language import ExpressionError, compile_program
 from server.sandbox import Sandbox, SandboxError
-from tests import hostile_corpus as corpus
+from tests.support import hostile_corpus as corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = {"explorer": "pages/explorer.py", "stepper": "pages/stepper.py", "playground": "pages/playground.py"}

@@ -1,4 +1,4 @@
-"""autograd.jacobian: for every primitive in the registry (every case of tests/test_ops.py's table), the
+"""autograd.jacobian: for every primitive in the registry (every case of tests/support/op_cases.py's table), the
 Jacobian built row by row from the op's own VJP gives gᵀJ = VJP(g) for a random g and equals central
 differences of the op's own forward; the VJP's operations are counted without changing its result."""
 
@@ -9,15 +9,7 @@ import autograd.functional as F
 from autograd import Tensor
 from autograd.jacobian import LIMIT, counted_vjp, forward_of, jacobian, jacobian_rows, numeric_columns, vjp
 from autograd.ops import PRIMITIVES
-from tests.helpers import leaves
-from tests.test_ops import TABLE
-
-IDS = [f"{name}-{case.label}" for name, case in TABLE]
-
-
-def made(case):
-    tensors = leaves(*case.arrays)
-    return case.fn(*tensors), tensors
+from tests.support.op_cases import IDS, TABLE, made
 
 
 def test_the_table_covers_every_primitive():

@@ -4,7 +4,7 @@ Node is installed; without it they are skipped, except under CI (env CI set), wh
 import subprocess
 from pathlib import Path
 
-from tests.helpers import node_or_skip
+from tests.support.helpers import node_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
 

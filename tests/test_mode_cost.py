@@ -13,17 +13,8 @@ import pytest
 from explorer.program import cost_view, presets
 from explorer.program.mode_cost import jacobian_cost, lab_cost, lab_counts, lab_program, operation_counts, program_cost
 from language import compile_program
-from tests.test_forward_mode import ticking
-
-TOO_BIG = "x = randn(600)\nW = randn(500, 600)\ny = (W @ x).tanh()"
-
-
-def hooks(markup: str, testid: str) -> dict[str, str]:
-    """The data-* attributes of the element with this data-testid."""
-    tag = re.search(rf'<div [^>]*data-testid="{testid}"[^>]*>', markup)
-    assert tag, f"no {testid} root in the markup"
-    return dict(re.findall(r'data-([\w-]+)="([^"]*)"', tag.group(0)))
-
+from tests.support.clock import ticking
+from tests.support.cost_markup import TOO_BIG, hooks
 
 # ----------------------------------------------------------------------------- the lab's curve, by counting
 

@@ -1,5 +1,6 @@
-"""The one number format: explorer.numbers (fmt_number, fmt_percent, ticks) against the shared table
-tests/number_format.json, and components/frontend/web/format.js against the same table in Node (`node --test`)."""
+"""The one number format: explorer.numbers (fmt_number, fmt_percent, ticks) against the shared
+table tests/support/number_format.json, and components/frontend/web/format.js against the same table in Node
+(`node --test`)."""
 
 import json
 import math
@@ -11,10 +12,10 @@ import pytest
 
 from components.common.assets import CODE_DIR
 from explorer.numbers import fmt_number, fmt_percent, ticks
-from tests.helpers import node_or_skip
+from tests.support.helpers import node_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE = json.loads((ROOT / "tests" / "number_format.json").read_text(encoding="utf-8"))
+TABLE = json.loads((ROOT / "tests" / "support" / "number_format.json").read_text(encoding="utf-8"))
 SPECIAL = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan, "-0": -0.0}
 
 

@@ -11,7 +11,7 @@ import pytest
 from explorer.program import check, jacobian_view, page_data, poke, presets
 from explorer.program import run as program_run
 from language import EVALUATIONS, compile_program
-from tests.test_app import STEPPER, app, component, no_exception, sent, trigger, view_data
+from tests.support.apptest import STEPPER, app, component, no_exception, sent, trigger, view_data
 
 ONCE = {"compiles": 1, "recorded": 1}  # one compile, one forward pass recording the graph for backward()
 _unique = itertools.count()

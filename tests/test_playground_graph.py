@@ -15,6 +15,7 @@ from explorer.playground import catalogue, training
 from explorer.playground import step_graph as pg
 from explorer.playground.settings import TrainConfig
 from explorer.program import view_data as graph_data
+from tests.support.playground_by_hand import numpy_step
 
 
 def trained(config: TrainConfig, steps: int = 30) -> training.TrainState:
@@ -48,52 +49,6 @@ def test_fixed_batch_spreads_regression_points_along_x():
 # ----------------------------------------------------------------------------- the engine's step
 
 
-def _numpy_step(state, params=None):
-    """Forward and backward of the step graph written out in NumPy: {name: (data, grad)}."""
-    rows = pg.fixed_batch(state)
-    X = training.model_inputs(state, state.X_train[rows])
-    layers = state.linears()
-    if params is None:
-        weights = [(layer.weight.data, layer.bias.data) for layer in layers]
-    else:
-        weights, at = [], 0
-        for layer in layers:
-            n_out, n_in = layer.weight.data.shape
-            end = at + n_out * n_in
-            weights.append((params[at:end].reshape(n_out, n_in), params[end : end + n_out]))
-            at = end + n_out
-    act = {"tanh": (np.tanh, lambda z, a: 1 - a**2), "relu": (lambda z: np.maximum(z, 0), lambda z, a: (z > 0) * 1.0)}
-    f, df = act[state.config.activation]
-    inputs, zs, outs = [X], [], []
-    a = X
-    for i, (W, b) in enumerate(weights):
-        z = a @ W.T + b
-        a = f(z) if i < len(weights) - 1 else z
-        zs.append(z)
-        outs.append(a)
-        inputs.append(a)
-    out = outs[-1]
-    n = out.size
-    if state.task == "regression":
-        y = state.y_train[rows][:, None]
-        loss = np.mean((out - y) ** 2)
-        d = 2 * (out - y) / n
-    else:
-        y = state.y_train[rows][:, None].astype(float)
-        loss = np.mean(np.maximum(out, 0) - out * y + np.log1p(np.exp(-np.abs(out))))
-        d = (1 / (1 + np.exp(-out)) - y) / n
-    found = {"loss": (loss, 1.0), "out": (out, d), "X": (X, None), "y": (y, None)}
-    for i in reversed(range(len(weights))):
-        W, b = weights[i]
-        found[f"W{i + 1}"] = (W, d.T @ inputs[i])
-        found[f"b{i + 1}"] = (b, d.sum(axis=0))
-        if i < len(weights) - 1:
-            found[f"z{i + 1}"] = (zs[i], d)
-        if i > 0:
-            da = d @ W
-            found[f"h{i}"] = (inputs[i], da)
-            d = da * df(zs[i - 1], inputs[i])
-    return found
 
 
 @pytest.mark.parametrize("config", [
@@ -104,7 +59,7 @@ def test_the_step_graph_is_the_engines_forward_and_backward(config):
     state = trained(config)
     before = [None if p.grad is None else p.grad.copy() for p in state.model.parameters()]
     graph = pg.step_graph(state)
-    want = _numpy_step(state)
+    want = numpy_step(state)
     nodes = {node.name: node for node in graph.nodes if node.name}
     for name, (data, grad) in want.items():
         if name.startswith("z"):  # the unnamed linear op before an activation
@@ -130,7 +85,7 @@ def test_a_frames_parameters_give_that_frames_graph():
     early = training.frame(state)
     training.step(state, 40)
     graph = pg.step_graph(state, early.params)
-    want = _numpy_step(state, early.params)
+    want = numpy_step(state, early.params)
     loss = graph.nodes[graph.output]
     assert loss.data == pytest.approx(want["loss"][0], rel=1e-12)
     assert loss.data != pytest.approx(pg.step_graph(state).nodes[-1].data, rel=1e-6)

@@ -1,30 +1,14 @@
 """Each primitive's rule with the numbers plugged in (Primitive.plugged): for every case of every primitive
-(tests/test_ops.py's table), the value its plugged-in arithmetic gives is what the VJP itself returned, for a
+(tests/support/op_cases.py's table), the value its plugged-in arithmetic gives is what the VJP itself returned, for a
 random upstream grad, and its text names the numbers it was given."""
 
 import numpy as np
 import pytest
 
 from autograd.ops import PRIMITIVES
-from tests.test_jacobian import IDS, made
-from tests.test_ops import TABLE
+from tests.support.op_cases import IDS, TABLE, case_vjp, written
 
 RNG = np.random.default_rng(7)
-
-
-def written(x) -> str:
-    """A formatter that tags what it wrote, so a test can see which numbers went into the text."""
-    return f"<{np.asarray(x).size}>"
-
-
-def case_vjp(case, rng):
-    """A case of the op table run, and its VJP of a random upstream grad: (out, prim, g, inputs, meta, grads)."""
-    out, _ = made(case)
-    prim = out._prim
-    g = rng.standard_normal(out.shape)
-    inputs = [p.data for p in out.parents]
-    meta = out._meta or {}
-    return out, prim, g, inputs, meta, prim.vjp(g, out.data, *inputs, need=(True,) * len(inputs), **meta)
 
 
 def test_every_primitive_has_its_rule_with_numbers():

@@ -18,8 +18,8 @@ import autograd.functional as F
 from autograd import Tensor
 from autograd.ops import PRIMITIVES
 from autograd.tensor import Primitive, toposort, unbroadcast
-from tests.helpers import leaves
-from tests.test_ops import TABLE
+from tests.support.helpers import leaves
+from tests.support.op_cases import TABLE
 
 
 def t(*shape, seed=0):

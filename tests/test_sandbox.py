@@ -1,5 +1,5 @@
 """The sandbox: limits (memory, CPU, wall clock, result size), cancellation, shared evaluations, and the
-byte-bounded cache behind it. Tasks run in real worker processes (tests/sandbox_tasks.py)."""
+byte-bounded cache behind it. Tasks run in real worker processes (tests/support/sandbox_tasks.py)."""
 
 import contextlib
 import os
@@ -10,21 +10,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import sandbox_tasks as tasks
 
 from autograd.expr import ExpressionError
 from server.cache import ByteCache
 from server.sandbox import Cancelled, Limits, Sandbox, SandboxError
+from tests.support import sandbox_tasks as tasks
+from tests.support.helpers import ROOT
 
-TESTS = str(Path(__file__).resolve().parent)
 LIMITS = Limits(memory_mb=256, cpu_seconds=1.5, wall_seconds=20.0, result_mb=4)
 
 
 @pytest.fixture(scope="module", autouse=True)
 def tasks_importable():
-    """The workers import the tasks by name, so they need tests/ on their path."""
+    """The workers import the tasks by name (tests.support.sandbox_tasks), so they need the repo root on their path."""
     saved = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = TESTS + (os.pathsep + saved if saved else "")
+    os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + saved if saved else "")
     yield
     if saved is None:
         os.environ.pop("PYTHONPATH", None)
@@ -34,7 +34,7 @@ def tasks_importable():
 
 @pytest.fixture(scope="module")
 def sandbox(tasks_importable):
-    box = Sandbox(LIMITS, workers=2, preload=("numpy", "sandbox_tasks"))
+    box = Sandbox(LIMITS, workers=2, preload=("numpy", "tests.support.sandbox_tasks"))
     yield box
     box.close()
 
@@ -73,7 +73,7 @@ def test_memory_over_the_limit_is_a_clear_error_and_the_worker_is_replaced():
     # NOTE: touching fresh pages costs CPU, and a lot on these VMs (256 MB took 1.5 s of CPU, the module's
     # whole CPU budget, and CI once saw 'time'); this sandbox's CPU budget is far past what 64 MB takes.
     limits = Limits(memory_mb=64, cpu_seconds=30.0, wall_seconds=60.0)
-    box = Sandbox(limits, workers=1, preload=("numpy", "sandbox_tasks"))
+    box = Sandbox(limits, workers=1, preload=("numpy", "tests.support.sandbox_tasks"))
     try:
         with pytest.raises(SandboxError) as caught:
             box.run(tasks.allocate, 1024)
@@ -118,7 +118,7 @@ def test_cpu_time_over_the_limit_stops_the_task(sandbox, tmp_path):
 
 NON_ROOT_RUN = """
 import json, resource, sys
-import sandbox_tasks as tasks
+from tests.support import sandbox_tasks as tasks
 from server.sandbox import Limits, Sandbox, SandboxError
 
 # What the test is about: this process cannot raise a hard CPU limit once lowered (no CAP_SYS_RESOURCE).
@@ -129,7 +129,7 @@ try:
 except (ValueError, OSError):
     privileged = False
 box = Sandbox(Limits(cpu_seconds=1.0, wall_seconds=60.0, worker_cpu_seconds=3.0), workers=1,
-              preload=("numpy", "sandbox_tasks"))
+              preload=("numpy", "tests.support.sandbox_tasks"))
 answers, failures, workers = [], [], set()
 for i in range(50):
     try:
@@ -160,8 +160,8 @@ def test_fifty_evaluations_in_a_row_without_cap_sys_resource_all_finish():
     import subprocess
     import sys
 
-    root = str(Path(__file__).resolve().parents[1])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join((TESTS, root)))
+    root = str(ROOT)
+    env = dict(os.environ, PYTHONPATH=root)
     preexec = _without_cap_sys_resource if os.geteuid() == 0 else None
     done = subprocess.run([sys.executable, "-c", NON_ROOT_RUN], env=env, cwd=root, preexec_fn=preexec,
                           capture_output=True, text=True, timeout=600)
@@ -174,7 +174,7 @@ def test_fifty_evaluations_in_a_row_without_cap_sys_resource_all_finish():
 
 
 def test_the_message_of_a_dead_worker_names_its_cause(tmp_path):
-    box = Sandbox(LIMITS, workers=1, preload=("sandbox_tasks",))
+    box = Sandbox(LIMITS, workers=1, preload=("tests.support.sandbox_tasks",))
     try:
         for signum, kind, words in ((signal.SIGSEGV, "crash", "signal 11 (SIGSEGV)"),
                                     (signal.SIGKILL, "memory", "SIGKILL"),
@@ -188,7 +188,7 @@ def test_the_message_of_a_dead_worker_names_its_cause(tmp_path):
 
 
 def test_wall_clock_over_the_limit_stops_the_task_and_is_not_remembered(tmp_path):
-    box = Sandbox(Limits(wall_seconds=0.5), workers=1, preload=("sandbox_tasks",))
+    box = Sandbox(Limits(wall_seconds=0.5), workers=1, preload=("tests.support.sandbox_tasks",))
     try:
         with pytest.raises(SandboxError) as caught:
             box.run(tasks.sleep, 30.0)
@@ -326,7 +326,7 @@ def test_a_worker_killed_idle_or_busy_is_reaped_and_replaced(tasks_importable, t
 
     me = psutil.Process()
     others = {child.pid for child in me.children()}
-    box = Sandbox(LIMITS, workers=2, preload=("numpy", "sandbox_tasks"))
+    box = Sandbox(LIMITS, workers=2, preload=("numpy", "tests.support.sandbox_tasks"))
 
     def workers() -> list:
         return [child for child in me.children() if child.pid not in others]

@@ -1,5 +1,5 @@
 """Every panel on every program (issue 17): the presets and programs generated from the op registry
-(tests/program_gen.py) through the Explorer's graph, the inspector on every node, every node's Jacobian,
+(tests/support/program_gen.py) through the Explorer's graph, the inspector on every node, every node's Jacobian,
 the gradient check, the exports (DOT, SVG where Graphviz's `dot` exists, the Python script run and compared),
 the poke pictures, the Stepper's panel at every step and the Forward vs reverse tab's cost: at the explorer/
 function level for breadth, and through Streamlit AppTest on both pages for a sample. No panel may raise; each
@@ -33,33 +33,16 @@ from explorer.program import run as program_run
 from explorer.program import view_data as graph_data
 from explorer.program.inspector import heatmap_figure
 from explorer.program.mode_cost import program_cost
-from tests import program_gen
+from tests.support import program_gen
+from tests.support.sweep_cases import CASES
 
 SWEEP = settings(derandomize=True, max_examples=40, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 HAS_DOT = shutil.which("dot") is not None
 
-#: Two programs per primitive, each on another shape of the pool (tests/program_gen.py).
+#: Two programs per primitive, each on another shape of the pool (tests/support/program_gen.py).
 REGISTRY_PROGRAMS = [(name, text) for i, name in enumerate(PRIMITIVES)
                      for text in program_gen.programs_of(name, limit=2, start=2 * i)]
-#: The shapes and cases issue 17 names, written out (the registry's programs may pick others).
-CASES = {
-    "size-1": "a = tensor([2.0])\nout = (a * a).sum()\n",
-    "size-1 bias": "x = randn(3, 2)\nW = randn(1, 2)\nb = tensor([0.5])\nout = (x @ W.T + b).relu().mean()\n",
-    "row and column": "r = randn(1, 3)\nc = randn(3, 1)\nout = (r * c).sum(axis=0)\n",
-    "empty reductions": "e = zeros(0, 3)\nv = randn(3)\nout = e.sum(axis=0) + e.mean() + v\n",
-    "int labels": "y = tensor([2, 0, 1], requires_grad=False)\nlogits = randn(3, 4)\nloss = cross_entropy(logits, y)\n",
-    "label picking": ("y = tensor([2, 0, 1, 1], requires_grad=False)\nlogits = randn(4, 3)\n"
-                      "logp = log_softmax(logits, axis=-1)\nloss = -logp[[0, 1, 2, 3], y].mean()\n"),
-    "fan-out": "x = randn(2, 3)\nh = x * x + x.exp()\nout = h.sum()\n",
-    "broadcasting": "X = randn(3, 4)\nb = randn(4)\nc = randn(3, 1)\nout = ((X + b) * c).mean()\n",
-    "size-1 matmul": "a = tensor([[2.0]])\nb = tensor([[3.0]])\nout = a @ b\n",
-    "float labels": "logits = randn(3, 4)\ny = [2.0, 0.0, 1.0]\nloss = cross_entropy(logits, y)\n",
-    "int embedding": "W = randn(5, 2)\ny = tensor([4, 0, 4], requires_grad=False)\nout = embedding(W, y).sum()\n",
-    "a lecture's layer": "X = randn(5, 3)\nW = randn(3, 2)\nb = randn(2)\nout = (X @ W + b).tanh().mean()\n",
-    "a big batch": ("X = randn(20, 8)\nW = randn(8, 4)\nb = randn(4)\nh = (X @ W + b).relu()\n"
-                    "out = h.softmax(axis=-1).sum() + linear(X, W.T, b).mean() + (h * h).sum(axis=0).mean()\n"),
-}
 
 
 def all_programs() -> list[tuple[str, str]]:
@@ -314,7 +297,7 @@ def test_both_pages_walk_every_node_and_step(text):
     """The Explorer through AppTest: the program from a link, every node chosen in the inspector (its data and
     grad tables, the rule, the heatmap, the Jacobian), the check and the export tabs; then the Stepper at every
     step as the browser reports it."""
-    from tests.test_app import app, no_exception, open_tab, report, view_data
+    from tests.support.apptest import app, no_exception, open_tab, report, view_data
 
     graph, steps = program_run.step_program(text)
     at = app()

@@ -10,6 +10,7 @@ from autograd import Tensor
 from autograd import functional as F
 from explorer.playground import datasets, health, training
 from explorer.playground.settings import TrainConfig
+from tests.support.playground_by_hand import independent_health
 
 
 def test_two_moons_reaches_95_percent_test_accuracy():
@@ -145,31 +146,6 @@ def test_mse_for_classification_is_squared_error_of_the_probabilities():
 # ---------------------------------------------------------------------------- health
 
 
-def _independent_health(state, activation):
-    """One SGD step of a 2-layer network computed here by hand, with every health number."""
-    W1, b1, W2, b2 = (p.data.copy() for p in state.model.parameters())
-    batch_rng = np.random.default_rng(state.config.seed + 1)
-    batch = batch_rng.permutation(len(state.y_train))[: state.config.batch_size]
-    X = training.model_inputs(state, state.X_train[batch])
-    y = state.y_train[batch].astype(float)
-    z = X @ W1.T + b1
-    h = {"relu": np.maximum(z, 0), "tanh": np.tanh(z), "sigmoid": 1 / (1 + np.exp(-z))}[activation]
-    out = (h @ W2.T + b2)[:, 0]
-    dout = ((1 / (1 + np.exp(-out)) - y) / len(y))[:, None]
-    dW2 = dout.T @ h
-    dz = dout @ W2 * {"relu": (z > 0).astype(float), "tanh": 1 - h * h, "sigmoid": h * (1 - h)}[activation]
-    dW1 = dz.T @ X
-    lr = state.config.lr
-    rows = []
-    for W, dW, in ((W1, dW1), (W2, dW2)):
-        rows.append({"grad": np.sqrt((dW**2).sum()), "weight": np.sqrt(((W - lr * dW) ** 2).sum()),
-                     "ratio": np.sqrt(((lr * dW) ** 2).sum()) / np.sqrt((W**2).sum())})
-    dead = np.mean([(h[:, j] == 0).all() for j in range(h.shape[1])])
-    if activation == "tanh":
-        saturated = np.mean([(np.abs(h[:, j]) > 0.99).all() for j in range(h.shape[1])])
-    else:
-        saturated = np.mean([((h[:, j] < 0.01) | (h[:, j] > 0.99)).all() for j in range(h.shape[1])])
-    return rows, dead, saturated
 
 
 @pytest.mark.parametrize("activation", ["relu", "tanh", "sigmoid"])
@@ -182,7 +158,7 @@ def test_layer_health_equals_values_computed_independently(activation, seed):
     b1 = state.model.parameters()[1]
     b1.data[:8] = -50.0
     b1.data[8:12] = 50.0
-    rows, dead, saturated = _independent_health(state, activation)
+    rows, dead, saturated = independent_health(state, activation)
     assert dead >= 8 / 24 if activation == "relu" else saturated >= 12 / 24  # the test sees real trouble
     training.step(state, 1)
     got = state.health

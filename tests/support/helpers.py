@@ -1,12 +1,17 @@
 """Shared test helpers: a float64 central-difference gradient checker with a precise failure message,
 micrograd's test program written with Tensors, and the traced graph of a program."""
 
+from pathlib import Path
+
 import numpy as np
 
 from autograd import Tensor
 from autograd.expr import evaluate
 from autograd.gradcheck import numerical_vjp
 from autograd.graph import trace
+
+#: The repository's root, for the tests that read its files or run its app.
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def leaves(*arrays, dtype=np.float64):
