@@ -4,16 +4,13 @@ import json
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from autograd import Parameter, Tensor, is_grad_enabled, no_grad
 from autograd.tensor import Primitive, _result, toposort, unbroadcast
-from tests.support.helpers import micrograd_tensors
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.helpers import ROOT, micrograd_tensors
 
 
 def test_micrograd_canonical_program():

@@ -3,7 +3,7 @@ surface (Tensor operators and methods, autograd.functional, the drawings) agrees
 that misses an op its registry entry names, or an op a surface offers that no entry declares, fails here.
 
 It also holds the reference backward pass: a short, plain implementation of reverse mode that the
-engine's fast `run_backward` must agree with on every case of every primitive (tests/test_ops.py).
+engine's fast `run_backward` must agree with on every case of every primitive (tests/engine/test_ops.py).
 """
 
 import inspect
@@ -41,7 +41,7 @@ def test_every_primitive_declares_everything(name):
         positions = [prim.formula.find(f"d{slot} ") for slot in prim.slots]
         assert -1 not in positions and positions == sorted(positions), (name, prim.formula)
     # Forward mode: the JVP beside the VJP, its formula (dOut = ...) naming the slots' tangents in order, and
-    # its rule with numbers plugged in (tests/test_forward.py checks each against J·v).
+    # its rule with numbers plugged in (tests/engine/test_forward.py checks each against J·v).
     assert callable(prim.jvp) and callable(prim.jvp_plugged), f"{name} declares no JVP"
     assert isinstance(prim.jvp_formula, str) and prim.jvp_formula.startswith("dOut = "), (name, prim.jvp_formula)
     if len(prim.slots) > 1:

@@ -6,7 +6,6 @@ and argnums follow torch.func; bad arguments get messages that name what is wron
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from autograd import Tensor, no_grad
 from autograd.func import jacfwd, jacrev, jvp, vjp
 from autograd.jacobian import jacobian_rows
-from tests.support.helpers import leaves
+from tests.support.helpers import ROOT, leaves
 from tests.support.op_cases import IDS, TABLE
 
 RNG = np.random.default_rng(5)
@@ -244,12 +243,12 @@ def test_other_misuse_is_named():
 
 
 def test_the_readme_example_runs_as_written(tmp_path):
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     section = readme.split("## Forward and reverse mode", 1)[1]
     snippet = re.findall(r"```python\n(.*?)```", section, re.S)[0]
     script = tmp_path / "forward_reverse.py"
     script.write_text(snippet)
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(ROOT)
     done = subprocess.run([sys.executable, str(script)], cwd=root, capture_output=True, text=True, timeout=120,
                           env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
