@@ -5,7 +5,6 @@ import math
 import subprocess
 import sys
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,9 +16,7 @@ from autograd import functional as F
 from autograd.expr import ExpressionError, Result, check, compile_program, evaluate, to_python
 from explorer.program import presets
 from tests.support.expr_corpus import HOSTILE
-from tests.support.helpers import micrograd_tensors
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.helpers import ROOT, micrograd_tensors
 
 
 def leaf(data):

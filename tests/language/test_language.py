@@ -412,7 +412,7 @@ def test_whole_numbers_as_data_make_an_integer_tensor_as_in_pytorch():
         given = x.variables["x"]
         assert given.dtype == np.float64 and given.requires_grad and "x" in x.inputs, text
         np.testing.assert_array_equal(given.grad, [2.0, 4.0])
-    # the script it exports runs as the program does: tests/test_expr.py's INTEGER_LABELS
+    # the script it exports runs as the program does: tests/language/test_expr.py's INTEGER_LABELS
 
 
 def test_data_in_the_python_export_and_inline():
