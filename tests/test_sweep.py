@@ -163,7 +163,7 @@ def cost_panel(text) -> int:
     assert cost.forward.operations >= 0 and cost.reverse.operations >= 0
     if cost.built:
         agree = cost.max_difference <= 1e-12 * max(1.0, cost.max_entry)
-        # NOTE: or a rule's 0 × inf, which each way meets in other entries (tests/test_mode_cost.py)
+        # NOTE: or a rule's 0 × inf, which each way meets in other entries (tests/explorer/program/test_mode_cost.py)
         assert agree or (cost.nonfinite and cost.max_difference == math.inf), (cost.max_difference, text)
     else:
         assert cost.note.startswith("Not built") and cost.forward.seconds is None, text

@@ -6,7 +6,6 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +23,7 @@ from explorer.graph.svg import to_svg
 from explorer.numbers import format_array, value_lines
 from explorer.program import check, run, stepper
 from tests.support.dot_lines import EDGE_LINE, TAG_EDGE, TAG_LINE, node_lines
-from tests.support.helpers import fan_out_program, micrograd_tensors, traced
+from tests.support.helpers import ROOT, fan_out_program, micrograd_tensors, traced
 
 
 def seed_graph():
@@ -310,7 +309,6 @@ def test_to_svg_without_the_binary_returns_none(monkeypatch):
 
 
 DOT_BINARY = shutil.which("dot")
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.skipif(DOT_BINARY is None and not os.environ.get("CI"), reason="Graphviz 'dot' is not installed")
