@@ -5,16 +5,14 @@ table tests/support/number_format.json, and components/frontend/web/format.js ag
 import json
 import math
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from components.common.assets import CODE_DIR
 from explorer.numbers import fmt_number, fmt_percent, ticks
-from tests.support.helpers import node_or_skip
+from tests.support.helpers import ROOT, node_or_skip
 
-ROOT = Path(__file__).resolve().parent.parent
 TABLE = json.loads((ROOT / "tests" / "support" / "number_format.json").read_text(encoding="utf-8"))
 SPECIAL = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan, "-0": -0.0}
 
