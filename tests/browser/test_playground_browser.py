@@ -448,7 +448,7 @@ SNAPSHOT_JS = """(lv) => {
 
 def _expected_boxes(step: int) -> dict[str, dict]:
     """The default run's step graph at `step`, computed here: NumPy forward and backward written out
-    (tests/test_playground_graph.py), each value as the box prints it; by box id."""
+    (tests/explorer/playground/test_playground_graph.py), each value as the box prints it; by box id."""
     state = training.new_state(TrainConfig())
     training.step(state, step)
     want = numpy_step(state)

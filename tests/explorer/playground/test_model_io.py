@@ -4,15 +4,13 @@ import io
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from explorer.playground import datasets, model_files, training
 from explorer.playground.settings import TrainConfig
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.helpers import ROOT
 
 
 def _trained(config=None, steps=30):
