@@ -6,14 +6,12 @@ import signal
 import subprocess
 import sys
 import urllib.request
-from pathlib import Path
 
 import psutil
 import pytest
 
 from deploy.classroom import CONFIG, haproxy_config, healthy
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.helpers import ROOT
 
 
 def _need_haproxy():
