@@ -4,15 +4,13 @@ Streamlit's internals."""
 
 import re
 from importlib import import_module
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 import streamlit
 
 from components.common import st_internals
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.helpers import ROOT
 
 
 def test_every_internal_name_is_in_the_installed_streamlit():
