@@ -1,6 +1,6 @@
 """Hostile inputs in a real headless Chromium: crafted model files through the Playground's own file uploader,
 and the issue's poke link on both program pages, each answered by a message (what is wrong, what is allowed),
-never a traceback, the page usable after. The whole corpus runs through AppTest in tests/test_hostile.py."""
+never a traceback, the page usable after. The whole corpus runs through AppTest in tests/pages/test_hostile.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Hostile inputs for the app, generated: links from each page's parameters (explorer/links.py, the Playground's
 settings table) crossed with bad values, and model files crafted byte by byte (forged .npy headers, zip bombs,
-truncated zips, pickled object arrays, nonsense points). Used by tests/test_hostile.py, tests/browser and
+truncated zips, pickled object arrays, nonsense points). Used by tests/pages/test_hostile.py, tests/browser and
 benchmarks/load.py's uploads scenario.
 
     links("stepper")   -> [(name, {param: value or [values]}), ...]

@@ -1,8 +1,8 @@
-"""Programs of the expression language for the sweep (tests/test_sweep.py), generated from the op registry.
+"""Programs of the expression language for the sweep (tests/pages/test_sweep.py), generated from the op registry.
 
 Every call form comes from the registry: a primitive's operators (through OPERATOR_FORMS), methods and
 functions (with the argument kinds language.library declares for them), so a new primitive is swept by
-existing code; a new *operator* needs one line in OPERATOR_FORMS (tests/test_sweep.py says so when one is
+existing code; a new *operator* needs one line in OPERATOR_FORMS (tests/pages/test_sweep.py says so when one is
 missing). Operands come from a pool of leaves of the shapes that break panels: scalars, size-1 arrays
 ``tensor([2.0])``, (1, n), (n, 1), vectors, matrices, an empty (0, 3), and int data used as labels
 (``tensor([2, 0, 1], requires_grad=False)``). Names are reused, so fan-out happens; shapes are mixed, so

@@ -2,15 +2,14 @@
 program, the start point sent by the view, divergence said in words."""
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from explorer.race import course as race
+from tests.support.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/optimiser_race.py"
 VIEW = "components.race"
 

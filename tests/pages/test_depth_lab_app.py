@@ -2,14 +2,13 @@
 
 import json
 import re
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from explorer.depth_lab import lab as depth_lab
 from explorer.depth_lab.lab import LabConfig
+from tests.support.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/depth_lab.py"
 
 

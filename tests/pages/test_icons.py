@@ -2,9 +2,9 @@
 is an empty box. Icons are Streamlit's Material icons (":material/…:"), which Streamlit ships as a font."""
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.helpers import ROOT
+
 SOURCES = [ROOT / "app.py", *(ROOT / d for d in ("pages", "components", "explorer"))]
 
 # Outside the Basic Multilingual Plane (😀, 📐, 🔥, ...), the BMP's characters drawn as emoji by default

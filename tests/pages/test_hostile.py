@@ -6,7 +6,6 @@ checks with (poke.POKE_LIMIT, the language, explorer.links, the Playground's set
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +18,8 @@ from explorer.program import forward_mode, poke, presets
 from language import ExpressionError, compile_program
 from server.sandbox import Sandbox, SandboxError
 from tests.support import hostile_corpus as corpus
+from tests.support.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGES = {"explorer": "pages/explorer.py", "stepper": "pages/stepper.py", "playground": "pages/playground.py"}
 TRACEBACK = ("Traceback", 'File "/')
 

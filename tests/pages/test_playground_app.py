@@ -6,7 +6,6 @@ once. The controller's clock is replaced by one the test moves, so Play trains a
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,9 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.playground import step_graph as playground_graph
 from explorer.playground.controller import GLYPHS, STAND_INS, Playground
+from tests.support.helpers import ROOT
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(ROOT / "app.py")
 PAGE = "pages/playground.py"
 BUTTONS = ["Play", "Step", "Reset", "Show this step's graph"]
 

@@ -1,11 +1,12 @@
 """The server settings shipped in .streamlit/config.toml, which `streamlit run app.py` reads."""
 
 import tomllib
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-CONFIG = tomllib.loads((Path(__file__).parent.parent / ".streamlit" / "config.toml").read_text())
+from tests.support.helpers import ROOT
+
+CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
 
 
 def test_no_full_garbage_collection_after_every_rerun():
