@@ -63,7 +63,7 @@ def test_numpy_scalars_and_integers():
 def test_the_browser_twin_agrees_on_random_doubles():
     """Beyond the table: 4000 seeded doubles (any bit pattern, and the usual magnitudes) and ranges print and tick
     the same in Node as here."""
-    node = node_or_skip("the browser twin's comparison")  # the table itself runs in Node in tests/test_js.py
+    node = node_or_skip("the browser twin's comparison")  # the table itself runs in Node in tests/js/test_js.py
     rng = np.random.default_rng(20)
     bits = rng.integers(0, 2**63, size=1000, dtype=np.int64).view(np.float64)
     usual = rng.standard_normal(1000) * 10.0 ** rng.uniform(-6, 6, 1000)

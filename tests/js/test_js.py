@@ -2,11 +2,8 @@
 Node is installed; without it they are skipped, except under CI (env CI set), where a missing Node fails."""
 
 import subprocess
-from pathlib import Path
 
-from tests.support.helpers import node_or_skip
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.helpers import ROOT, node_or_skip
 
 
 def test_node_tests_pass():
