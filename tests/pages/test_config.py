@@ -26,7 +26,7 @@ def test_the_toolbar_has_no_deploy_button():
 def test_streamlits_own_page_menu_is_off_and_app_py_draws_the_links():
     # Streamlit's menu would show file names on a fresh server's first request (components/common/entry.py).
     assert CONFIG["client"]["showSidebarNavigation"] is False
-    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception
     assert [link.proto.label for link in at.sidebar.get("page_link")] == [
         "Expression Explorer", "Backward Stepper", "Training Playground", "Optimiser race", "Initialisation & depth"
