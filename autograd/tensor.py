@@ -58,7 +58,7 @@ class Primitive:
       plugged      plugged(t, g, out, *inputs, **meta) -> per input (text, value): the formula with this
                    call's numbers put in, each array written by `t` (the caller's formatter), and what that
                    arithmetic gives, worked out here as the text reads (it equals the VJP's result, before
-                   broadcasting is undone: tests/test_plugged.py)
+                   broadcasting is undone: tests/engine/test_plugged.py)
       slots        the inputs' names in argument order, as the formula names them (matmul:
                    ("X", "W")); () when the number of inputs varies (concat, stack)
       commutative  swapping the two inputs gives the same result (drawings then name no slot)
@@ -79,7 +79,7 @@ class Primitive:
                    "dOut = dA ⊙ B + A ⊙ dB")
       jvp_plugged  jvp_plugged(t, tangents, out, *inputs, **meta) -> (text, value): the formula with this
                    call's numbers put in, the terms of inputs without a tangent left out, and what that
-                   arithmetic gives (it equals the JVP's result: tests/test_forward.py)
+                   arithmetic gives (it equals the JVP's result: tests/engine/test_forward.py)
     """
 
     __slots__ = (

@@ -263,7 +263,7 @@ def play_rate(browser, url: str, probe: Probe, program: str, speed: float, secon
 
 def explorer_edits(browser, url: str, probe: Probe, rounds: int) -> dict:
     from explorer.program import presets
-    from tests.helpers import traced
+    from tests.support.helpers import traced
 
     cases = {
         "6-layer MLP": (MLP6, "h5"),
@@ -294,7 +294,7 @@ def explorer_edits(browser, url: str, probe: Probe, rounds: int) -> dict:
 
 def first_load(browser, url: str, probe: Probe, rounds: int) -> float:
     from explorer.program import presets
-    from tests.helpers import traced
+    from tests.support.helpers import traced
 
     nodes = len(traced(presets.program("micrograd")).nodes)
     times = []
@@ -312,7 +312,7 @@ def first_load(browser, url: str, probe: Probe, rounds: int) -> float:
 
 
 def text_size(browser, url: str, probe: Probe, program: str, viewport: dict, marker: str) -> dict:
-    from tests.helpers import traced
+    from tests.support.helpers import traced
 
     nodes = len(traced(program).nodes)
     context = browser.new_context(viewport=viewport)
@@ -334,7 +334,7 @@ def fan_out(browser, url: str, program: str, cap_s: float) -> float | None:
 
     from explorer.graph import dot
     from explorer.program import view_data as graph_data
-    from tests.helpers import traced
+    from tests.support.helpers import traced
 
     drawing = dot.plan(traced(program), max_nodes=graph_data.MAX_DRAWN)
     boxes = len(drawing.boxes) + (drawing.notice is not None)
@@ -354,7 +354,7 @@ def fan_out(browser, url: str, program: str, cap_s: float) -> float | None:
 
 
 def fan_out_lines(browser, url: str, cap_s: float) -> None:
-    from tests.helpers import fan_out_program
+    from tests.support.helpers import fan_out_program
 
     for label, program in (("x feeding 360 adds (361 boxes)", fan_out_program(4, 90)),
                            ("x feeding 1,080 adds (399 of 1,081)", fan_out_program(12, 90))):
@@ -387,7 +387,7 @@ def inspector_scroll(browser, url: str, rounds: int, late_s: float) -> dict:
     the inspector's tabs in the window's top quarter (and held there 500 ms), median of ``rounds`` fresh tabs, and
     how many never got there within 10 s; with the inspector's Jacobian code on time and ``late_s`` late (the
     order CI met: Streamlit's tabs then scroll their selected tab into view after the page's own scroll)."""
-    from tests.helpers import traced
+    from tests.support.helpers import traced
 
     drawn, results = Probe().graph_drawn(len(traced(MLP6).nodes), "h5"), {}
     for late in (0.0, late_s):

@@ -20,7 +20,7 @@ sandbox's worker processes):
   workers) before, at its peak and after, and the CPU seconds it cost: Inspect -> relu of a 1-D tensor of
   1,000,000 numbers, the SVG export of a 451-node graph, zeros(10**15, 10**15, 10**15, 0), a CSV with
   CR-only line endings and one of 2 MB; then --tabs tabs of a heavy program at once (tracebacks counted).
-- uploads: a neighbour plays while another tab uploads hostile model files (tests/hostile_corpus.py) through
+- uploads: a neighbour plays while another tab uploads hostile model files (tests/support/hostile_corpus.py) through
   the Playground's uploader for --seconds: the neighbour's updates/s alone and meanwhile, and per file the
   server's peak RSS growth, CPU seconds and what the page said.
 - classroom: one process direct vs two behind HAProxy (deploy/), a process killed mid-class, uploads
@@ -494,7 +494,7 @@ def scenario_limits(browser, server, tree, args) -> dict:
         # 451 nodes, x feeding 450 adds. NOTE: with 1,080 adds dot took over 10 s (the export said so, in its
         # column), and the browser's own Graphviz, laying out the same graph, did not finish in 240 s either; since
         # explorer/dot.py draws x's uses as tags (not edges down the chains) both take 0.12 s.
-        from tests.helpers import fan_out_program
+        from tests.support.helpers import fan_out_program
 
         page = explorer(fan_out_program(5, 90))
         page.get_by_role("tab", name="Export").click()
@@ -559,7 +559,7 @@ def scenario_limits(browser, server, tree, args) -> dict:
 
 
 
-#: The hostile model files the uploads scenario sends (tests/hostile_corpus.py), heaviest first.
+#: The hostile model files the uploads scenario sends (tests/support/hostile_corpus.py), heaviest first.
 UPLOAD_FILES = ("zip-bomb.npz", "zip-bomb-no-meta.npz", "forged-shape.npz", "labels-200000.json",
                 "pickled-object-array.npz", "labels-huge.json", "coordinates-1e308.json")
 
@@ -583,7 +583,7 @@ def scenario_uploads(browser, server, tree, args) -> dict:
     after another: the neighbour's updates/s alone and meanwhile, and per file the server tree's peak RSS growth,
     its CPU seconds, how long until the page answered and what it said. (The uploading tab is open and idle
     during the neighbour's window alone; a tab that showed a traceback is reloaded, as its user would.)"""
-    from tests import hostile_corpus
+    from tests.support import hostile_corpus
 
     files = {name: data for name, data, _ in hostile_corpus.files() if name in UPLOAD_FILES}
     neighbour_context = browser.new_context(viewport={"width": 1280, "height": 800})

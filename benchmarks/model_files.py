@@ -1,5 +1,5 @@
-"""Hostile model files (tests/hostile_corpus.py) loaded by explorer/playground/model_files.py, each in a fresh process:
-its peak RSS growth, CPU seconds and what it says.
+"""Hostile model files (tests/support/hostile_corpus.py) loaded by explorer/playground/model_files.py, each in a
+fresh process: its peak RSS growth, CPU seconds and what it says.
 
     python benchmarks/model_files.py                                   # this checkout
     python benchmarks/model_files.py --app-dir /work/main --app-dir .  # before and after, side by side
@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     parser.add_argument("--only", action="append", help="file names to load (default: all)")
     parser.add_argument("--timeout", type=float, default=120.0)
     args = parser.parse_args(argv)
-    from tests import hostile_corpus
+    from tests.support import hostile_corpus
 
     dirs = [d.resolve() for d in (args.app_dir or [REPO_ROOT])]
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]), "| load average:", os.getloadavg())

@@ -1,8 +1,9 @@
 """Numbers and arrays as the app writes them: one place for the digits, the summaries, the shapes and dtypes,
 and the numbers sent to the browser's pictures. Plain NumPy (no Streamlit, no drawing).
 
-THE NUMBER FORMAT (the same text heads components/frontend/web/format.js, its browser twin; the cases both are checked
-against are tests/number_format.json, read by tests/test_numbers_format.py and by `node --test tests/js/`):
+THE NUMBER FORMAT (the same text heads components/frontend/web/format.js, its browser twin; the cases both are
+checked against are tests/support/number_format.json, read by tests/explorer/test_numbers_format.py and by
+`node --test tests/js/`):
 
 fmt_number(x) (format.js formatNumber) — a number in a box, a tile, a tooltip or a sentence:
 - four significant digits, rounded half to even on the double's exact value (1234.5 -> "1234", 1235.5 -> "1236",

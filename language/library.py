@@ -1,7 +1,7 @@
 """What the language offers: its functions, methods, constructors, constants and attributes.
 
 Every function and method is an engine surface, and each entry knows the primitive that declares it in
-the op registry (autograd.ops.PRIMITIVES), which gives its shape rule; tests/test_language.py checks
+the op registry (autograd.ops.PRIMITIVES), which gives its shape rule; tests/language/test_language.py checks
 that the language offers exactly the functions and methods the registry declares. What is written
 here is the language's own business: which arguments are tensors, labels, masks or plain values, and
 which keywords a student may pass.

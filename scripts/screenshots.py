@@ -65,7 +65,7 @@ def shoot_poke(page, url: str, out: Path) -> None:
 def shoot_jacobian(page, url: str, out: Path) -> None:
     """The Explorer's node inspector on the attention preset's softmax: its Jacobian, three dense blocks."""
     from explorer.program import presets
-    from tests.helpers import traced
+    from tests.support.helpers import traced
 
     program = presets.program("attention scores")
     softmax = next(n.id for n in traced(program).nodes if n.op == "softmax")

@@ -14,9 +14,9 @@ Gradients may keep `out`'s broadcast shape; the engine sums them back to each in
 The `formula` of each primitive is what the Backward Stepper shows (G is the upstream gradient).
 Beside its VJP each primitive declares its JVP (forward mode, autograd/forward.py):
     jvp(tangents, out, *inputs, **meta) -> the output's tangent, None standing for an input without one,
-with its `jvp_formula` (dOut = ...) and `jvp_plugged` (tests/test_forward.py checks each against J·v).
+with its `jvp_formula` (dOut = ...) and `jvp_plugged` (tests/engine/test_forward.py checks each against J·v).
 The Tensor operators and methods, `autograd.functional`, the expression language and the graph
-drawings all come from, or are checked against, PRIMITIVES (tests/test_registry.py).
+drawings all come from, or are checked against, PRIMITIVES (tests/engine/test_registry.py).
 """
 
 from autograd.ops._common import as_tensor, broadcast_shape, pair
@@ -67,7 +67,7 @@ def compare(fn, a, b):
 
 # ---- Tensor's operators and methods that are primitives' forwards themselves ----------------------
 # Bound here, once all of ops exists, and written out one by one, so grep finds where each comes from;
-# tests/test_registry.py checks them against the surfaces each primitive declares.
+# tests/engine/test_registry.py checks them against the surfaces each primitive declares.
 Tensor.__add__ = add
 Tensor.__sub__ = sub
 Tensor.__mul__ = mul

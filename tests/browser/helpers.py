@@ -311,3 +311,15 @@ def page_state_report(page, console_errors=()) -> str:
     lines += [f"graph view: {view}" for view in state["views"]]
     lines += ["", "main block:", main_text(page)[:6000], "", "console errors:", *console_errors]
     return "\n".join(lines) + "\n"
+
+
+def live_step(page) -> int:
+    """The training step the Playground's live view shows (-1 before its first frame)."""
+    return int(page.locator('[data-testid="live-view"]').get_attribute("data-step") or -1)
+
+
+def wait_live_step(page, step: int, timeout: float = 30_000) -> None:
+    deadline = time.monotonic() + timeout / 1000
+    while live_step(page) != step and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert live_step(page) == step, f"the live view shows step {live_step(page)}, expected {step}"

@@ -12,7 +12,7 @@ import pytest
 
 from explorer.numbers import fmt_number
 from explorer.program import presets
-from tests.helpers import traced
+from tests.support.helpers import traced
 
 from .helpers import (
     GRAPH,

@@ -11,7 +11,7 @@ import pytest
 from benchmarks.graph_view import MLP6
 from explorer.numbers import fmt_number
 from explorer.program import presets
-from tests.helpers import traced
+from tests.support.helpers import traced
 
 from .helpers import (
     GRAPH,

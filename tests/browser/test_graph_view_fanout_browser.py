@@ -9,8 +9,8 @@ from urllib.parse import quote
 import pytest
 
 from explorer.program import view_data as graph_data
-from tests.helpers import fan_out_program, traced
-from tests.test_dot import TAG_LINE, node_lines
+from tests.support.dot_lines import TAG_LINE, node_lines
+from tests.support.helpers import fan_out_program, traced
 
 from .helpers import GRAPH, GRAPH_NODES, wait_for_idle, wait_for_view
 

@@ -8,7 +8,7 @@ import pytest
 
 from explorer.numbers import fmt_number
 from explorer.program import view_data as graph_data
-from tests.helpers import traced
+from tests.support.helpers import traced
 
 from .helpers import GRAPH, boxes, view_state, wait_for_idle, wait_for_view
 

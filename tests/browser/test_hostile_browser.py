@@ -1,6 +1,6 @@
 """Hostile inputs in a real headless Chromium: crafted model files through the Playground's own file uploader,
 and the issue's poke link on both program pages, each answered by a message (what is wrong, what is allowed),
-never a traceback, the page usable after. The whole corpus runs through AppTest in tests/test_hostile.py."""
+never a traceback, the page usable after. The whole corpus runs through AppTest in tests/pages/test_hostile.py."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests import hostile_corpus as corpus
+from tests.support import hostile_corpus as corpus
 
-from .helpers import GRAPH, app_exception, click_button, open_page
+from .helpers import GRAPH, app_exception, click_button, open_page, wait_live_step
 from .server import REPO_ROOT
-from .test_playground_browser import _wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -38,7 +37,7 @@ def test_hostile_model_files_through_the_real_uploader_are_refused_with_their_re
         assert says in text.replace("\\", ""), (name, text)
         assert app_exception(page) is None and "Traceback" not in text, name
     click_button(page, "Step")  # the page is usable: the run the uploads left alone trains on
-    _wait_step(page, 1)
+    wait_live_step(page, 1)
     assert app_exception(page) is None
 
 

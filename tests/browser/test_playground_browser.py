@@ -15,10 +15,9 @@ import pytest
 from explorer.numbers import value_lines
 from explorer.playground import step_graph, training
 from explorer.playground.settings import TrainConfig
-from tests.test_playground_graph import _numpy_step
-from tests.test_training import _independent_health
+from tests.support.playground_by_hand import independent_health, numpy_step
 
-from .helpers import GRAPH_NODES, app_exception, click_button, horizontal_overflow, open_page
+from .helpers import GRAPH_NODES, app_exception, click_button, horizontal_overflow, live_step, open_page, wait_live_step
 
 pytestmark = pytest.mark.browser
 
@@ -72,17 +71,6 @@ def _wait_frame(page, at_least: int, timeout: float = 30_000) -> None:
     assert _frame(page) >= at_least, f"the live view painted {_frame(page)} frames, expected {at_least}"
 
 
-def _step(page) -> int:
-    return int(page.locator(LV).get_attribute("data-step") or -1)
-
-
-def _wait_step(page, step: int, timeout: float = 30_000) -> None:
-    deadline = time.monotonic() + timeout / 1000
-    while _step(page) != step and time.monotonic() < deadline:
-        page.wait_for_timeout(50)
-    assert _step(page) == step, f"the live view shows step {_step(page)}, expected {step}"
-
-
 def _sidebar_right(page) -> float:
     return page.evaluate("() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().right")
 
@@ -115,7 +103,7 @@ def test_everything_moves_together_while_playing(page, app_url, artifacts):
     before = lv.evaluate(PICTURES_JS)
     lv.evaluate(SAMPLER_JS)
     _play(page)
-    start = _step(page)
+    start = live_step(page)
     page.wait_for_function("() => window.__lvSampler.frames.length >= 40", timeout=60_000)
     page.screenshot(path=str(artifacts / "playground_playing.png"))
     during = lv.evaluate(PICTURES_JS)
@@ -123,7 +111,7 @@ def test_everything_moves_together_while_playing(page, app_url, artifacts):
     assert page.locator(f"{NET} [data-neuron]").count() == 19 and page.locator("[data-layer]").count() == 3
     _pause(page)
     sampler = page.evaluate("() => { window.__lvSampler.running = false; return window.__lvSampler; }")
-    assert _step(page) > start
+    assert live_step(page) > start
     for name in ("boundary", "network", "loss", "health"):
         assert during[name] != before[name], f"the {name} did not change while playing"
     assert sampler["blank"] == [], f"panels missing in samples {sampler['blank'][:10]}"
@@ -136,7 +124,7 @@ def test_everything_moves_together_while_playing(page, app_url, artifacts):
 def test_hovering_a_neuron_and_an_edge_shows_their_weights(page, app_url):
     _open(page, app_url)
     click_button(page, "Step")
-    _wait_step(page, 1)
+    wait_live_step(page, 1)
     page.locator(f'{NET} [data-neuron="1.3"]').hover()
     tip = page.locator(".lv-tip")
     tip.wait_for()
@@ -161,9 +149,9 @@ def test_gradient_health_equals_values_computed_independently(page, app_url):
     config = TrainConfig(activation="relu", hidden=(24,), seed=0)
     _open(page, app_url, "?activation=relu&hidden=24&seed=0")
     click_button(page, "Step")
-    _wait_step(page, 1)
+    wait_live_step(page, 1)
     state = training.new_state(config)
-    rows, dead, _ = _independent_health(state, "relu")
+    rows, dead, _ = independent_health(state, "relu")
     assert dead > 0, "this run has dead units on its first batch"
     for layer, want in enumerate(rows, start=1):
         row = page.locator(f'[data-layer="{layer}"]')
@@ -180,7 +168,7 @@ def test_a_layer_in_trouble_is_marked_with_its_reason(page, app_url):
     # A learning rate of 10 on SGD: each step changes the weights by far more than a tenth of their size.
     _open(page, app_url, "?lr=10.0&activation=relu")
     click_button(page, "Step")
-    _wait_step(page, 1)
+    wait_live_step(page, 1)
     why = page.locator('[data-why="1"]')
     assert "learning rate is too high" in why.inner_text()
     assert page.locator('[data-layer="1"].trouble').count() == 1
@@ -285,7 +273,7 @@ def test_the_colour_keys_are_whole_and_true_in_either_theme(browser, app_url, sc
 def test_no_test_split_shows_a_dash_not_nan(page, app_url):
     _open(page, app_url, "?test_fraction=0.0")
     click_button(page, "Step")
-    _wait_step(page, 1)
+    wait_live_step(page, 1)
     assert page.locator('[data-stat="test_acc"]').get_attribute("data-value") == "—"
     assert page.locator('[data-stat="test_loss"]').get_attribute("data-value") == "—"
     assert "nan" not in page.locator(LV).inner_text().lower()
@@ -295,7 +283,7 @@ def test_a_loss_within_one_decade_still_has_numbers_on_its_axis(page, app_url):
     _open(page, app_url, "?dataset=spiral&speed=250")
     _play(page)
     deadline = time.monotonic() + 30
-    while _step(page) < 100 and time.monotonic() < deadline:
+    while live_step(page) < 100 and time.monotonic() < deadline:
         page.wait_for_timeout(100)
     _pause(page)
     ticks = page.locator('[data-chart="loss"]').get_attribute("data-ticks").split()
@@ -342,7 +330,7 @@ def test_a_good_upload_trains(page, app_url, tmp_path):
     page.locator(".st-key-pg_file input[type=file]").set_input_files(str(path))
     page.wait_for_function("() => new URL(location.href).searchParams.get('dataset') === 'uploaded CSV'")
     click_button(page, "Step")
-    _wait_step(page, 1)
+    wait_live_step(page, 1)
     shown = page.locator(".st-key-pg_dataset").evaluate(
         "box => box.textContent + ' ' + Array.from(box.querySelectorAll('input'), (i) => i.value).join(' ')"
     )
@@ -353,26 +341,26 @@ def test_a_reload_keeps_the_run(page, app_url):
     _open(page, app_url)
     _play(page)
     deadline = time.monotonic() + 30
-    while _step(page) < 40 and time.monotonic() < deadline:
+    while live_step(page) < 40 and time.monotonic() < deadline:
         page.wait_for_timeout(100)
     _pause(page)
     page.wait_for_timeout(500)
-    step, probe = _step(page), page.locator(LV).get_attribute("data-probe")
+    step, probe = live_step(page), page.locator(LV).get_attribute("data-probe")
     assert step >= 40
     page.reload(wait_until="domcontentloaded")
     page.locator(LV).wait_for()
-    _wait_step(page, step)
+    wait_live_step(page, step)
     assert page.locator(LV).get_attribute("data-probe") == probe
     # Playing on after the reload continues from there.
     click_button(page, "Step")
-    _wait_step(page, step + 1)
+    wait_live_step(page, step + 1)
 
 
 def test_the_model_downloads_and_loads_back(page, app_url, tmp_path):
     _open(page, app_url, "?activation=relu")
     for _ in range(3):
         click_button(page, "Step")
-    _wait_step(page, 3)
+    wait_live_step(page, 3)
     probe = page.locator(LV).get_attribute("data-probe")
     page.get_by_text("Weights and data").click()
     with page.expect_download() as info:
@@ -382,9 +370,9 @@ def test_the_model_downloads_and_loads_back(page, app_url, tmp_path):
     meta = json.loads(saved.read_text())
     assert meta["step"] == 3 and meta["settings"]["activation"] == "relu"
     click_button(page, "Reset")
-    _wait_step(page, 0)
+    wait_live_step(page, 0)
     page.locator(".st-key-pg_model_file input[type=file]").set_input_files(str(saved))
-    _wait_step(page, 3)
+    wait_live_step(page, 3)
     assert page.locator(LV).get_attribute("data-probe") == probe
     assert app_exception(page) is None
 
@@ -393,14 +381,14 @@ def test_replay_scrubs_through_the_whole_view(page, app_url):
     _open(page, app_url, "?speed=250")
     _play(page)
     deadline = time.monotonic() + 30
-    while _step(page) < 60 and time.monotonic() < deadline:
+    while live_step(page) < 60 and time.monotonic() < deadline:
         page.wait_for_timeout(100)
     _pause(page)
     page.get_by_text("Replay", exact=True).click()
     slider = page.locator('.lv-replay input[type=range]')
     slider.wait_for()
     slider.fill("0")
-    _wait_step(page, 0)
+    wait_live_step(page, 0)
     assert page.locator('[data-panel="boundary"]').get_attribute("data-step") == "0"
     assert page.locator(NET).get_attribute("data-step") == "0"
     assert page.locator('[data-stat="step"]').get_attribute("data-value") == "0"
@@ -460,10 +448,10 @@ SNAPSHOT_JS = """(lv) => {
 
 def _expected_boxes(step: int) -> dict[str, dict]:
     """The default run's step graph at `step`, computed here: NumPy forward and backward written out
-    (tests/test_playground_graph.py), each value as the box prints it; by box id."""
+    (tests/explorer/playground/test_playground_graph.py), each value as the box prints it; by box id."""
     state = training.new_state(TrainConfig())
     training.step(state, step)
-    want = _numpy_step(state)
+    want = numpy_step(state)
     graph = step_graph.step_graph(state)  # its structure: which box is which
     ids = {node.name: node.id for node in graph.nodes if node.name}
     for k in (1, 2):  # the linear op before each activation
@@ -486,7 +474,7 @@ def test_the_step_graph_moves_with_the_view_and_shows_the_engines_numbers(page, 
     for _ in range(3):  # NOTE: each once the run has moved on (a condition, not a sleep: a loaded machine is slower)
         seen = snapshots[-1]["lvStep"] if snapshots else 0
         deadline = time.monotonic() + 60
-        while _step(page) <= seen and time.monotonic() < deadline:
+        while live_step(page) <= seen and time.monotonic() < deadline:
             page.wait_for_timeout(50)
         snapshots.append(lv.evaluate(SNAPSHOT_JS))
     page.wait_for_function("() => window.__gvSampler.pairs.length >= 20", timeout=60_000)
@@ -535,7 +523,7 @@ def test_slow_motion_paints_every_step(page, app_url):
     page.locator(LV).evaluate(SAMPLER_JS)
     _play(page)
     deadline = time.monotonic() + 30
-    while _step(page) < 4 and time.monotonic() < deadline:
+    while live_step(page) < 4 and time.monotonic() < deadline:
         page.wait_for_timeout(50)
     _pause(page)
     steps = page.evaluate("() => { window.__lvSampler.running = false; return window.__lvSampler.steps; }")

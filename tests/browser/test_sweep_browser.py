@@ -1,5 +1,5 @@
 """The sweep in a real browser (issue 17): a handful of programs, the shapes that broke panels and a few generated
-from the op registry (tests/program_gen.py), each opened from a link in the Explorer with every box clicked (the
+from the op registry (tests/support/program_gen.py), each opened from a link in the Explorer with every box clicked (the
 inspector opens on it) and in the Stepper with every step taken by key; no page may show an exception."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from autograd.expr import evaluate
 from autograd.graph import backward_steps
 from explorer.graph import names
 from explorer.program import run
-from tests import program_gen
-from tests.test_sweep import CASES
+from tests.support import program_gen
+from tests.support.sweep_cases import CASES
 
 from .helpers import (
     GRAPH,

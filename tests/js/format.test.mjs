@@ -1,4 +1,4 @@
-// components/frontend/web/format.js against the shared table tests/number_format.json (pytest checks explorer/numbers.py
+// components/frontend/web/format.js against the shared table tests/support/number_format.json (pytest checks explorer/numbers.py
 // against the same rows): run with `node --test tests/js/`.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { URL } from "node:url";
 
 import { formatCount, formatNumber, formatPercent, formatShort, ticks } from "../../components/frontend/web/format.js";
 
-const TABLE = JSON.parse(readFileSync(new URL("../number_format.json", import.meta.url), "utf8"));
+const TABLE = JSON.parse(readFileSync(new URL("../support/number_format.json", import.meta.url), "utf8"));
 const SPECIAL = { inf: Infinity, "-inf": -Infinity, nan: NaN, "-0": -0 };
 const value = (v) => (typeof v === "string" ? SPECIAL[v] : v);
 

@@ -1,7 +1,7 @@
 // Numbers as the app writes them, in the browser: one format shared with explorer/numbers.py (pure, no DOM).
 /**
  * THE NUMBER FORMAT (the same text in explorer/numbers.py; the cases both are checked against are
- * tests/number_format.json, read by pytest and by `node --test tests/js/`):
+ * tests/support/number_format.json, read by pytest and by `node --test tests/js/`):
  *
  * formatNumber(x) — a number in a box, a tile, a tooltip or a sentence:
  * - four significant digits, rounded half to even on the double's exact value (1234.5 -> "1234",

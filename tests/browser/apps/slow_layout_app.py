@@ -11,7 +11,7 @@ from autograd.graph import trace
 from components.graph_view import graph_view
 from explorer.graph import dot
 from explorer.program import view_data as graph_data
-from tests.helpers import fan_out_program
+from tests.support.helpers import fan_out_program
 
 
 @st.cache_data

@@ -1,0 +1,1 @@
+"""The components' server-side tests (components/)."""

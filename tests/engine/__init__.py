@@ -1,0 +1,1 @@
+"""The engine's tests (autograd/): tensors, ops, graphs, Jacobians, forward mode, nn and optimisers."""

@@ -1,0 +1,1 @@
+"""The explorer's tests (explorer/), one folder per room."""

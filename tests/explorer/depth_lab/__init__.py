@@ -1,0 +1,1 @@
+"""The initialisation and depth lab's tests (explorer/depth_lab/)."""

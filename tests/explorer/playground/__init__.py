@@ -1,0 +1,1 @@
+"""The Training Playground's tests (explorer/playground/): data, training, the controller, settings, files."""

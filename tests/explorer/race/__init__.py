@@ -1,0 +1,1 @@
+"""The optimiser race's tests (explorer/race/)."""

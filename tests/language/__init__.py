@@ -1,0 +1,1 @@
+"""The expression language's tests (language/, autograd.expr)."""

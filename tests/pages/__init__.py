@@ -1,0 +1,1 @@
+"""The pages through Streamlit's AppTest (pages/, app.py)."""

@@ -1,0 +1,1 @@
+"""The server side's tests (server/, deploy/): the run store, the sandbox, the launcher."""

@@ -1,0 +1,1 @@
+"""Tables and helpers the test modules share (no tests here)."""
