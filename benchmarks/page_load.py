@@ -39,7 +39,7 @@ def main() -> None:
 
     from components.common import session
     from explorer.program import presets
-    from tests.test_app import sent, trigger  # the browser's messages, as the AppTest tests send them
+    from tests.support.apptest import sent, trigger  # the browser's messages, as the AppTest tests send them
 
     def load(program: str, page: str):
         at = AppTest.from_file(str(root / "app.py"), default_timeout=300)
