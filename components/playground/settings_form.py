@@ -10,7 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.playground import datasets
-from explorer.playground.settings import DEFAULT_VALUES, SETTINGS, SLOW_MOTION, Setting, TrainConfig, parse_hidden
+from explorer.playground.settings import DEFAULT_VALUES, SETTINGS, SLOW_MOTION, TrainConfig
+from explorer.settings import Setting
 
 ss = st.session_state
 KEEP = "_kept_"
@@ -99,8 +100,8 @@ def read(task: str) -> TrainConfig:
     values = {}
     for s in SETTINGS:
         value = ss[key(s.name)]
-        if s.name == "hidden":
-            value = parse_hidden(value)
+        if s.kind == "text":
+            value = s.parse(value)  # the widths as typed: read as a link's text is
         elif s.kind == "multiselect":
             value = tuple(value)
         values[s.name] = value

@@ -1,9 +1,9 @@
 """The initialisation and depth lab: a deep MLP at step 0 on one batch, each layer's activations and gradients.
 
 `LabConfig` holds the learner's choices (data set, initialisation, activation, width, depth, batch,
-seed), each declared once with its widget and range (explorer/playground_settings.Setting), and
+seed), each declared once with its widget and range (explorer/settings.Setting), and
 read from a URL by `LabConfig.from_query`. `analyse(config)` builds the network with the engine
-(nn.Linear layers drawn by explorer/catalogue.INITS), runs one batch forward and backward, and returns
+(nn.Linear layers drawn by explorer/playground/catalogue.INITS), runs one batch forward and backward, and returns
 each hidden layer's activation statistics, histogram and weight-gradient norm; `findings(result)`
 says in words what they show (vanishing or exploding gradients, saturation, dead units, symmetry).
 No Streamlit here; the page runs `analyse` in the sandbox (it can be large: see MAX_NUMBERS).
@@ -12,7 +12,7 @@ No Streamlit here; the page runs `analyse` in the sandbox (it can be large: see 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ import numpy as np
 from autograd import Tensor, nn
 from explorer.numbers import fmt_percent, plain_number, power_of_ten
 from explorer.playground import catalogue, datasets, health
-from explorer.playground.settings import Setting, read_query, setting, settings_query
+from explorer.settings import Setting, read_query, rows, setting, settings_query
 
 MAX_WIDTH = 256
 MAX_DEPTH = 50
@@ -81,9 +81,9 @@ class LabConfig:
         return config, problems + ([why] if why else [])
 
 
-LAB_SETTINGS: tuple[Setting, ...] = tuple(
-    replace(f.metadata["setting"], name=f.name) for f in fields(LabConfig) if "setting" in f.metadata
-)
+LAB_SETTINGS: tuple[Setting, ...] = rows(LabConfig)
+#: The parameters the depth lab reads from its link.
+LINK_PARAMS: tuple[str, ...] = tuple(s.name for s in LAB_SETTINGS)
 
 
 def fitted(values: dict[str, Any]) -> tuple[LabConfig, str]:

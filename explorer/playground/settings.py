@@ -1,7 +1,7 @@
 """The Training Playground's settings, each declared once: label, widget, range, URL key, restart.
 
-`TrainConfig` is the typed settings object (TensorFlow Playground's `State` idea). Each of its
-fields carries a `Setting` in its metadata, and that one declaration drives everything else:
+`TrainConfig` is the typed settings object (TensorFlow Playground's `State` idea). Each of its fields carries a
+`Setting` (explorer/settings.py, the one codec) in its metadata, and that one declaration drives everything else:
 the sidebar's widgets (components/playground/settings_form.py), the URL (`to_query` / `from_query`, which
 clamps or ignores what the widgets would refuse), the restart toast (`changed_settings`), the
 run's identity (`TrainConfig.run_key`) and the list of widget keys kept across pages.
@@ -9,12 +9,11 @@ run's identity (`TrainConfig.run_key`) and the list of widget keys kept across p
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from explorer.playground import catalogue, datasets
+from explorer.settings import Setting, read_query, rows, setting, settings_query
 from explorer.words import clip_text
 
 MAX_LAYERS = 8
@@ -52,154 +51,12 @@ def _check_hidden(widths: tuple[int, ...]) -> None:
         raise ValueError(f"each hidden layer has 1 to {MAX_WIDTH} neurons; got {bad[0]}")
 
 
+def hidden_text(widths: tuple[int, ...]) -> str:
+    """(8, 8) -> '8,8' as a link writes it; () -> '-' (no hidden layer)."""
+    return ",".join(str(w) for w in widths) if widths else "-"
+
+
 # ------------------------------------------------------------------------------ the table
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One setting: how it is shown, which values it takes, how it reads and writes the URL.
-
-    kind: the widget: "select", "slider", "select_slider", "number", "text" or "multiselect".
-    choices: the allowed values (or a function of the task, for settings that depend on it).
-    lo, hi, step: the range of a slider or number box; URL values are clamped into it and
-    rounded to the step. restarts: changing it starts a new run (else it applies live).
-    """
-
-    label: str
-    kind: str
-    section: str  # where the widget sits: "Data", "Network" or "Training"
-    restarts: bool = True
-    choices: tuple | Callable[[str], tuple] | None = None
-    lo: float | None = None
-    hi: float | None = None
-    step: float | None = None
-    help: str = ""
-    fmt: str | None = None  # the widget's number format ("percent", ...)
-    name: str = ""  # the TrainConfig field and URL key; filled in from the field
-
-    def options(self, task: str) -> tuple:
-        return self.choices(task) if callable(self.choices) else tuple(self.choices or ())
-
-    # --- values to and from text (the URL, the hidden-layers text box)
-    def text(self, value) -> str:
-        if self.name == "hidden":
-            return ",".join(str(w) for w in value) if value else "-"
-        if self.kind == "multiselect":
-            return ",".join(value) if value else "-"
-        return str(value)
-
-    def parse(self, text: str):
-        """The value a URL's text stands for; ValueError if it is not one of this setting's kind."""
-        if self.name == "hidden":
-            try:
-                return () if text in ("", "-") else tuple(int(t) for t in text.split(","))
-            except ValueError:
-                raise ValueError("not whole numbers separated by commas") from None
-        if self.kind == "multiselect":
-            return () if text in ("", "-") else tuple(text.split(","))
-        if self.kind == "select":
-            return text
-        try:
-            number = float(text)
-        except ValueError:
-            raise ValueError("not a number") from None
-        if not math.isfinite(number):
-            raise ValueError("not a finite number")
-        whole = self.kind == "select_slider" and all(isinstance(o, int) for o in self.options(""))
-        if whole or isinstance(self.step, int):
-            if not number.is_integer():
-                raise ValueError("not a whole number")
-            return int(number)
-        return number
-
-    def shown(self, value) -> str:
-        """A value as a message quotes it."""
-        return self.text(value) if value != () else "none"
-
-    def check(self, value, task: str) -> None:
-        """Raise ValueError naming the setting if `value` is outside what its widget allows."""
-        if self.name == "hidden":
-            _check_hidden(value)
-        elif self.kind == "multiselect":
-            allowed = self.options(task)
-            unknown = [v for v in value if v not in allowed]
-            if unknown:
-                raise ValueError(
-                    f"{self.label.lower()} {unknown} do not apply to {task}; choose from {', '.join(allowed)}"
-                )
-        elif self.kind in ("select", "select_slider"):
-            allowed = self.options(task)
-            if value not in allowed:
-                raise ValueError(
-                    f"{self.label.lower()} {clip_text(str(value))!r} is not one of {', '.join(map(str, allowed))}"
-                )
-        elif not (isinstance(value, (int, float)) and self.lo <= value <= self.hi):
-            raise ValueError(f"{self.label.lower()} must be between {self.lo:g} and {self.hi:g}, got {value}")
-
-    def coerce(self, value, task: str) -> tuple[Any, str | None]:
-        """A URL value brought within range: (value, None) if it was fine, (nearest allowed value,
-        why) if it was clamped or rounded; raises ValueError if there is no sensible neighbour."""
-        if self.kind in ("slider", "number"):
-            near = min(max(value, self.lo), self.hi)
-            near = self.lo + round((near - self.lo) / self.step) * self.step
-            near = int(near) if isinstance(self.step, int) else round(near, 10)
-            if near == value:
-                return near, None
-            if value > self.hi:
-                return near, f"above the largest {self.text(near)}"
-            if value < self.lo:
-                return near, f"below the smallest {self.text(near)}"
-            return near, f"between steps of {self.step:g}"
-        if self.kind == "select_slider":
-            allowed = self.options(task)
-            if value in allowed:
-                return value, None
-            numeric = [a for a in allowed if a > 0]
-            near = min(numeric, key=lambda a: abs(math.log(a) - math.log(value))) if value > 0 else min(allowed)
-            if value > max(allowed):
-                return max(allowed), f"above the largest {self.text(max(allowed))}"
-            return near, f"not one of the choices; the nearest is {self.text(near)}"
-        self.check(value, task)
-        return value, None
-
-
-def settings_query(config, rows) -> dict[str, str]:
-    """``config``'s settings (one per row) as URL parameters (st.query_params is a str -> str mapping)."""
-    return {s.name: s.text(getattr(config, s.name)) for s in rows}
-
-
-def read_query(rows, params, task: str = "", *, skip=(), kept: Callable[[str], Any] | None = None):
-    """What a URL's ``params`` say for each of ``rows``, never raising: (values, refused, problems). A value past a
-    row's range is clamped into it and a problem says so. One it cannot read is refused: with ``kept`` (a name ->
-    the value kept instead) the problem says what was kept, in order with the others; without, it is returned in
-    ``refused`` as (name, what is wrong), for the caller to say once it knows. Rows named in ``skip`` are left out.
-    The one reading of settings from a link: the Playground's and the depth lab's."""
-    values: dict[str, Any] = {}
-    refused: list[tuple[str, str]] = []
-    problems: list[str] = []
-    for s in rows:
-        if s.name not in params or s.name in skip:
-            continue
-        text = str(params[s.name])
-        shown = f"{s.name}={clip_text(text)!r}"
-        try:
-            value, why = s.coerce(s.parse(text), task)
-        except ValueError as err:
-            wrong = f"{shown} is not valid ({clip_text(str(err), 160)})"
-            if kept is None:
-                refused.append((s.name, wrong))
-            else:
-                problems.append(f"{wrong}; kept {s.shown(kept(s.name))}")
-            continue
-        if why:
-            problems.append(f"{shown} is {why}: using {s.shown(value)}")
-        values[s.name] = value
-    return values, refused, problems
-
-
-def setting(default, label: str, kind: str, section: str, **options) -> Any:
-    """A TrainConfig field declared with its Setting."""
-    return field(default=default, metadata={"setting": Setting(label=label, kind=kind, section=section, **options)})
 
 
 @dataclass(frozen=True)
@@ -229,6 +86,9 @@ class TrainConfig:
         "text",
         "Network",
         help=f"Comma-separated, e.g. 8, 8 — up to {MAX_LAYERS} layers of {MAX_WIDTH}.",
+        reads=parse_hidden,
+        writes=hidden_text,
+        checks=_check_hidden,
     )
     activation: str = setting("tanh", "Activation", "select", "Network", choices=tuple(catalogue.ACTIVATIONS))
     init: str = setting(
@@ -328,9 +188,9 @@ class TrainConfig:
         return config, problems
 
 
-SETTINGS: tuple[Setting, ...] = tuple(
-    replace(f.metadata["setting"], name=f.name) for f in fields(TrainConfig) if "setting" in f.metadata
-)
+SETTINGS: tuple[Setting, ...] = rows(TrainConfig)
+#: The parameters the Playground reads from its link: its settings and the run id (explorer/links.py checks it).
+LINK_PARAMS: tuple[str, ...] = (*(s.name for s in SETTINGS), "run")
 SETTING: dict[str, Setting] = {s.name: s for s in SETTINGS}
 DEFAULT_VALUES: dict[str, Any] = {s.name: getattr(TrainConfig, s.name) for s in SETTINGS}
 

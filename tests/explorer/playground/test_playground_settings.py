@@ -54,7 +54,7 @@ def test_url_values_outside_a_widget_are_clamped_with_a_warning(query, field, va
         ({"n": "lots"}, "n='lots' is not valid (not a number); kept 200"),
         ({"seed": "1.5"}, "not a whole number"),
         ({"hidden": "8,999"}, "each hidden layer has 1 to 64 neurons"),
-        ({"hidden": "8,x"}, "not whole numbers separated by commas"),
+        ({"hidden": "8,x"}, "whole numbers separated by commas; 'x' is not one"),
         ({"activation": "swish"}, "activation 'swish' is not one of relu"),
         ({"dataset": "moons"}, "data set 'moons' is not one of two moons"),
         ({"features": "x1²,zz"}, "['zz'] do not apply to classification"),
