@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from explorer import links
 from explorer.race.course import KINDS, MAX_RUNNERS, MAX_STEPS, OWN, SURFACES, Race, check_runner, runner
+from explorer.settings import PartlyRead, Setting, read_query, settings_query
 
 # ----------------------------------------------------------------------------- the race in a URL
 
@@ -96,6 +97,15 @@ class Setup:
     runners: tuple = ()
     steps: int = 300
 
+    @property
+    def plane(self) -> tuple[str, str]:
+        return self.x, self.y
+
+    @property
+    def opt(self) -> tuple:
+        """The runners, by their URL key."""
+        return self.runners
+
     def race(self, own_text: str) -> Race:
         """The race this setup asks for (the learner's program is ``own_text``)."""
         if self.surface == OWN:
@@ -111,62 +121,64 @@ def preset_setup(name: str, steps: int = 300) -> Setup:
 
 
 DEFAULT = preset_setup("rosenbrock")
+
+
+def _plane_from_text(text: str) -> tuple[str, str]:
+    names = tuple(n.strip() for n in text.split(","))
+    if len(names) == 2 and all(n.isidentifier() for n in names) and names[0] != names[1]:
+        return names
+    raise ValueError("write two different input names, as `a,b`")
+
+
+def _start_from_text(text: str) -> tuple[float, float]:
+    pair = pair_from_text(text)
+    if pair is None:
+        raise ValueError("write two finite numbers, as `-1.5,2`")
+    return pair
+
+
+def _runners_from_link(text: str) -> tuple:
+    runners, bad = runners_from_text(text)
+    if bad:
+        raise PartlyRead(runners or None, bad)
+    if not runners:
+        raise ValueError("no optimisers named; a race needs at least one")
+    return runners
+
+
+#: The race's settings as a link keeps them, one row each (explorer/settings.py reads and writes them). The surface
+#: comes first: a new surface brings its own start point and runners, which the other rows then change.
+ROWS: tuple[Setting, ...] = (
+    Setting("Surface", "select", name="surface", choices=(*SURFACES, OWN)),
+    Setting("Plane", "text", name="plane", reads=_plane_from_text, writes=",".join),
+    Setting("Start", "text", name="start", reads=_start_from_text, writes=pair_text),
+    Setting("Optimisers", "text", name="opt", reads=_runners_from_link, writes=runners_text),
+    Setting("Steps", "number", name="steps", lo=1, hi=MAX_STEPS, step=1),
+)
 #: The URL's keys for a race (the learner's program travels as ``program``, as on the program pages).
-QUERY_KEYS = ("surface", "plane", "start", "opt", "steps")
+QUERY_KEYS = tuple(s.name for s in ROWS)
+#: The parameters the race page reads from its link.
+LINK_PARAMS = ("program", *QUERY_KEYS)
 
 
 def setup_query(setup: Setup) -> dict:
-    """The URL's params for ``setup``."""
-    query = {"surface": setup.surface}
-    if setup.surface == OWN:
-        query["plane"] = f"{setup.x},{setup.y}"
-    query |= {"start": pair_text(setup.start), "opt": runners_text(setup.runners), "steps": str(setup.steps)}
-    return query
+    """The URL's params for ``setup`` (the plane only for the learner's own program)."""
+    return settings_query(setup, [s for s in ROWS if s.name != "plane" or setup.surface == OWN])
 
 
 def setup_from_query(query: Mapping, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
     """The setup a URL's params describe, and what was wrong in them, each in words (a wrong part keeps the
     default's value for it: a preset's own start point and runners when the surface changed)."""
-    problems = []
-    surface = query.get("surface", default.surface)
+    read, _, problems = read_query(ROWS[:1], query, kept=lambda name: default.surface)
+    surface = read.get("surface", default.surface)
     if surface != default.surface:
-        if surface in SURFACES:
-            default = preset_setup(surface, default.steps)
-        elif surface == OWN:
-            default = replace(default, surface=OWN)
-        else:
-            problems.append(f"surface `{surface[:40]}`: there is no such surface (choose from "
-                            f"{', '.join(SURFACES)} or {OWN})")
-    setup = default
-    if setup.surface == OWN and "plane" in query:
-        names = [n.strip() for n in query["plane"].split(",")]
-        if len(names) == 2 and all(n.isidentifier() for n in names) and names[0] != names[1]:
-            setup = replace(setup, x=names[0], y=names[1])
-        else:
-            problems.append(f"plane `{query['plane'][:40]}`: write two different input names, as `a,b`")
-    if "start" in query:
-        start = pair_from_text(query["start"])
-        if start is None:
-            problems.append(f"start `{query['start'][:40]}`: write two finite numbers, as `-1.5,2`")
-        else:
-            setup = replace(setup, start=start)
-    if "opt" in query:
-        runners, bad = runners_from_text(query["opt"])
-        problems += [f"optimiser {b}" for b in bad]
-        if runners:
-            setup = replace(setup, runners=runners)
-        elif not bad:
-            problems.append("opt: no optimisers named; a race needs at least one")
-    if "steps" in query:
-        try:
-            steps = int(query["steps"])
-        except ValueError:
-            steps = 0
-        if 1 <= steps <= MAX_STEPS:
-            setup = replace(setup, steps=steps)
-        else:
-            problems.append(f"steps `{query['steps'][:20]}`: a whole number from 1 to {MAX_STEPS:,}")
-    return setup, problems
+        default = preset_setup(surface, default.steps) if surface in SURFACES else replace(default, surface=OWN)
+    skip = () if default.surface == OWN else ("plane",)
+    read, _, more = read_query(ROWS[1:], query, skip=skip, kept=lambda name: getattr(default, name))
+    x, y = read.get("plane", default.plane)
+    setup = replace(default, x=x, y=y, start=read.get("start", default.start),
+                    runners=read.get("opt", default.runners), steps=read.get("steps", default.steps))
+    return setup, problems + more
 
 
 def sync(state, query, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:

@@ -76,8 +76,8 @@ def test_bad_values_in_a_link_are_said_and_the_rest_kept():
     at = race_page(surface="nowhere", start="a,b", opt="rmsprop(lr=1);adam(lr=-2);sgd(lr=0.003)", steps="99999")
     no_exception(at)
     said = " ".join(texts(at.warning))
-    for words in ("surface `nowhere`", "start `a,b`", "no optimiser called `rmsprop`",
-                  "learning rate must be above 0", "steps `99999`"):
+    for words in ("surface='nowhere' is not valid", "start='a,b' is not valid", "no optimiser called `rmsprop`",
+                  "learning rate must be above 0", "steps='99999' is above the largest 1000: using 1000"):
         assert words in said, words
     data = view(at)
     assert data["start"] == [-1.5, 2.0] and [p["id"] for p in data["paths"]] == ["sgd"]
