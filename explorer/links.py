@@ -1,23 +1,16 @@
-"""A page's link checked at the edge, before any work: the parameters each page reads, each given once, the
-Stepper's step a whole number of its range and the Playground's run id of the form the server makes. (The
-values themselves: explorer/program/poke.py's from_link for ``poke``, TrainConfig.from_query's settings table for the
-Playground, the language for ``program``.)"""
+"""A page's link checked at the edge, before any work: the parameters a page reads each given once, the
+Stepper's step a whole number of its range and the Playground's run id of the form the server makes; and the one
+rule for a link against the session's own state (``link_wins``). Each room declares the parameters its pages read
+(explorer/program/link.py's PAGE_PARAMS, the Playground's, the race's and the depth lab's LINK_PARAMS), and reads
+the values itself: poke.from_link for ``poke``, the settings codec (explorer/settings.py) for settings, the
+language for ``program``."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 
-from explorer.playground.settings import SETTINGS
 from explorer.words import clip_text
-
-#: The parameters each page reads from its link. The Playground's are its settings table's and its run id.
-PARAMS: dict[str, tuple[str, ...]] = {
-    "explorer": ("program", "poke", "mode", "v"),
-    "stepper": ("program", "poke", "step", "mode", "v"),
-    "playground": (*(s.name for s in SETTINGS), "run"),
-    "optimiser_race": ("program", "surface", "plane", "start", "opt", "steps"),  # explorer.race.setup.QUERY_KEYS
-}
 
 
 def link_wins(state: Mapping, name: str, given) -> bool:
@@ -38,10 +31,10 @@ def ignored(problem: str, what: str = "the link") -> str:
     return f"Ignored part of {what}: {problem}."
 
 
-def repeated(query: Mapping[str, list[str]], page: str) -> list[str]:
-    """A problem for each parameter of ``page`` the link gives more than once (Streamlit reads the last)."""
+def repeated(query: Mapping[str, list[str]], params: tuple[str, ...]) -> list[str]:
+    """A problem for each of a page's ``params`` the link gives more than once (Streamlit reads the last)."""
     problems = []
-    for name in PARAMS[page]:
+    for name in params:
         values = query.get(name) or []
         if len(values) > 1:
             problems.append(f"`{name}` is given {len(values)} times; a link gives each once, so the last counts")

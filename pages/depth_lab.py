@@ -3,7 +3,7 @@
 import streamlit as st
 
 from components.common.entry import through_app
-from components.common.link_warnings import say_ignored
+from components.common.link_warnings import link_warnings, say_ignored
 
 # NOTE: first, before the page's own imports (see components/common/entry.py).
 through_app()
@@ -37,6 +37,7 @@ header(
 # widgets Streamlit forgot: the last settings are kept in lab_config).
 query = st.query_params.to_dict()
 if ss.get("lab_query") != query:
+    link_warnings(depth_lab.LINK_PARAMS)
     config, problems = LabConfig.from_query(query, base=ss.get("lab_config"))
     for s in LAB_SETTINGS:
         ss[key(s.name)] = getattr(config, s.name)

@@ -31,7 +31,7 @@ header(
     "VJP never builds. The URL keeps the program and the poked values.",
 )
 
-program = panels.shared_program("explorer")
+program = panels.shared_program(link.PAGE_PARAMS["explorer"])
 st.query_params.pop("step", None)  # the Backward Stepper's position means nothing here
 direction = modes.wanted()  # None: reverse mode; forward mode's v otherwise
 view_of = functools.partial(modes.sandboxed, page_data.explorer_view, direction)

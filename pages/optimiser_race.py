@@ -6,6 +6,7 @@ import streamlit as st
 from components import race as panels
 from components.common.entry import through_app
 from components.common.layout import header
+from components.common.link_warnings import link_warnings
 from components.program import panels as explorer_panels
 from explorer import words
 from explorer.program import errors
@@ -27,6 +28,7 @@ header(
 
 def page() -> None:
     """The page below the title (a function: the race's numbers are its locals, let go after the run)."""
+    link_warnings(race_setup.LINK_PARAMS)
     setup, problems = race_setup.sync(ss, st.query_params)
     for other in ("step", "poke") + (() if setup.surface == race.OWN else ("program",)):
         st.query_params.pop(other, None)  # the program pages' own: they mean nothing here
@@ -35,7 +37,7 @@ def page() -> None:
     with st.sidebar:
         panels.surface_box(setup)
         if setup.surface == race.OWN:
-            text = explorer_panels.shared_program("optimiser_race")
+            text = explorer_panels.shared_program(race_setup.LINK_PARAMS)
             panels.program_editor(text)
             try:
                 planes = panels.own_setup(setup, text)

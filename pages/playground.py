@@ -18,6 +18,7 @@ from components.playground import files
 from components.playground import settings_form as form
 from explorer.playground import datasets, step_graph
 from explorer.playground.controller import Playground
+from explorer.playground.settings import LINK_PARAMS
 from explorer.words import markdown_safe
 
 ss = st.session_state
@@ -40,7 +41,7 @@ st.html(
 
 form.restore()
 if "pg" not in ss:
-    link_warnings("playground")
+    link_warnings(LINK_PARAMS)
     ss.pg, ss.pg_problems = Playground.from_url(st.query_params.to_dict(), user=learner_key())
     form.load(ss.pg.config)
 pg: Playground = ss.pg

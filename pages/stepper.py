@@ -14,7 +14,7 @@ from components.poke import full_run_wanted, poke_panel, synced
 from components.program import modes
 from components.program.panels import program_error, shared_program
 from explorer import links
-from explorer.program import forward_mode, jacobian_view, page_data, view_data
+from explorer.program import forward_mode, jacobian_view, link, page_data, view_data
 
 through_app()
 
@@ -26,7 +26,7 @@ jacobians_of = functools.partial(session.sandboxed, jacobian_view.step_jacobians
 
 
 top = st.container()  # the title, which says the mode (a link's warnings go under it)
-program = shared_program("stepper")
+program = shared_program(link.PAGE_PARAMS["stepper"])
 direction = modes.wanted()  # None: reverse mode; forward mode's v otherwise
 with top:
     header(

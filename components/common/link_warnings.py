@@ -1,5 +1,5 @@
 """A page's link at the edge, as Streamlit: a warning for each parameter the link repeats, and for a run id
-that is not one the server makes (explorer/links.py)."""
+that is not one the server makes (explorer/links.py); and the one way a page says what of its link it ignored."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from explorer import links
 from explorer.words import markdown_safe
 
 
-def link_warnings(page: str) -> list[str]:
-    """Warns of ``page``'s parameters given more than once in the link and keeps the last of each (as
-    Streamlit reads it) in the URL, so the warning is said once; on the Playground, drops a ``run`` id of
-    the wrong form from the URL with a warning before the run store is asked for it."""
+def link_warnings(params: tuple[str, ...]) -> list[str]:
+    """Warns of the page's ``params`` given more than once in the link and keeps the last of each (as
+    Streamlit reads it) in the URL, so the warning is said once; where the page reads a ``run`` (the
+    Playground), drops a run id of the wrong form from the URL with a warning before the run store is asked."""
     query = {name: st.query_params.get_all(name) for name in st.query_params}
-    problems = links.repeated(query, page)
-    for name in links.PARAMS[page]:
+    problems = links.repeated(query, params)
+    for name in params:
         if len(query.get(name, ())) > 1:
             st.query_params[name] = query[name][-1]
-    if page == "playground":
+    if "run" in params:
         problem = links.run_problem(st.query_params.get("run"))
         if problem:
             problems.append(problem)

@@ -25,11 +25,11 @@ ss = st.session_state
 TABS = ("Gradients and check", "Inspect a node", "Export", "Forward vs reverse")
 
 
-def shared_program(page: str) -> str:
-    """The program both program pages show: the session's, or a link's (link.sync_program), with a
-    warning when it is too long for an address the server accepts (said before the server refuses it), and
-    one for each of ``page``'s parameters the link repeats (explorer.links; the URL keeps the last)."""
-    link_warnings(page)
+def shared_program(params: tuple[str, ...]) -> str:
+    """The program the program pages (and the race on its own program) show: the session's, or a link's
+    (link.sync_program), with a warning when it is too long for an address the server accepts (said before the
+    server refuses it), and one for each of the page's ``params`` the link repeats (the URL keeps the last)."""
+    link_warnings(params)
     program = link.sync_program(st.session_state, st.query_params, presets.program(presets.DEFAULT))
     note = link.link_note(program)
     if note:

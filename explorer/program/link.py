@@ -12,6 +12,11 @@ from explorer import links
 #: much over ~120 KB (measured: 120 KB answered, 128 KB reset), so a program whose link would come near
 #: that stays out of the address bar, and the page says so, rather than leave a link that cannot open.
 LINK_LIMIT = 64 * 1024
+#: The parameters each program page reads from its link.
+PAGE_PARAMS: dict[str, tuple[str, ...]] = {
+    "explorer": ("program", "poke", "mode", "v"),
+    "stepper": ("program", "poke", "step", "mode", "v"),
+}
 
 
 STALE_NOTE = (

@@ -20,7 +20,8 @@ from server.sandbox import Sandbox, SandboxError
 from tests.support import hostile_corpus as corpus
 from tests.support.helpers import ROOT
 
-PAGES = {"explorer": "pages/explorer.py", "stepper": "pages/stepper.py", "playground": "pages/playground.py"}
+PAGES = {"explorer": "pages/explorer.py", "stepper": "pages/stepper.py", "playground": "pages/playground.py",
+         "optimiser_race": "pages/optimiser_race.py", "depth_lab": "pages/depth_lab.py"}
 TRACEBACK = ("Traceback", 'File "/')
 
 
@@ -73,6 +74,10 @@ def expects_message(page: str, name: str, params: dict) -> bool:
         return bool(problems) or mode == "forward" and forward_mode.direction_problem(direction, shapes) is not None
     if page == "playground":
         return any(corpus.setting_is_refused_or_moved(k, v) for k, v in params.items() if k != "run") or "run" in params
+    if page == "optimiser_race":
+        return corpus.race_link_is_refused_or_moved(params)
+    if page == "depth_lab":
+        return corpus.lab_link_is_refused_or_moved(params)
     return _program_refused(params["program"])
 
 
@@ -83,6 +88,7 @@ CASES += [("stepper", name, params) for name, params in corpus.links("stepper")
           if name.startswith(("the issue's", "step", "program twice", "poke twice", "program=long", "v names",
                               "v past", "mode twice", "v twice", "mode=word", "v=word"))]
 CASES += [("playground", name, params) for name, params in corpus.links("playground")]
+CASES += [(page, name, params) for page in ("optimiser_race", "depth_lab") for name, params in corpus.links(page)]
 
 
 @pytest.mark.parametrize(("page", "name", "params"), CASES, ids=[f"{p}: {n}" for p, n, _ in CASES])

@@ -17,13 +17,18 @@ from functools import cache
 
 import numpy as np
 
-from explorer import links as page_links
+from explorer.depth_lab import lab
 from explorer.playground import datasets, model_files, training
-from explorer.playground.settings import SETTINGS, TrainConfig
+from explorer.playground.settings import LINK_PARAMS, SETTINGS, TrainConfig
+from explorer.program import link
+from explorer.race import setup as race_setup
 
 # ----------------------------------------------------------------------------- links
 
 MICROGRAD = "a = -4.0\nb = 2.0\ny = (a * b + b ** 3).relu()"  # the issue's link: poke a and b
+#: The parameters each page reads from its link, as each room declares them.
+PARAMS = {**link.PAGE_PARAMS, "playground": LINK_PARAMS, "optimiser_race": race_setup.LINK_PARAMS,
+          "depth_lab": lab.LINK_PARAMS}
 ARRAYS = "W = randn(3, 2)\nx = tensor([1.0, 2.0])\ny = (W @ x).tanh().sum()"  # W and x are scales
 
 #: Values nobody's widget sends: huge, negative, non-finite, fractional, wrong type, empty, long, odd bytes.
@@ -46,10 +51,10 @@ def _poke_values(knob: str, scale: bool, atoms: tuple = tuple(ATOMS)) -> dict[st
 
 
 def links(page: str) -> list[tuple[str, dict]]:
-    """Hostile links for ``page`` ('explorer', 'stepper', 'playground'): each of its parameters
-    (explorer.links.PARAMS) with each bad value, and each given twice."""
+    """Hostile links for ``page`` (a key of PARAMS): each of its parameters with each bad value, and each given
+    twice."""
     cases: list[tuple[str, dict]] = []
-    params = page_links.PARAMS[page]
+    params = PARAMS[page]
     if page in ("explorer", "stepper"):
         cases.append(("the issue's link", {"program": MICROGRAD, "poke": "a=1e308"}))
         cases.append(("the issue's link, both", {"program": MICROGRAD, "poke": "a=-1e308,b=1e308"}))
@@ -78,12 +83,30 @@ def links(page: str) -> list[tuple[str, dict]]:
             cases.append((f"every setting={atom}", {s.name: value for s in SETTINGS}))
         cases.append(("run id huge", {"run": "x" * 5000}))
         cases.append(("run id odd", {"run": "../../etc/passwd\x00"}))
+    if page == "optimiser_race":  # every setting at once, and the plane and start on the learner's own program
+        for atom, value in ATOMS.items():
+            cases.append((f"every setting={atom}", {name: value for name in race_setup.QUERY_KEYS}))
+            cases.append((f"own plane, start={atom}", {"surface": "program", "program": MICROGRAD, "plane": value,
+                                                       "start": value}))
+    if page == "depth_lab":
+        for atom, value in ATOMS.items():
+            cases.append((f"every setting={atom}", {name: value for name in lab.LINK_PARAMS}))
     for name in params if page != "playground" else ("dataset", "n", "run"):
         good = {"program": MICROGRAD, "poke": "a=1", "step": "1", "run": "abc", "mode": "forward",
                 "v": "input:a"}.get(name, "1")
-        cases.append((f"{name} twice", {**({"program": MICROGRAD} if page != "playground" else {}),
-                                        name: [good, good + "0"]}))
+        program = {"program": MICROGRAD} if page in link.PAGE_PARAMS else {}
+        cases.append((f"{name} twice", {**program, name: [good, good + "0"]}))
     return cases
+
+
+def race_link_is_refused_or_moved(params: dict) -> bool:
+    """True when the race's settings rows do not take ``params`` as they are (its link then must say so)."""
+    return bool(race_setup.setup_from_query(params)[1])
+
+
+def lab_link_is_refused_or_moved(params: dict) -> bool:
+    """True when the depth lab's settings rows do not take ``params`` as they are."""
+    return bool(lab.LabConfig.from_query(params)[1])
 
 
 def setting_is_refused_or_moved(name: str, text: str) -> bool:
