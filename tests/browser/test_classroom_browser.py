@@ -115,7 +115,7 @@ def test_a_run_link_in_a_fresh_browser_continues_the_run_or_forks_it_while_its_o
         assert _run_id(fork) != run and _step(fork) >= 25
         page.get_by_role("button", name="Pause", exact=True).click()
         page.get_by_role("button", name="Play", exact=True).wait_for()
-        page.wait_for_timeout(300)  # the pause's snapshot
+        page.locator(f'{LV}[data-playing="0"]').wait_for()  # the paused frame drawn: its step is the snapshot's
         paused = _step(page)
         # Paused: a fresh browser (no cookies, whichever process it reaches) continues the same run.
         fresh = _fresh(browser, contexts)
