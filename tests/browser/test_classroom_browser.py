@@ -16,7 +16,7 @@ from deploy.classroom import Classroom, free_ports
 from .conftest import _unavailable
 from .helpers import app_exception, click_button, install_run_tracker, open_page
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LV = '[data-testid="live-view"]'
 

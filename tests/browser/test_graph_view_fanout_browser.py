@@ -18,7 +18,7 @@ from .helpers import GRAPH, GRAPH_NODES, wait_for_idle, wait_for_view
 DRAWN_WITHIN_MS = 180_000
 
 # the suite's 120-s timeout would cut DRAWN_WITHIN_MS short: a regression should fail on that wait, not as a hang
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(DRAWN_WITHIN_MS // 1000 + 60)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(DRAWN_WITHIN_MS // 1000 + 60)]
 
 
 def drawn(page) -> dict:

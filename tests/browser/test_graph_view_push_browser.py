@@ -12,7 +12,7 @@ from tests.support.helpers import traced
 
 from .helpers import GRAPH, boxes, view_state, wait_for_idle, wait_for_view
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # tests/browser/apps/values_app.py draws this program (its slider's first value, a = 1.0)
 PROGRAM = "a = {a}\nb = [1.0, -2.0, 0.5]\ny = (a * b).tanh().sum()\n"

@@ -21,7 +21,7 @@ from .helpers import (
     wait_for_text,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TITLES = {"": "Expression Explorer", "stepper": "Backward Stepper", "playground": "Training Playground",
           "optimiser_race": "Optimiser race", "depth_lab": "Initialisation & depth"}

@@ -20,7 +20,7 @@ from tests.support.playground_by_hand import independent_health, numpy_step
 
 from .helpers import GRAPH_NODES, app_exception, click_button, horizontal_overflow, live_step, open_page, wait_live_step
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LV = '[data-testid="live-view"]'
 NET = '[data-testid="live-network"]'
