@@ -13,8 +13,8 @@ import pytest
 
 from deploy.classroom import Classroom, free_ports
 
-from .conftest import _unavailable
 from .helpers import app_exception, click_button, install_run_tracker, open_page
+from .server import unavailable
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +24,7 @@ LV = '[data-testid="live-view"]'
 @pytest.fixture(scope="module")
 def classroom(tmp_path_factory, artifacts):
     if shutil.which("haproxy") is None:
-        _unavailable("haproxy is not installed (apt-get install -y haproxy; .ci/run installs it)")
+        unavailable("haproxy is not installed (apt-get install -y haproxy; .ci/run installs it)")
     data = tmp_path_factory.mktemp("classroom-data")
     port, *backends = free_ports(3)
     room = Classroom(processes=2, port=port, host="127.0.0.1", backend_ports=backends, restart=False,
