@@ -11,6 +11,7 @@ through_app()
 from components.common import session
 from components.common.layout import header
 from components.playground.settings_form import widget
+from explorer import links
 from explorer.depth_lab import figures
 from explorer.depth_lab import lab as depth_lab
 from explorer.depth_lab.lab import LAB_SETTINGS, LabConfig
@@ -33,10 +34,10 @@ header(
     "in the sidebar and in the URL.",
 )
 
-# The URL holds the settings: read it on a first visit, from a link, or back from another page (whose
-# widgets Streamlit forgot: the last settings are kept in lab_config).
+# The URL holds the settings: read from a link (links.link_wins: one this session did not write), and on a
+# first visit or back from another page (whose widgets Streamlit forgot: the last settings are kept in lab_config).
 query = st.query_params.to_dict()
-if ss.get("lab_query") != query:
+if links.link_wins(ss, "lab", query) or any(key(s.name) not in ss for s in LAB_SETTINGS):
     link_warnings(depth_lab.LINK_PARAMS)
     config, problems = LabConfig.from_query(query, base=ss.get("lab_config"))
     for s in LAB_SETTINGS:
@@ -59,9 +60,10 @@ if cut:
     ss.lab_cut = config.batch, cut
     st.rerun()
 ss.lab_config = config
-ss.lab_query = config.to_query()
-if query != ss.lab_query:
-    st.query_params.from_dict(ss.lab_query)
+wanted = config.to_query()
+if query != wanted:
+    st.query_params.from_dict(wanted)
+links.wrote(ss, "lab", wanted)
 
 try:
     result = session.sandboxed(depth_lab.analyse, config)
