@@ -26,7 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import graphviz  # noqa: E402
+
 from benchmarks.graphs import synthetic_graph  # noqa: E402
+from explorer.graph import svg  # noqa: E402
 from explorer.graph.dot import plan, to_dot  # noqa: E402
 from explorer.numbers import value_lines  # noqa: E402
 
@@ -96,10 +99,6 @@ def export_lines(repeat: int) -> list[str]:
 
 
 def _export_lines(dot: str, repeat: int) -> list[str]:
-    import graphviz
-
-    from explorer.graph import svg
-
     data = dot.encode("utf-8")
     limit = svg._limited(10, 640 * 1024 * 1024)
     reference = "graphviz.pipe in this process (no limits)"
