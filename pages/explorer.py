@@ -53,7 +53,7 @@ def view_changed():
 
 @st.fragment
 @session.message_only
-def live(shown, knobs, picked, left, right):
+def live(shown, sliders, picked, left, right):
     """The sliders and the graph (of ``shown``'s own numbers, laid out once): a slider's move reruns only this,
     and the graph retexts in place."""
     if full_run_wanted() or ss.pop("explorer_whole_run", False):
@@ -68,7 +68,7 @@ def live(shown, knobs, picked, left, right):
         else:  # a drag's values: the graph alone (and the forward pass), one evaluation per move
             poked = stepped(shown, now)
         with left, session.failures_shown():
-            poke_panel(shown, knobs, poked.graph, key="explorer_poke")
+            poke_panel(shown, sliders, poked.graph, key="explorer_poke")
         _graph(shown, graph, view, picked, right, poked if now else None)
 
 
@@ -107,7 +107,7 @@ def page() -> None:
             with session.failures_shown(stop=True):
                 view = view_of(shown)
         with session.failures_shown(stop=True):
-            knobs, poked = synced(shown, view.knobs)
+            sliders, poked = synced(shown, view.sliders)
         graph = view.graph
 
     stale = shown != program  # the editor's program has an error: everything drawn below is the last that ran
@@ -126,7 +126,7 @@ def page() -> None:
         ss["explorer_settled"] = poked
     except Exception as exc:  # noqa: BLE001 - the program's graph is drawn; this is a message, never a traceback
         failure = exc
-    live(shown, knobs, picked, left, right)
+    live(shown, sliders, picked, left, right)
     with right:  # under the graph; the same for any poked numbers, so not rerun with them
         st.caption(names.graph_caption(graph, view_data.MAX_DRAWN))
     if failure is not None:
@@ -137,7 +137,7 @@ def page() -> None:
         note.info(analysis.note, icon=":material/info:")
 
     panels.tabs(
-        lambda: panels.checks(analysis, knobs, poked),
+        lambda: panels.checks(analysis, sliders, poked),
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
                                  lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index), view.forward),

@@ -50,7 +50,7 @@ def walk(view):
 
 try:
     n = len(walk(stepped(program)))  # the steps themselves stay in the sandbox's cache (see live)
-    knobs, st.session_state["stepper_settled"] = synced(program, stepped(program).knobs)  # the page run's values
+    sliders, st.session_state["stepper_settled"] = synced(program, stepped(program).sliders)  # the page run's values
     inputs = forward_mode.input_shapes(stepped(program).graph)  # what the direction v may name
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     program_error(program, exc)
@@ -96,16 +96,16 @@ if n == 0:
 
 @st.fragment
 @session.message_only
-def live(program, knobs):
+def live(program, sliders):
     """The graph with its steps and the sliders: a slider's move or a step reruns only this; the same drawing
     takes the new numbers in place, at the same step."""
     if full_run_wanted():
         st.rerun()  # the values settled: the URL follows
     with session.failures_shown():  # a busy sandbox: its words where the graph would be
-        _live(program, knobs)
+        _live(program, sliders)
 
 
-def _live(program, knobs):
+def _live(program, sliders):
     # NOTE: from the sandbox's cache, not arguments: a fragment keeps its arguments while its session lives, and
     # a closed tab's session outlives it (+336 MB per 8M-number program)
     view = stepped(program)
@@ -142,8 +142,8 @@ def _live(program, knobs):
                values=view_data.value_texts(poked_graph if forward is None else forward.graph) if poked else None,
                on_step=stepped_in_browser, on_view=view_changed, on_jacobian=jacobian_asked)
     with st.sidebar:  # beside the graph at any height of the window, as the sliders move
-        poke_panel(program, knobs, poked_graph, key="stepper_poke")
+        poke_panel(program, sliders, poked_graph, key="stepper_poke")
 
 
-live(program, knobs)
+live(program, sliders)
 modes.explained(direction is not None)

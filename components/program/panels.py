@@ -91,7 +91,7 @@ def editor(program: str) -> None:
                  help="One `name = expression` per line; the last line is the output. Ctrl+Enter runs it.", **default)
 
 
-def checks(analysis, knobs, poked) -> None:
+def checks(analysis, sliders, poked) -> None:
     """The gradient check: its verdicts, its table and how it was made."""
     for kind, message in check.check_verdicts(analysis.checks):
         getattr(st, kind)(markdown_safe(message))
@@ -100,7 +100,7 @@ def checks(analysis, knobs, poked) -> None:
     # NOTE: a static table, not st.dataframe: this tab is open on the first load, and the data grid's
     # JavaScript competed with Graphviz's, delaying the graph by ~0.8 s (first load 4.1-4.5 s -> 3.4-3.7 s).
     st.table(check.check_table(list(analysis.checks)))
-    at = f" Checked at the poked values ({poke.described(poked, knobs)}); Reset returns to the program's."
+    at = f" Checked at the poked values ({poke.described(poked, sliders)}); Reset returns to the program's."
     st.caption(check.CHECK_CAPTION + (at if poked else ""))
 
 

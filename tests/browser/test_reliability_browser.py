@@ -37,7 +37,7 @@ CPU_BOUND = "W = randn(1000, 1000)\nx = randn(1000, 1000)\ny = (W @ x).sum()"
 #: 15 bytes Linux keeps of a process name).
 TASKS = tuple(name[:15] for name in (
     "explorer_view", "stepper_view", "step_program", "analyse_program", "node_view", "node_jacobian", "element_of",
-    "drag_view", "stepper_drag_view", "step_jacobians", "knobs", "curve", "surface", "to_svg", "program_cost",
+    "drag_view", "stepper_drag_view", "step_jacobians", "sliders", "curve", "surface", "to_svg", "program_cost",
     "lab_cost", "lab_counts"))
 
 

@@ -43,7 +43,7 @@ test("levels are the quantiles; the arrow's room stops at the plot's edge", () =
   assert.equal(pkRoom(120, 50, 1, 0, 0, 0, 100), 0);
 });
 
-test("a knob's step is kept; the range keeps the point and drops a pole", () => {
+test("a slider's step is kept; the range keeps the point and drops a pole", () => {
   assert.equal(pkStepped(0.1 + 0.2, 0.1), 0.3);
   const values = Array.from({ length: 100 }, (_, i) => i / 99);
   values[50] = 1e12;

@@ -138,15 +138,15 @@ def exports(text, graph, steps, analysis) -> int:
 
 def poke_panel(text, graph) -> int:
     """The sliders, a poked run of both pages, and the pictures of the first input's grad."""
-    knobs = poke.knobs(text)
-    if not knobs:
+    sliders = poke.sliders(text)
+    if not sliders:
         return 0
-    knob = knobs[0]
-    moved = knob.base + knob.step if knob.kind == "value" else 1.5
-    poked = poke.normal({knob.name: moved}, knobs)
+    slider = sliders[0]
+    moved = slider.base + slider.step if slider.kind == "value" else 1.5
+    poked = poke.normal({slider.name: moved}, sliders)
     poked_graph, poked_steps = program_run.step_program(text, poked)
     graph_data.value_texts(poked_graph)
-    data = poke.pictures(text, knobs, poked, poked_graph, knob.name, None)
+    data = poke.pictures(text, sliders, poked, poked_graph, slider.name, None)
     json.dumps(data)
     return 1
 

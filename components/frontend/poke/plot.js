@@ -48,7 +48,7 @@ export function pkRoom(px, py, dx, dy, left, top, side) {
   return Math.max(0, t);
 }
 
-// A knob's value as its step shows it (no 0.30000000000000004).
+// A slider's value as its step shows it (no 0.30000000000000004).
 export function pkStepped(value, step) {
   const decimals = Math.max(0, -Math.floor(Math.log10(step)) + 1);
   return Number(value.toFixed(decimals));

@@ -511,7 +511,7 @@ def test_a_float_tensor_read_as_labels_is_drawn_but_not_nudged():
     assert timeline.state(y.id, len(steps)) is None, "drawn as data, not 'waiting' for a grad that never comes"
     from explorer.program import poke
 
-    assert [k.name for k in poke.knobs(text)] == ["logits"], "no slider to make the labels fractional"
+    assert [k.name for k in poke.sliders(text)] == ["logits"], "no slider to make the labels fractional"
 
 
 @pytest.mark.parametrize(("value", "seconds"), [(None, 3.0), ("0.5", 0.5), ("20", 20.0), ("0", 0.0), ("-1", 3.0),

@@ -156,12 +156,12 @@ def test_past_the_budget_a_step_s_jacobian_is_sent_when_asked():
     assert set(more) == {order[1], order[3]} and all("inputs" in v for v in more.values())
 
 
-def test_knob_names_and_labels_are_consistent_with_the_graph():
+def test_slider_names_and_labels_are_consistent_with_the_graph():
     text = presets.program("attention scores")
     sm = node_id(text, "softmax")
     data = jacobian_view.node_jacobian(text, (("Q", 0.5),), sm)
     assert data["out"] == "scores" and data["inputs"][0]["label"] == "div #5"
-    assert poke.knobs(text)[0].name == "Q"
+    assert poke.sliders(text)[0].name == "Q"
 
 
 def test_the_stepper_s_one_evaluation_gives_the_same_graph_steps_and_jacobians():

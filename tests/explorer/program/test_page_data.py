@@ -17,7 +17,7 @@ ONCE = {"compiles": 1, "recorded": 1}  # one compile, one forward pass recording
 _unique = itertools.count()
 
 
-def same_knobs(a: tuple, b: tuple) -> bool:
+def same_sliders(a: tuple, b: tuple) -> bool:
     return [k.as_dict() for k in a] == [k.as_dict() for k in b] and all(
         (x.array is None and y.array is None) or np.array_equal(x.array, y.array) for x, y in zip(a, b))
 
@@ -36,32 +36,32 @@ def test_the_explorer_s_view_is_the_separate_evaluations_in_one(name):
     assert [n.grad is None or n.grad.tolist() for n in view.graph.nodes] == \
         [n.grad is None or n.grad.tolist() for n in graph.nodes]
     assert [(s.node, s.plugged) for s in view.steps] == [(s.node, s.plugged) for s in steps]
-    assert same_knobs(view.knobs, poke.knobs(text))
+    assert same_sliders(view.sliders, poke.sliders(text))
     assert [(r.name, r.ok, r.checked, r.note) for r in view.analysis.checks] == \
         [(r.name, r.ok, r.checked, r.note) for r in analysis.checks]
     assert (view.analysis.python, view.analysis.note) == (analysis.python, analysis.note)
 
 
-def test_a_poked_view_has_the_program_s_own_knobs_and_the_poked_numbers():
+def test_a_poked_view_has_the_program_s_own_sliders_and_the_poked_numbers():
     text = presets.program("attention scores")
-    knobs = poke.knobs(text)
+    sliders = poke.sliders(text)
     poked = (("Q", 1.5),)  # a scale: the program's own values times 1.5
     view = page_data.explorer_view(text, poked)
-    assert same_knobs(view.knobs, knobs), "the sliders' ranges are the program's, whatever the values"
+    assert same_sliders(view.sliders, sliders), "the sliders' ranges are the program's, whatever the values"
     assert spent(view) == ONCE and view.evaluations["runs"] >= 2, "its own values come from a run under no_grad"
     graph, _ = program_run.step_program(text, poked)
     np.testing.assert_array_equal(view.graph.nodes[view.graph.output].data, graph.nodes[graph.output].data)
     assert [r.ok for r in view.analysis.checks] == [r.ok for r in check.analyse_program(text, poked).checks]
 
 
-def test_the_stepper_s_view_has_the_steps_jacobians_and_knobs():
+def test_the_stepper_s_view_has_the_steps_jacobians_and_sliders():
     text = presets.program("broadcasting bias")
     view = page_data.stepper_view(text, (("X", -0.5),))
     alone_graph, alone_steps = program_run.step_program(text, (("X", -0.5),))
     assert spent(view) == ONCE and view.analysis is None
     assert [s.node for s in view.steps] == [s.node for s in alone_steps]
     assert view.jacobians == jacobian_view.step_jacobians(text, (("X", -0.5),))
-    assert same_knobs(view.knobs, poke.knobs(text))
+    assert same_sliders(view.sliders, poke.sliders(text))
 
 
 def test_a_program_too_big_to_step_is_refused_as_before():
@@ -118,7 +118,7 @@ def test_one_explorer_load_evaluates_the_program_once():
     at.query_params["program"] = program
     calls = started_by(at.run)
     no_exception(at)
-    assert view_data(at)["dot"] and sent(at, "components.poke")["knobs"], "the graph and the sliders"
+    assert view_data(at)["dot"] and sent(at, "components.poke")["sliders"], "the graph and the sliders"
     assert at.table[0].value is not None, "and the check"
     assert calls == [("explorer.program.page_data.explorer_view", (program, (), None))]
     assert evaluations_of(calls[0]) == ONCE
