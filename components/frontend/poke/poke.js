@@ -18,17 +18,17 @@
 
 import { el, svg } from "../web/dom.js";
 import { formatNumber, ticks } from "../web/format.js";
-import { pkChains, pkLevels, pkRange, pkRoom, pkSegments, pkStepped } from "./plot.js";
+import { contourChains, contourLevels, contourSegments, roomAlong, shownRange, stepped } from "./plot.js";
 
-const PK_IDLE_MS = 400;
-const PK_LOST_MS = 2500;
-const PK_PICTURES_AGAIN_MS = 5000; // the pictures asked for again if they have not come by then
-const PK_LEVELS = 10; // contour lines at the 10 %, 20 %, … 90 % quantiles of the grid's values
-// Closed contour loops shorter than this fraction of the plot's side, and open pieces shorter than PK_MIN_PIECE
+const IDLE_MS = 400;
+const LOST_MS = 2500;
+const PICTURES_AGAIN_MS = 5000; // the pictures asked for again if they have not come by then
+const LEVELS = 10; // contour lines at the 10 %, 20 %, … 90 % quantiles of the grid's values
+// Closed contour loops shorter than this fraction of the plot's side, and open pieces shorter than MIN_PIECE
 // (a corner the frame cuts off), are left out: in a nearly flat region a quantile level follows the grid's
 // small wobbles and drew little closed islands.
-const PK_MIN_LOOP = 0.35;
-const PK_MIN_PIECE = 0.1;
+const MIN_LOOP = 0.35;
+const MIN_PIECE = 0.1;
 
 class Poke {
   constructor(parent) {
@@ -91,7 +91,7 @@ class Poke {
     this.picturesAsked = setTimeout(() => {
       this.picturesAsked = null;
       if (this.data.pictures_wanted && this.root.isConnected) this.askPictures();
-    }, PK_PICTURES_AGAIN_MS);
+    }, PICTURES_AGAIN_MS);
   }
 
   answered() {
@@ -150,12 +150,12 @@ class Poke {
   }
 
   moved(slider, value) {
-    this.values[slider.name] = pkStepped(value, slider.step);
+    this.values[slider.name] = stepped(value, slider.step);
     this.active = slider.name;
     this.syncSliders();
     this.queue(false);
     clearTimeout(this.idle);
-    this.idle = setTimeout(() => this.queue(true), PK_IDLE_MS);
+    this.idle = setTimeout(() => this.queue(true), IDLE_MS);
   }
 
   pick(name) {
@@ -187,7 +187,7 @@ class Poke {
     this.root.dataset.sent = String(this.seq);
     this.setStateValue("poke", { values: { ...this.values }, active: this.active, seq: this.seq, final });
     clearTimeout(this.lost);
-    this.lost = setTimeout(() => this.answered(), PK_LOST_MS);
+    this.lost = setTimeout(() => this.answered(), LOST_MS);
   }
 
   // ------------------------------------------------------------------------- the pictures
@@ -241,7 +241,7 @@ class Poke {
     const k = this.slider(c.name);
     const height = 190, left = 52, right = 10, top = 10, bottom = 30;
     const [xlo, xhi] = [c.xs[0], c.xs[c.xs.length - 1]];
-    const [ylo, yhi] = pkRange(c.ys, d.output);
+    const [ylo, yhi] = shownRange(c.ys, d.output);
     const sx = (x) => left + ((x - xlo) / (xhi - xlo)) * (width - left - right);
     const sy = (y) => top + (1 - (y - ylo) / (yhi - ylo)) * (height - top - bottom);
     const plot = svg("svg", { class: "pk-plot", width: String(width), height: String(height), viewBox: `0 0 ${width} ${height}`,
@@ -314,7 +314,7 @@ class Poke {
     // levels: quantiles of the finite values, so that a pole does not squash every other contour; the
     // shading is each value's rank among them (light: small, dark: large), drawn smooth from the grid
     const finite = s.zs.filter((v) => v !== null && Number.isFinite(v)).sort((a, b) => a - b);
-    const levels = pkLevels(finite, PK_LEVELS);
+    const levels = contourLevels(finite, LEVELS);
     const clip = `pk-clip-${Math.random().toString(36).slice(2)}`;
     const defs = svg("defs");
     const clipPath = svg("clipPath", { id: clip });
@@ -326,9 +326,9 @@ class Poke {
     // contour lines by marching squares, joined into lines so that small closed loops can be left out
     let lines = "";
     for (const level of levels) {
-      const segments = pkSegments(s.xs, s.ys, s.zs, level).map((seg) => seg.map(([x, y]) => [sx(x), sy(y)]));
-      for (const chain of pkChains(segments)) {
-        if (chain.length < (chain.closed ? PK_MIN_LOOP : PK_MIN_PIECE) * side) continue;
+      const segments = contourSegments(s.xs, s.ys, s.zs, level).map((seg) => seg.map(([x, y]) => [sx(x), sy(y)]));
+      for (const chain of contourChains(segments)) {
+        if (chain.length < (chain.closed ? MIN_LOOP : MIN_PIECE) * side) continue;
         lines += chain.points.map(([x, y], k) => `${k ? "L" : "M"}${x.toFixed(1)},${y.toFixed(1)}`).join("");
       }
     }
@@ -351,7 +351,7 @@ class Poke {
       const norm = Math.hypot(gx, gy);
       const shown = gx !== null && gy !== null && norm > 0 && Number.isFinite(norm);
       // the arrow stays inside the plot: shorter where the point is near the edge it points to
-      const room = shown ? pkRoom(px, py, gx / norm, -gy / norm, left, top, side) : 0;
+      const room = shown ? roomAlong(px, py, gx / norm, -gy / norm, left, top, side) : 0;
       const len = Math.min(0.3 * side, room);
       arrow.style.display = head.style.display = shown && len >= 8 ? "" : "none";
       if (shown && len >= 8) {
