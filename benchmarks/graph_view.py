@@ -215,8 +215,8 @@ def stepper_keys(browser, url: str, probe: Probe, program: str, presses: int, di
     (its URL form) with it."""
     from explorer.program import page_data
 
-    view = page_data.stepper_view(program, (), direction)
-    steps = view.steps if direction is None else view.forward.steps
+    page_run = page_data.stepper_run(program, (), direction)
+    steps = page_run.steps if direction is None else page_run.forward.steps
     mode = "" if direction is None else f"&mode=forward&v={quote(direction)}"
     context = browser.new_context(viewport=VIEWPORT)
     helpers.install_run_tracker(context)

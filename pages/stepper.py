@@ -39,13 +39,13 @@ with top:
         "jumps to its step.",
     )
 
-stepped = functools.partial(modes.sandboxed, page_data.stepper_view, direction)  # the page's one evaluation
-dragged = functools.partial(modes.sandboxed, page_data.stepper_drag_view, direction)  # one per slider move
+stepped = functools.partial(modes.sandboxed, page_data.stepper_run, direction)  # the page's one evaluation
+dragged = functools.partial(modes.sandboxed, page_data.stepper_drag_run, direction)  # one per slider move
 
 
-def walk(view):
+def walk(page_run):
     """The steps this page walks: backward()'s, or in forward mode the forward pass's."""
-    return view.steps if direction is None else view.forward.steps
+    return page_run.steps if direction is None else page_run.forward.steps
 
 
 try:
@@ -108,9 +108,9 @@ def live(program, sliders):
 def _live(program, sliders):
     # NOTE: from the sandbox's cache, not arguments: a fragment keeps its arguments while its session lives, and
     # a closed tab's session outlives it (+336 MB per 8M-number program)
-    view = stepped(program)
-    graph, steps = view.graph, view.steps
-    n = len(walk(view))
+    page_run = stepped(program)
+    graph, steps = page_run.graph, page_run.steps
+    n = len(walk(page_run))
     # NOTE: the browser moves on its own; a run caused by its report must not send it a position (the
     # data would change and be sent again, and the view ignores it anyway). Any other run (arriving from
     # another page, a link) passes the position on, for a view that mounts afresh.
@@ -121,11 +121,11 @@ def _live(program, sliders):
     else:
         st.query_params["step"] = str(st.session_state["stepper_pos"])
     poked = st.session_state.get("poked", ())
-    layout = program_view(program, graph, steps, stepper=True, direction=direction, _forward=view.forward)
+    layout = program_view(program, graph, steps, stepper=True, direction=direction, _forward=page_run.forward)
     if poked and poked != st.session_state.get("stepper_settled"):  # a drag's values: no sliders
         at = dragged(program, poked)
     else:
-        at = stepped(program, poked) if poked else view
+        at = stepped(program, poked) if poked else page_run
     poked_graph, poked_steps, jacobians, forward = at.graph, at.steps, at.jacobians, at.forward
     data = layout
     if poked:

@@ -66,7 +66,7 @@ def _reset() -> None:
 def synced(text: str, sliders: tuple) -> tuple[tuple, tuple]:
     """(sliders, poked) of a program for a whole page run: the session's poked values and the URL's ``?poke=``
     kept in step (explorer.program.poke.sync); what a link's values get wrong is said here, in a warning. ``sliders``:
-    the program's (explorer.program.page_data's view of it has them)."""
+    the program's (explorer.program.page_data's run of it has them)."""
 
     poked, problems = poke.sync(ss, st.query_params, text, sliders)
     say_ignored(problems, "the link's poked values")

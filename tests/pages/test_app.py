@@ -428,7 +428,7 @@ def test_a_check_that_fails_after_the_graph_is_drawn_is_a_message(monkeypatch):
     sandboxed = session.sandboxed
 
     def failing(fn, *args):  # the evaluation runs in a worker process: it is failed on its way there
-        if fn is page_data.explorer_view and args[1]:  # at the poked values: the program's own graph is drawn
+        if fn is page_data.explorer_run and args[1]:  # at the poked values: the program's own graph is drawn
             raise RuntimeError("the check ran out of time")
         return sandboxed(fn, *args)
 

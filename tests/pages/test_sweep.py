@@ -175,8 +175,8 @@ def cost_panel(text) -> int:
 def stepper(text) -> int:
     """The Backward Stepper's data: every step's panel (the seed's and one per step), every step's grads,
     and the Jacobians (those past the budget asked for one by one, as the browser does)."""
-    view = page_data.stepper_drag_view(text, ())
-    graph, steps, jacobians = view.graph, view.steps, view.jacobians
+    page_run = page_data.stepper_drag_run(text, ())
+    graph, steps, jacobians = page_run.graph, page_run.steps, page_run.jacobians
     data = graph_data.view_data(graph, steps, stepper=True)
     if not steps:
         return 1
@@ -210,9 +210,9 @@ def forward(text) -> int:
     """Forward mode on both pages: the Explorer's graph of tangents and the Stepper's forward walk for each
     direction, every tangent drawn being the walk's own, and the two modes meeting on the output."""
     panels = 0
-    view = page_data.stepper_view(text, (), "ones")
-    for v in directions(view.graph):
-        run = page_data.explorer_view(text, (), v).forward if v != "ones" else view.forward
+    page_run = page_data.stepper_run(text, (), "ones")
+    for v in directions(page_run.graph):
+        run = page_data.explorer_run(text, (), v).forward if v != "ones" else page_run.forward
         assert run.direction.text == v and not run.note, (v, run.note)
         data = graph_data.view_data(run.graph, forward=run)
         json.dumps(data)
