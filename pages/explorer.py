@@ -21,7 +21,7 @@ ss = st.session_state
 # sliders, check; in forward mode the forward pass too), one per slider move (graph, steps, forward pass), and a
 # node's inspector, Jacobian, element and SVG when asked.
 jacobian_of, element_of, inspected, svg_of = (functools.partial(session.sandboxed, fn) for fn in (
-    jacobian_view.node_jacobian, rules.element_of, inspector.node_view, to_svg))  # to_svg: Graphviz's dot, limited
+    jacobian_view.node_jacobian, rules.element_of, inspector.inspect_node, to_svg))  # to_svg: Graphviz's dot, limited
 
 
 header(

@@ -110,9 +110,9 @@ def _pick_node() -> None:
     ss["explorer_select_seq"] = ss.get("explorer_select_seq", 0) + 1
 
 
-def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=None) -> None:
-    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian. ``view_of(node id, dark)``
-    is its inspector.NodeView (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
+def inspector(graph, steps, picked, jacobian, inspect, element=None, forward=None) -> None:
+    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian. ``inspect(node id, dark)``
+    is its inspector.Inspection (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
     big operands, any element of an input's grad worked out (``element(node id, slot, index)``: rules.element_of).
     In forward mode (``forward``: forward_mode.ForwardRun) its JVP rule, with its numbers, and tangent too."""
     # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed. It is
@@ -137,9 +137,9 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=Non
         st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
     if forward is not None and node.requires_grad:
         _forward_rule(forward, node)
-    view = view_of(node_id, st.context.theme.type == "dark")
+    inspection = inspect(node_id, st.context.theme.type == "dark")
     d_col, g_col = st.columns(2)
-    for column, title, shown in ((d_col, "data", view.data), (g_col, "grad", view.grad)):
+    for column, title, shown in ((d_col, "data", inspection.data), (g_col, "grad", inspection.grad)):
         with column:
             st.markdown(f"**{title}**")
             if shown is None:
@@ -147,7 +147,7 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=Non
                 continue
             st.caption(shown.summary + (f" {shown.note}" if shown.note else ""))
             st.dataframe(shown.table, width="stretch")
-    st.plotly_chart(view.figure, width="stretch")
+    st.plotly_chart(inspection.figure, width="stretch")
     if node.op and node.requires_grad:
         jacobian_view(jacobian(node_id), key="explorer_jacobian")
 

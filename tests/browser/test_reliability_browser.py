@@ -36,7 +36,7 @@ CPU_BOUND = "W = randn(1000, 1000)\nx = randn(1000, 1000)\ny = (W @ x).sum()"
 #: The tasks the pages give the sandbox, by function name (a worker's process name while it runs one, cut to the
 #: 15 bytes Linux keeps of a process name).
 TASKS = tuple(name[:15] for name in (
-    "explorer_run", "stepper_run", "step_program", "analyse_program", "node_view", "node_jacobian", "element_of",
+    "explorer_run", "stepper_run", "step_program", "analyse_program", "inspect_node", "node_jacobian", "element_of",
     "drag_run", "stepper_drag_run", "step_jacobians", "sliders", "curve", "surface", "to_svg", "program_cost",
     "lab_cost", "lab_counts"))
 

@@ -52,7 +52,7 @@ def _page(page: str, tab: str | None, fail_at: int | None, monkeypatch, forward:
 
 
 CALLS = {
-    "Inspect a node": {"explorer_run", "node_view", "node_jacobian"},
+    "Inspect a node": {"explorer_run", "inspect_node", "node_jacobian"},
     "Export": {"explorer_run", "to_svg"},
     "Forward vs reverse": {"explorer_run", "program_cost", "lab_cost", "lab_counts"},
     None: {"stepper_run"},
