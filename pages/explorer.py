@@ -46,8 +46,8 @@ def clicked():
     ss["explorer_scroll_seq"] = ss.get("explorer_scroll_seq", 0) + 1  # the inspector comes into view
 
 
-def view_changed():
-    ss["graph_view"] = ss["explorer_graph"]["view"]
+def options_changed():
+    ss["graph_options"] = ss["explorer_graph"]["options"]
     ss["explorer_whole_run"] = True  # the Export tab draws with it
 
 
@@ -78,8 +78,8 @@ def _graph(shown, graph, page_run, picked, right, poked) -> None:
         if page_run.forward is not None:  # where the two modes meet, over the tangents drawn
             modes.meeting((poked or page_run).forward)
         graph_view(program_view(shown, graph, page_run.steps, direction=direction, _forward=page_run.forward),
-                   key="explorer_graph", view=ss.get("graph_view", {}), selected=picked,
-                   select_seq=ss.get("explorer_select_seq", 0), on_select=clicked, on_view=view_changed,
+                   key="explorer_graph", options=ss.get("graph_options", {}), selected=picked,
+                   select_seq=ss.get("explorer_select_seq", 0), on_select=clicked, on_options=options_changed,
                    values=view_data.value_texts(drawn) if drawn is not None else None)
 
 
@@ -142,7 +142,7 @@ def page() -> None:
                                  lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index),
                                  page_run.forward),
-        lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of, page_run.forward),
+        lambda: panels.export(graph, steps, ss.get("graph_options", {}), analysis, poked, svg_of, page_run.forward),
         functools.partial(cost_panel.cost_tab, shown, poked), stale=stale)
     bring_into_view_when_asked("explorer_tab", "explorer_scroll_seq")
 

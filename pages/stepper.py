@@ -72,8 +72,8 @@ def stepped_in_browser():
     st.session_state["stepper_reported"] = True
 
 
-def view_changed():
-    st.session_state["graph_view"] = st.session_state["stepper_graph"]["view"]
+def options_changed():
+    st.session_state["graph_options"] = st.session_state["stepper_graph"]["options"]
 
 
 def jacobian_asked():
@@ -138,9 +138,9 @@ def _live(program, sliders):
     if forward is not None:  # where the two modes meet, over the walk
         modes.meeting(forward)
     graph_view(view_data.with_jacobians(data, jacobians) if n else data, key="stepper_graph",
-               view=st.session_state.get("graph_view", {}), start=st.session_state["stepper_start"],
+               options=st.session_state.get("graph_options", {}), start=st.session_state["stepper_start"],
                values=view_data.value_texts(poked_graph if forward is None else forward.graph) if poked else None,
-               on_step=stepped_in_browser, on_view=view_changed, on_jacobian=jacobian_asked)
+               on_step=stepped_in_browser, on_options=options_changed, on_jacobian=jacobian_asked)
     with st.sidebar:  # beside the graph at any height of the window, as the sliders move
         poke_panel(program, sliders, poked_graph, key="stepper_poke")
 

@@ -185,11 +185,11 @@ def _another_element(graph, node, element) -> None:
         st.code(element(node.id, *pick), language=None, wrap_lines=True)
 
 
-def export(graph, steps, view, analysis, poked, svg_of, forward=None) -> None:
+def export(graph, steps, options, analysis, poked, svg_of, forward=None) -> None:
     """The graph as DOT and SVG (``svg_of(dot)``, None without Graphviz), in forward mode (``forward``) with its
     tangents, and the program as Python."""
     st.caption("Take the graph or the program elsewhere (drawn with the parts and direction chosen above).")
-    dot = graph_data.download_dot(graph, steps, view, forward)
+    dot = graph_data.download_dot(graph, steps, options, forward)
     e1, e2, e3 = st.columns(3)
     download = ":material/download:"
     e1.download_button("DOT (Graphviz)", dot, file_name="autograd-graph.dot", mime="text/vnd.graphviz", icon=download)

@@ -180,18 +180,18 @@ def test_integer_labels_stay_integer_and_say_so():
 def test_the_graph_view_s_toggles_and_direction_reach_the_download_and_the_stepper():
     at = app().run()
     data = view_data(at)
-    assert data["view"]["show"] == ["data", "grad", "shape"] and data["view"]["rankdir"] == "TB"
+    assert data["options"]["show"] == ["data", "grad", "shape"] and data["options"]["rankdir"] == "TB"
     assert ">data<" in data["dot"] and "rankdir=TB" in data["dot"]
     # the browser lays out the toggled picture itself; the server hears of it afterwards
-    view = {"show": ["grad"], "rankdir": "LR", "speed": 8}
-    report(at, view=view)
+    options = {"show": ["grad"], "rankdir": "LR", "speed": 8}
+    report(at, options=options)
     no_exception(at)
     assert graph_dot(at) == data["dot"], "the picture sent does not change: the browser cuts the rows"
-    assert at.session_state["graph_view"] == view, "the Export tab draws its DOT with this view"
+    assert at.session_state["graph_options"] == options, "the Export tab draws its DOT with these options"
     open_tab(at, "Export")
     assert any("parts and direction chosen above" in c.value for c in at.caption)
     at.switch_page(STEPPER).run()
-    assert view_data(at)["view"] == view, "the same view on both pages"
+    assert view_data(at)["options"] == options, "the same options on both pages"
 
 
 def test_inspect_a_node_shows_its_rule_with_its_numbers():
