@@ -27,7 +27,7 @@ from autograd.ops import PRIMITIVES
 from explorer import numbers, words
 from explorer.graph import names
 from explorer.graph.svg import to_svg
-from explorer.program import check, cost_view, jacobian_view, page_data, poke, presets, rules
+from explorer.program import check, cost_report, jacobian_view, page_data, poke, presets, rules
 from explorer.program import inspector as program_inspector
 from explorer.program import run as program_run
 from explorer.program import view_data as graph_data
@@ -167,8 +167,8 @@ def cost_panel(text) -> int:
         assert agree or (cost.nonfinite and cost.max_difference == math.inf), (cost.max_difference, text)
     else:
         assert cost.note.startswith("Not built") and cost.forward.seconds is None, text
-    assert 'data-testid="ad-cost"' in cost_view.cost_html(cost, "ad-cost", "the program")
-    assert cost.verdict and cost_view.shape_text(cost).startswith(f"n = {n:,} input number")
+    assert 'data-testid="ad-cost"' in cost_report.cost_html(cost, "ad-cost", "the program")
+    assert cost.verdict and cost_report.shape_text(cost).startswith(f"n = {n:,} input number")
     return 1
 
 
