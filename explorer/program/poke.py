@@ -23,7 +23,7 @@ import numpy as np
 from autograd import no_grad
 from explorer import links
 from explorer.graph.names import node_label
-from explorer.numbers import fmt_number, json_numbers
+from explorer.numbers import finite_or_none, fmt_number, json_numbers
 from explorer.words import clip_text
 from language import compile_program
 from language.source import ExpressionError
@@ -350,19 +350,15 @@ def surface(text: str, poked: Poked, x_name: str, y_name: str, x_range: tuple, y
     return Surface(x_name=x_name, y_name=y_name, xs=xs, ys=ys, zs=zs)
 
 
-def _finite(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
-
-
 def picture_data(sliders_: tuple, poked: Poked, at: Point, active: str, curve_: Curve | None,
                  surface_: Surface | None) -> dict:
     """What the poke view draws: the sliders (with each slope), the curve of the active slider with its tangent
     point, and the contour plot of the active slider against its partner (if there is one)."""
     values = slider_values(sliders_, poked)
     data = {
-        "sliders": [k.as_dict() | {"value": values[k.name], "slope": _finite(at.slopes.get(k.name, 0.0))}
+        "sliders": [k.as_dict() | {"value": values[k.name], "slope": finite_or_none(at.slopes.get(k.name, 0.0))}
                     for k in sliders_],
-        "output": _finite(at.output),
+        "output": finite_or_none(at.output),
         "active": active,
         "poked": bool(poked),
     }
