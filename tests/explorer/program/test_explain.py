@@ -38,7 +38,7 @@ def test_a_program_too_long_for_a_link_stays_out_of_the_address_and_says_so():
     assert link.sync_program(state, query, "a = 1.0") == state["program"]
     assert query["program"] == "a = 1.0", "the address keeps the last program that fitted"
     note = link.link_note(state["program"])
-    assert "too long for a link" in note and "64 KB" in note
+    assert "too long for a link" in note and "64 KB" in note and "at most 10,000 characters" in note
     # the stale address is not taken for a link on the next run
     assert link.sync_program(state, query, "a = 1.0") == state["program"]
     state["program"] = "b = 3.0"
