@@ -32,7 +32,7 @@
 // data-steps, data-selected (node id, '' if none), data-zoom (1 = 100 %), data-ready ('1' once drawn),
 // data-layouts (layouts made), data-layout (busy / done / timeout / failed: the latest layout), data-updates
 // (in-place repaints), data-theme (light / dark), data-caption; each box g.node[data-node=<id>] with class
-// active / done / waiting / selected, each tag (a use of a box that feeds many, explorer/dot.py)
+// active / done / waiting / selected, each tag (a use of a box that feeds many, explorer/graph/dot.py)
 // g.node[data-ref=<id of that box>]; the stepper's panel
 // [data-testid="graph-view-panel"][data-step][data-tab] (step / jacobian), its tabs .gv-tab[data-tab], and
 // in its Jacobian tab the Jacobian view's own hooks (jacobian.js).

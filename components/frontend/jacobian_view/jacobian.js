@@ -1,7 +1,7 @@
 // The Jacobian view: an op node's J = ∂out/∂input for each input, drawn as a labelled heatmap (output
 // element × input element), the upstream g beside its rows, gᵀJ and the VJP's own result under its
 // columns, the check against central differences, and the cost (numbers in J against the operations
-// the VJP did). Data: explorer/jacobian_view.view_data.
+// the VJP did). Data: explorer.program.jacobian_view.view_data.
 //
 // One module, two users: the Explorer's inspector mounts it alone (mount.js), the Backward Stepper shows
 // it in its panel's Jacobian tab (components/frontend/graph_view/stepper.js imports JacobianView).
