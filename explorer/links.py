@@ -57,7 +57,7 @@ def step_from_link(text: str | None, n: int) -> tuple[int, str | None]:
     return near, f"`step={clip_text(text)}` is not {allowed}: opened at step {near}"
 
 
-#: What a run id in a link may be: the store's ids are 12 URL-safe characters (explorer.run_store.new_run_id);
+#: What a run id in a link may be: the store's ids are 12 URL-safe characters (server.run_store.new_run_id);
 #: any store keeps ids of this form, so nothing else in a link ever reaches one as a key.
 RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 

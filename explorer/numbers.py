@@ -357,6 +357,11 @@ def plugged_text(x, operand: bool = True) -> str:
 # ----------------------------------------------------------------------------- numbers for the browser's pictures
 
 
+def finite_or_none(value: float | None) -> float | None:
+    """A number for the browser's JSON at full precision: nan, ±inf and None become None (JSON has no nan or inf)."""
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
 def json_numbers(values, digits: int = 6) -> list[float | None]:
     """Numbers for a picture's JSON, to ``digits`` significant digits (a plot needs no more); nan and ±inf become
     None (JSON has neither; a plot draws a gap)."""

@@ -135,7 +135,7 @@ if ss.pg_graph:
         st.caption(f"One training step on {panel['points']} fixed training points, as the engine computes it: X and "
                    "y are data (grey, no grad), each layer's W and b are weights (green) with their grads. Each box "
                    "shows its values as a sparkline and their range; hover one for its numbers.")
-        graph_view(panel["data"], key="pg_step_graph", view=ss.get("pg_graph_view"), values=panel["values"],
-                   caption=panel["caption"], on_view=lambda: ss.update(pg_graph_view=ss.pg_step_graph["view"]))
+        graph_view(panel["data"], key="pg_step_graph", options=ss.get("pg_graph_options"), values=panel["values"],
+                   caption=panel["caption"], on_options=lambda: ss.update(pg_graph_options=ss.pg_step_graph["options"]))
 
 files.model_files(pg)

@@ -1,6 +1,6 @@
 """The Training Playground's sidebar widgets, made from its settings table.
 
-Each `Setting` of explorer/playground_settings.py becomes one widget under the key `pg_<name>`
+Each `Setting` of explorer/playground/settings.py becomes one widget under the key `pg_<name>`
 with its label, range or choices, format and help; `read` turns the widgets back into a
 `TrainConfig`. `keep` and `restore` carry the widgets' values across the other pages.
 """

@@ -1,6 +1,6 @@
 """The Explorer's "Forward vs reverse" tab as Streamlit: what the program's full Jacobian costs each way, and the
 lab beside it (y = tanh(W @ x) with sliders for n and m, and the crossover plot). The work runs in the sandbox;
-the words, table and plot come from explorer/program/cost_view.py."""
+the words, table and plot come from explorer/program/cost_report.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from components.common import session
-from explorer.program import cost_view, mode_cost
+from explorer.program import cost_report, mode_cost
 from explorer.words import markdown_safe
 
 ss = st.session_state
@@ -37,13 +37,13 @@ def program_panel(program: str, poked: tuple) -> None:
     with session.failures_shown(program):
         cost = session.sandboxed(mode_cost.program_cost, program, tuple(poked))
         _verdict(cost)
-        st.caption(markdown_safe(cost_view.shape_text(cost)))
-        st.html(cost_view.cost_html(cost, "ad-cost", "What this program's Jacobian costs each way"))
+        st.caption(markdown_safe(cost_report.shape_text(cost)))
+        st.html(cost_report.cost_html(cost, "ad-cost", "What this program's Jacobian costs each way"))
         if cost.built:
-            st.caption(markdown_safe(cost_view.difference_text(cost)))
+            st.caption(markdown_safe(cost_report.difference_text(cost)))
         else:
             st.info(markdown_safe(cost.note), icon=":material/straighten:")
-        st.caption(cost_view.HOW_COUNTED)
+        st.caption(cost_report.HOW_COUNTED)
 
 
 ICONS = {"forward": ":material/arrow_forward:", "reverse": ":material/arrow_back:", "tie": ":material/balance:"}
@@ -76,6 +76,7 @@ def lab_panel() -> None:
     with session.failures_shown():
         cost = session.sandboxed(mode_cost.lab_cost, n, m)
         curve = session.sandboxed(mode_cost.lab_counts, tuple(range(1, LAB_MAX + 1)), m)
-        st.plotly_chart(cost_view.crossover_figure(curve, n), width="stretch", key="cost_lab_chart")
+        st.plotly_chart(cost_report.crossover_figure(curve, n), width="stretch", key="cost_lab_chart")
         _verdict(cost)
-        st.html(cost_view.cost_html(cost, "ad-cost-lab", f"What the lab's Jacobian costs each way at n = {n}, m = {m}"))
+        title = f"What the lab's Jacobian costs each way at n = {n}, m = {m}"
+        st.html(cost_report.cost_html(cost, "ad-cost-lab", title))

@@ -42,9 +42,10 @@ def wanted() -> str | None:
     return v if mode == "forward" else None
 
 
-def sandboxed(view, direction: str | None, text: str, poked: tuple = ()):
-    """``view(text, poked, direction)`` (a page_data view) in the session's sandbox: a page's evaluation in its mode."""
-    return session.sandboxed(view, text, poked, direction)
+def sandboxed(page_run, direction: str | None, text: str, poked: tuple = ()):
+    """``page_run(text, poked, direction)`` (explorer.program.page_data's explorer_run, stepper_run, drag_run or
+    stepper_drag_run) in the session's sandbox: a page's evaluation in its mode."""
+    return session.sandboxed(page_run, text, poked, direction)
 
 
 def _mode_changed(key: str) -> None:

@@ -91,7 +91,7 @@ def editor(program: str) -> None:
                  help="One `name = expression` per line; the last line is the output. Ctrl+Enter runs it.", **default)
 
 
-def checks(analysis, knobs, poked) -> None:
+def checks(analysis, sliders, poked) -> None:
     """The gradient check: its verdicts, its table and how it was made."""
     for kind, message in check.check_verdicts(analysis.checks):
         getattr(st, kind)(markdown_safe(message))
@@ -100,7 +100,7 @@ def checks(analysis, knobs, poked) -> None:
     # NOTE: a static table, not st.dataframe: this tab is open on the first load, and the data grid's
     # JavaScript competed with Graphviz's, delaying the graph by ~0.8 s (first load 4.1-4.5 s -> 3.4-3.7 s).
     st.table(check.check_table(list(analysis.checks)))
-    at = f" Checked at the poked values ({poke.described(poked, knobs)}); Reset returns to the program's."
+    at = f" Checked at the poked values ({poke.described(poked, sliders)}); Reset returns to the program's."
     st.caption(check.CHECK_CAPTION + (at if poked else ""))
 
 
@@ -110,9 +110,9 @@ def _pick_node() -> None:
     ss["explorer_select_seq"] = ss.get("explorer_select_seq", 0) + 1
 
 
-def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=None) -> None:
-    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian. ``view_of(node id, dark)``
-    is its inspector.NodeView (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
+def inspector(graph, steps, picked, jacobian, inspect, element=None, forward=None) -> None:
+    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian. ``inspect(node id, dark)``
+    is its inspector.Inspection (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
     big operands, any element of an input's grad worked out (``element(node id, slot, index)``: rules.element_of).
     In forward mode (``forward``: forward_mode.ForwardRun) its JVP rule, with its numbers, and tangent too."""
     # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed. It is
@@ -137,9 +137,9 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=Non
         st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
     if forward is not None and node.requires_grad:
         _forward_rule(forward, node)
-    view = view_of(node_id, st.context.theme.type == "dark")
+    inspection = inspect(node_id, st.context.theme.type == "dark")
     d_col, g_col = st.columns(2)
-    for column, title, shown in ((d_col, "data", view.data), (g_col, "grad", view.grad)):
+    for column, title, shown in ((d_col, "data", inspection.data), (g_col, "grad", inspection.grad)):
         with column:
             st.markdown(f"**{title}**")
             if shown is None:
@@ -147,7 +147,7 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=Non
                 continue
             st.caption(shown.summary + (f" {shown.note}" if shown.note else ""))
             st.dataframe(shown.table, width="stretch")
-    st.plotly_chart(view.figure, width="stretch")
+    st.plotly_chart(inspection.figure, width="stretch")
     if node.op and node.requires_grad:
         jacobian_view(jacobian(node_id), key="explorer_jacobian")
 
@@ -185,11 +185,11 @@ def _another_element(graph, node, element) -> None:
         st.code(element(node.id, *pick), language=None, wrap_lines=True)
 
 
-def export(graph, steps, view, analysis, poked, svg_of, forward=None) -> None:
+def export(graph, steps, options, analysis, poked, svg_of, forward=None) -> None:
     """The graph as DOT and SVG (``svg_of(dot)``, None without Graphviz), in forward mode (``forward``) with its
     tangents, and the program as Python."""
     st.caption("Take the graph or the program elsewhere (drawn with the parts and direction chosen above).")
-    dot = graph_data.download_dot(graph, steps, view, forward)
+    dot = graph_data.download_dot(graph, steps, options, forward)
     e1, e2, e3 = st.columns(3)
     download = ":material/download:"
     e1.download_button("DOT (Graphviz)", dot, file_name="autograd-graph.dot", mime="text/vnd.graphviz", icon=download)

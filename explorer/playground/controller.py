@@ -47,7 +47,7 @@ DIGITS = 4  # significant digits of the numbers the live view draws (curves, poi
 GRAPH_TEXTS_KEPT = 128  # step graphs' texts kept per session (by step: a frame resent, or replayed, is not redone)
 # NOTE: json.dumps (as Streamlit sends a component's data) writes every non-ASCII character as a 6-byte
 # escape, and the step graph's texts are mostly sparkline blocks: in a frame they travel as ASCII stand-ins
-# (none of which explorer.dot ever writes), which live_view.js puts back: 3.3 -> 2.2 KiB a frame at the defaults.
+# (none of which explorer.graph.dot ever writes), which live_view.js puts back: 3.3 -> 2.2 KiB a frame at the defaults.
 GLYPHS = "▁▂▃▄▅▆▇█…"
 STAND_INS = "!#$%&*;?~"
 _TO_ASCII = str.maketrans(GLYPHS, STAND_INS)

@@ -264,7 +264,7 @@ def tangents_at(run: ForwardRun, k: int) -> dict:
 
 
 def forward_timeline(run: ForwardRun) -> Timeline:
-    """When each node changes state in the forward stepper (explain.Timeline's rule, the walk reversed): an input
+    """When each node changes state in the forward stepper (stepper.Timeline's rule, the walk reversed): an input
     is done from the seed on, holding its share of v; the node of step k is active at position k and done from
     k + 1 on (the last one stays active, as backward's last does)."""
     graph, n = run.graph, len(run.steps)
@@ -302,7 +302,7 @@ class ForwardStepView:
 
 
 def describe_forward_step(graph, step, total: int) -> ForwardStepView:
-    """What one forward-mode step did, in words and numbers: the mirror of explain.describe_step."""
+    """What one forward-mode step did, in words and numbers: the mirror of stepper.describe_step."""
     node = graph.nodes[step.node]
     label_of = step_labeller(graph)
 

@@ -7,6 +7,7 @@ import urllib.parse
 from collections.abc import MutableMapping
 
 from explorer import links
+from language.messages import MAX_CHARS
 
 #: The longest program a link carries, once URL-encoded. The server refuses a request whose address is
 #: much over ~120 KB (measured: 120 KB answered, 128 KB reset), so a program whose link would come near
@@ -58,6 +59,6 @@ def link_note(text: str) -> str:
         return ""
     return (
         f"This program is too long for a link: {size / 1024:,.0f} KB once encoded in an address, and a link "
-        f"holds at most {LINK_LIMIT // 1024} KB (programs are at most 10,000 characters, ~20 KB). The address "
-        "bar keeps the last program that fitted; download this one with Export → As Python."
+        f"holds at most {LINK_LIMIT // 1024} KB (programs are at most {MAX_CHARS:,} characters, ~20 KB). The "
+        "address bar keeps the last program that fitted; download this one with Export → As Python."
     )

@@ -237,7 +237,7 @@ def step_graph(at) -> dict:
 
 def test_the_step_graph_is_laid_out_once_and_retexted_by_the_frames(at):
     first = step_graph(at)
-    assert first["caption"] == "Step 0" and first["view"]["rankdir"] == "TB"
+    assert first["caption"] == "Step 0" and first["options"]["rankdir"] == "TB"
     nodes = {node.name: node for node in playground_graph.step_graph(pg(at).state).nodes if node.name}
     x, loss = str(nodes["X"].id), str(nodes["loss"].id)
     assert 'class="kind-const"' in first["dot"] and 'class="kind-param"' in first["dot"]
