@@ -10,20 +10,21 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from explorer import keys
 from explorer.words import clip_text
 
 
-def link_wins(state: Mapping, name: str, given) -> bool:
+def link_wins(session: Mapping, name: str, given) -> bool:
     """Whether the URL's ``given`` value for ``name`` is a link to follow, over the session's own state: a value is
     given (not None, empty, or all None) and it is not what this session last wrote there (``wrote``). So a shared
     link reproduces its page, and the session's own echo of its state never undoes what the user just chose."""
     nothing = given is None or given == {} or (isinstance(given, tuple) and all(g is None for g in given))
-    return not nothing and given != state.get(f"_{name}_in_url")
+    return not nothing and given != session.get(keys.in_url(name))
 
 
-def wrote(state, name: str, value) -> None:
+def wrote(session, name: str, value) -> None:
     """Notes that this session wrote ``value`` for ``name`` to the URL (``link_wins`` then leaves it be)."""
-    state[f"_{name}_in_url"] = value
+    session[keys.in_url(name)] = value
 
 
 def ignored(problem: str, what: str = "the link") -> str:

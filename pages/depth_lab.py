@@ -12,18 +12,15 @@ from components.common import session
 from components.common.layout import header
 from components.playground.settings_form import widget
 from explorer import links
-from explorer.depth_lab import figures
+from explorer.depth_lab import figures, keys
 from explorer.depth_lab import lab as depth_lab
+from explorer.depth_lab.keys import setting as key
 from explorer.depth_lab.lab import LAB_SETTINGS, LabConfig
 from explorer.playground import catalogue
 from explorer.words import markdown_safe
 from server.sandbox import SandboxError
 
 ss = st.session_state
-
-
-def key(name: str) -> str:
-    return f"lab_{name}"
 
 
 header(
@@ -39,13 +36,13 @@ header(
 query = st.query_params.to_dict()
 if links.link_wins(ss, "lab", query) or any(key(s.name) not in ss for s in LAB_SETTINGS):
     link_warnings(depth_lab.LINK_PARAMS)
-    config, problems = LabConfig.from_query(query, base=ss.get("lab_config"))
+    config, problems = LabConfig.from_query(query, base=ss.get(keys.CONFIG))
     for s in LAB_SETTINGS:
         ss[key(s.name)] = getattr(config, s.name)
     say_ignored(problems)
 
-if "lab_cut" in ss:  # the batch the last run cut to fit the limit, shown by its widget from now on
-    ss[key("batch")], cut = ss.pop("lab_cut")
+if keys.CUT in ss:  # the batch the last run cut to fit the limit, shown by its widget from now on
+    ss[key("batch")], cut = ss.pop(keys.CUT)
     st.info(markdown_safe(cut[:1].upper() + cut[1:] + "."), icon=":material/compress:")
 
 with st.sidebar:
@@ -57,9 +54,9 @@ with st.sidebar:
 
 config, cut = depth_lab.fitted({s.name: ss[key(s.name)] for s in LAB_SETTINGS})
 if cut:
-    ss.lab_cut = config.batch, cut
+    ss[keys.CUT] = config.batch, cut
     st.rerun()
-ss.lab_config = config
+ss[keys.CONFIG] = config
 wanted = config.to_query()
 if query != wanted:
     st.query_params.from_dict(wanted)
@@ -76,19 +73,19 @@ with st.container(border=True):
     st.markdown("\n".join(f"- {markdown_safe(sentence)}" for sentence in depth_lab.findings(result)))
 
 spread, gradient = st.columns(2)
-spread.plotly_chart(figures.layer_bars(result, "spread"), width="stretch", key="lab_spread_chart")
-gradient.plotly_chart(figures.layer_bars(result, "gradient"), width="stretch", key="lab_gradient_chart")
+spread.plotly_chart(figures.layer_bars(result, "spread"), width="stretch", key=keys.SPREAD_CHART)
+gradient.plotly_chart(figures.layer_bars(result, "gradient"), width="stretch", key=keys.GRADIENT_CHART)
 
 every, one = st.columns(2)
 with every:
-    st.plotly_chart(figures.histogram_figure(result), width="stretch", key="lab_histograms")
+    st.plotly_chart(figures.histogram_figure(result), width="stretch", key=keys.HISTOGRAMS)
 with one:
     if config.depth > 1:
         ss[key("layer")] = min(ss.get(key("layer"), config.depth), config.depth)
         layer = st.slider("Layer to look at", 1, config.depth, key=key("layer"))
     else:
         layer = 1
-    st.plotly_chart(figures.layer_histogram(result, layer), width="stretch", key="lab_layer_chart")
+    st.plotly_chart(figures.layer_histogram(result, layer), width="stretch", key=keys.LAYER_CHART)
 
 st.markdown("**Every layer's numbers** (red: a gradient under 1 % or over 100 times the last layer's, or most "
             "activations saturated or dead)")

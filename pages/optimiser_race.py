@@ -11,6 +11,7 @@ from components.program import panels as explorer_panels
 from explorer import words
 from explorer.program import errors
 from explorer.race import course as race
+from explorer.race import keys
 from explorer.race import setup as race_setup
 from explorer.words import markdown_safe
 
@@ -44,7 +45,7 @@ def page() -> None:
             except Exception as exc:  # noqa: BLE001 - ExpressionError or a limit: a message, never a traceback
                 explorer_panels.program_error(text, exc)
                 planes = []
-            setup = ss["race_setup"]
+            setup = ss[keys.SETUP]
         panels.settings(setup, planes)
     if planes is not None and len(planes) < 2:
         st.info(f"The race needs a program with at least two inputs that hold one number each; this one has "
@@ -58,7 +59,7 @@ def page() -> None:
     except Exception as exc:  # noqa: BLE001 - a race not allowed, or the program failed: a message
         st.error(markdown_safe(errors.error_report(the_race.text, exc)[0]), icon=":material/error:")
         return
-    panels.race_view(panels.view_data(the_race, result, picture), key="race_view")
+    panels.race_view(panels.view_data(the_race, result, picture), key=keys.VIEW)
     for path in result["paths"]:
         if path["stopped"]:
             st.warning(markdown_safe(f"{path['title']} {path['stopped']}."), icon=":material/warning:")

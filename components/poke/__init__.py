@@ -23,7 +23,7 @@ import streamlit as st
 from components.common import session
 from components.common.assets import module_loader
 from components.common.link_warnings import say_ignored
-from explorer.program import poke
+from explorer.program import keys, poke
 from server.sandbox import SandboxError
 
 _component = st.components.v2.component(
@@ -46,20 +46,20 @@ def _moved(key: str, sliders: tuple) -> None:
     """The browser's report {values, active, seq, final}: the new poked values and the pictures' input."""
     report = (ss.get(key) or {}).get("poke") or {}
     values = report.get("values") or {}
-    ss["poked"] = poke.normal(values, sliders)
+    ss[keys.POKED] = poke.normal(values, sliders)
     names = [k.name for k in sliders]
     active = report.get("active")
-    if active in names and active != ss.get("poke_active"):
-        ss["poke_previous"] = ss.get("poke_active")
-        ss["poke_active"] = active
-    ss["poke_answered"] = int(report.get("seq") or 0)
+    if active in names and active != ss.get(keys.POKE_ACTIVE):
+        ss[keys.POKE_PREVIOUS] = ss.get(keys.POKE_ACTIVE)
+        ss[keys.POKE_ACTIVE] = active
+    ss[keys.POKE_ANSWERED] = int(report.get("seq") or 0)
     if report.get("final"):
         ss[_FULL_RUN] = True
 
 
 def _reset() -> None:
-    ss["poked"] = ()
-    ss["poke_version"] = ss.get("poke_version", 0) + 1
+    ss[keys.POKED] = ()
+    ss[keys.POKE_VERSION] = ss.get(keys.POKE_VERSION, 0) + 1
     ss[_FULL_RUN] = True
 
 
@@ -90,16 +90,17 @@ def poke_panel(text: str, sliders: tuple, graph, *, key: str) -> None:
     if not sliders:
         return
     names = [k.name for k in sliders]
-    if ss.get("poke_active") not in names:
-        ss["poke_active"] = names[0]
-    poked = ss.get("poked", ())
-    wanted = ss.get(f"{key}_pictures_for") != text
-    data = poke.pictures(text, sliders, poked, graph, ss["poke_active"], ss.get("poke_previous"),
+    if ss.get(keys.POKE_ACTIVE) not in names:
+        ss[keys.POKE_ACTIVE] = names[0]
+    poked = ss.get(keys.POKED, ())
+    wanted = ss.get(keys.pictures_for(key)) != text
+    data = poke.pictures(text, sliders, poked, graph, ss[keys.POKE_ACTIVE], ss.get(keys.POKE_PREVIOUS),
                          curve=_not_yet if wanted else _curve, surface=_not_yet if wanted else _surface,
                          unfinished=(SandboxError,))
-    data |= {"answered": ss.get("poke_answered", 0), "version": ss.get("poke_version", 0), "pictures_wanted": wanted}
+    data |= {"answered": ss.get(keys.POKE_ANSWERED, 0), "version": ss.get(keys.POKE_VERSION, 0),
+             "pictures_wanted": wanted}
     _component(key=key, data=data, on_poke_change=lambda: _moved(key, sliders), on_reset_change=_reset,
-               on_pictures_change=lambda: ss.__setitem__(f"{key}_pictures_for", text))
+               on_pictures_change=lambda: ss.__setitem__(keys.pictures_for(key), text))
 
 
 def _not_yet(*_) -> None:

@@ -24,6 +24,7 @@ from autograd import no_grad
 from explorer import links
 from explorer.graph.names import node_label
 from explorer.numbers import finite_or_none, fmt_number, json_numbers
+from explorer.program import keys
 from explorer.words import clip_text
 from language import compile_program
 from language.source import ExpressionError
@@ -211,31 +212,31 @@ def from_link(text: str, sliders_: tuple) -> tuple[Poked, list[str]]:
     return normal(values, sliders_), problems
 
 
-def sync(state: MutableMapping, query: MutableMapping, program: str, sliders_: tuple) -> tuple[Poked, list[str]]:
-    """Keeps ``state['poked']`` for ``program`` and the URL's ``?poke=`` in step; returns (poked, problems).
+def sync(session: MutableMapping, query: MutableMapping, program: str, sliders_: tuple) -> tuple[Poked, list[str]]:
+    """Keeps ``session['poked']`` for ``program`` and the URL's ``?poke=`` in step; returns (poked, problems).
 
     A link's ``poke`` (one this session did not write) wins, as a link's program does; a new program
     starts from its own values; otherwise the session's poked values are written to the URL. Whenever the
-    values are set here rather than by the sliders, ``state['poke_version']`` grows (the sliders follow it).
+    values are set here rather than by the sliders, ``session['poke_version']`` grows (the sliders follow it).
     """
     problems: list[str] = []
-    if state.get("_poked_program") != program:
-        state["_poked_program"] = program
-        state["poked"] = ()
-        state["poke_version"] = state.get("poke_version", 0) + 1
+    if session.get(keys.POKED_PROGRAM) != program:
+        session[keys.POKED_PROGRAM] = program
+        session[keys.POKED] = ()
+        session[keys.POKE_VERSION] = session.get(keys.POKE_VERSION, 0) + 1
     from_url = query.get("poke")
-    if links.link_wins(state, "poke", from_url):
-        state["poked"], problems = from_link(from_url, sliders_)
-        state["poke_version"] = state.get("poke_version", 0) + 1
-    poked = normal(dict(state.get("poked", ())), sliders_)
-    state["poked"] = poked
+    if links.link_wins(session, "poke", from_url):
+        session[keys.POKED], problems = from_link(from_url, sliders_)
+        session[keys.POKE_VERSION] = session.get(keys.POKE_VERSION, 0) + 1
+    poked = normal(dict(session.get(keys.POKED, ())), sliders_)
+    session[keys.POKED] = poked
     text = link_text(poked, sliders_)
     if text:
         if query.get("poke") != text:
             query["poke"] = text
     elif "poke" in query:
         del query["poke"]
-    links.wrote(state, "poke", text)
+    links.wrote(session, "poke", text)
     return poked, problems
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from explorer import links
+from explorer.race import keys
 from explorer.race.course import KINDS, MAX_RUNNERS, MAX_STEPS, OWN, SURFACES, Race, check_runner, runner
 from explorer.settings import PartlyRead, Setting, read_query, settings_query
 
@@ -181,23 +182,23 @@ def setup_from_query(query: Mapping, default: Setup = DEFAULT) -> tuple[Setup, l
     return setup, problems + more
 
 
-def sync(state, query, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
-    """Keeps ``state['race_setup']`` and the URL in step; returns (setup, what a link got wrong).
+def sync(session, query, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
+    """Keeps ``session['race_setup']`` and the URL in step; returns (setup, what a link got wrong).
 
     A link's params (ones this session did not write) win, as a link's program does; otherwise the session's
-    setup is written to the URL. When the setup is set here rather than by a widget, ``state['race_version']``
+    setup is written to the URL. When the setup is set here rather than by a widget, ``session['race_version']``
     grows (the widgets are made anew with its values)."""
     problems: list[str] = []
     from_url = {k: query[k] for k in QUERY_KEYS if k in query}
-    if links.link_wins(state, "race", from_url):
-        state["race_setup"], problems = setup_from_query(from_url, state.get("race_setup", default))
-        state["race_version"] = state.get("race_version", 0) + 1
-    setup = state.setdefault("race_setup", default)
+    if links.link_wins(session, "race", from_url):
+        session[keys.SETUP], problems = setup_from_query(from_url, session.get(keys.SETUP, default))
+        session[keys.VERSION] = session.get(keys.VERSION, 0) + 1
+    setup = session.setdefault(keys.SETUP, default)
     wanted = setup_query(setup)
     for key in QUERY_KEYS:
         if key in wanted and query.get(key) != wanted[key]:
             query[key] = wanted[key]
         elif key not in wanted and key in query:
             del query[key]
-    links.wrote(state, "race", wanted)
+    links.wrote(session, "race", wanted)
     return setup, problems
