@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 
 from explorer import keys
+from explorer.numbers import whole_from_link
 from explorer.words import clip_text
 
 
@@ -32,6 +33,23 @@ def ignored(problem: str, what: str = "the link") -> str:
     return f"Ignored part of {what}: {problem}."
 
 
+#: At most this many warnings for one link: the rest are counted in one more.
+MAX_SAID = 8
+
+
+def said_once(problems: list[str], most: int = MAX_SAID) -> list[str]:
+    """The problems a page says of its link: each once (one given many times says how many), at most ``most``, then
+    how many more (a link of 1,000 bad parts is a few warnings, not a page of them)."""
+    counts: dict[str, int] = {}
+    for problem in problems:
+        counts[problem] = counts.get(problem, 0) + 1
+    said = [problem if n == 1 else f"{problem} ({n:,} times)" for problem, n in counts.items()]
+    if len(said) > most:
+        rest = sum(list(counts.values())[most - 1:])
+        said[most - 1:] = [f"{rest:,} more parts could not be used either"]
+    return said
+
+
 def repeated(query: Mapping[str, list[str]], params: tuple[str, ...]) -> list[str]:
     """A problem for each of a page's ``params`` the link gives more than once (Streamlit reads the last)."""
     problems = []
@@ -49,7 +67,7 @@ def step_from_link(text: str | None, n: int) -> tuple[int, str | None]:
         return 0, None
     allowed = f"a whole number from 0 to {n:,}"
     try:
-        step = int(text.strip())  # NOTE: int() of a str takes digits only: no 1e308, nan or 2.5
+        step = whole_from_link(text)  # ASCII digits only: no 1e308, nan, 2.5 or ٣
     except ValueError:
         return 0, f"`step={clip_text(text)}` is not {allowed}: opened at step 0"
     if 0 <= step <= n:

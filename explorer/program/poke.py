@@ -23,7 +23,7 @@ import numpy as np
 from autograd import no_grad
 from explorer import links
 from explorer.graph.names import node_label
-from explorer.numbers import finite_or_none, fmt_number, json_numbers
+from explorer.numbers import finite_or_none, fmt_number, json_numbers, number_from_link
 from explorer.program import keys
 from explorer.words import clip_text
 from language import compile_program
@@ -44,8 +44,6 @@ SURFACE_POINTS = 25
 #: The largest poked value or scale, either sign (a link's or a report's; further out, a slider's range and its
 #: steps stop being numbers a browser can draw: 1e308 made the range infinite and the page an OverflowError).
 POKE_LIMIT = 1e6
-#: Problems said about one link's poked values at most (a link of a thousand bad parts gets one more line).
-MAX_PROBLEMS = 8
 
 
 @dataclass(frozen=True)
@@ -175,9 +173,9 @@ def allowed_text() -> str:
 
 
 def from_link(text: str, sliders_: tuple) -> tuple[Poked, list[str]]:
-    """A URL's poked values (see link_text) and what was ignored in them, each as a short reason (at most
-    MAX_PROBLEMS of them, then how many more): unknown inputs, a value where a scale goes or the other way
-    round, values that are not finite numbers within ±POKE_LIMIT, an input poked twice (the first counts)."""
+    """A URL's poked values (see link_text) and what was ignored in them, each as a short reason (a page says
+    a few of them and counts the rest: explorer.links.said_once): unknown inputs, a value where a scale goes or the
+    other way round, values that are not finite numbers within ±POKE_LIMIT, an input poked twice (the first counts)."""
     by_name = {k.name: k for k in sliders_}
     values, problems = {}, []
     for part in (p.strip() for p in text.split(",")):
@@ -200,15 +198,13 @@ def from_link(text: str, sliders_: tuple) -> tuple[Poked, list[str]]:
             problems.append(f"{shown} (`{name}` is poked twice; the first value counts)")
             continue
         try:
-            value = float(number)
+            value = number_from_link(number)  # ASCII digits only
         except ValueError:
             value = math.nan
         if not (math.isfinite(value) and abs(value) <= POKE_LIMIT):
             problems.append(f"{shown} (not {allowed_text()})")
             continue
         values[name] = value
-    if len(problems) > MAX_PROBLEMS:
-        problems[MAX_PROBLEMS:] = [f"{len(problems) - MAX_PROBLEMS:,} more parts"]
     return normal(values, sliders_), problems
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from explorer import links
+from explorer.numbers import number_from_link
 from explorer.race import keys
 from explorer.race.course import KINDS, MAX_RUNNERS, MAX_STEPS, OWN, SURFACES, Race, check_runner, runner
 from explorer.settings import PartlyRead, Setting, read_query, settings_query
@@ -27,7 +28,7 @@ def runners_text(runners: tuple) -> str:
 
 def runners_from_text(text: str) -> tuple[tuple, list[str]]:
     """The runners a URL's text names (see runners_text) and what was wrong in it, each in words."""
-    runners, problems = [], []
+    runners, problems, extra = [], [], 0
     for part in (p.strip() for p in text.split(";")):
         if not part:
             continue
@@ -47,7 +48,7 @@ def runners_from_text(text: str) -> tuple[tuple, list[str]]:
                 bad = f"{KINDS[kind].title} has no setting `{name[:20]}` (it has {', '.join(KINDS[kind].settings)})"
                 break
             try:
-                settings[name] = float(value)
+                settings[name] = number_from_link(value)
             except ValueError:
                 bad = f"`{value[:20]}` is not a number"
                 break
@@ -56,9 +57,12 @@ def runners_from_text(text: str) -> tuple[tuple, list[str]]:
         if bad:
             problems.append(f"`{part[:60]}`: {bad}")
         elif len(runners) == MAX_RUNNERS:
-            problems.append(f"`{part[:60]}`: a race has at most {MAX_RUNNERS} optimisers")
+            extra += 1
         else:
             runners.append(r)
+    if extra:
+        problems.append(f"a race has at most {MAX_RUNNERS} optimisers: the first {MAX_RUNNERS} race, "
+                        f"{extra:,} more {'was' if extra == 1 else 'were'} left out")
     return tuple(runners), problems
 
 
@@ -72,7 +76,7 @@ def pair_from_text(text: str) -> tuple | None:
     if len(parts) != 2:
         return None
     try:
-        pair = (float(parts[0]), float(parts[1]))
+        pair = (number_from_link(parts[0]), number_from_link(parts[1]))
     except ValueError:
         return None
     return pair if all(math.isfinite(v) for v in pair) else None
