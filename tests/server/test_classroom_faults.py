@@ -16,8 +16,7 @@ import psutil
 import pytest
 
 from deploy.classroom import RestartRule, free_ports, healthy
-from tests.server.test_deploy import _need_haproxy
-from tests.support.helpers import ROOT
+from tests.support.helpers import ROOT, program_or_skip
 
 DEADLINE = 60.0  # seconds for any one condition, generous for a machine with both cores loaded
 
@@ -90,7 +89,7 @@ class Launcher:
 
 @pytest.fixture
 def launcher(tmp_path):
-    _need_haproxy()
+    program_or_skip("haproxy", "haproxy", "the classroom's fault tests")
     started = Launcher(tmp_path)
     yield started
     started.close()
