@@ -156,3 +156,33 @@ def test_programs_with_nothing_to_differentiate_say_so():
     cost = program_cost("x = randn(3)\ny = zeros(2) * 1.0", clock=ticking())  # y is a leaf of its own: J = [0 | I]
     assert cost.verdict.startswith("A tie at 0 operations: f maps 5 input numbers to 2 output numbers")
     assert cost.max_entry == 1.0 and cost.max_difference == 0.0
+
+
+# ----------------------------------------------------------------------------- the caps count work (issue 28)
+
+
+def _chain(n: int, links: int) -> str:
+    """n inputs summed, then a chain of ``links`` scalar steps: few entries and operations, many node visits."""
+    steps = ["s = tanh(s)" if i % 2 else "s = s * 2" for i in range(links)]
+    return "\n".join([f"x = randn({n})", "s = x.sum()", *steps, "s"])
+
+
+def test_a_jacobian_inside_every_other_cap_but_with_millions_of_node_visits_is_counted_not_built():
+    calls = []
+
+    def clock():  # a build reads the clock: this one must not
+        calls.append(1)
+        return 0.0
+
+    cost = program_cost(_chain(4096, 300), clock=clock)
+    assert not cost.built and calls == []
+    assert (cost.n, cost.m) == (4096, 1) and cost.forward.passes == 4096
+    assert re.fullmatch(r"Not built: J would take about [\d,]+ s to build: 4,096 forward passes over [\d,]+ nodes "
+                        r"are [\d,]+ node visits, more than the 200,000 allowed here; the counts only\.", cost.note)
+    seconds = int(re.search(r"about ([\d,]+) s", cost.note).group(1).replace(",", ""))
+    assert seconds >= 10  # the sandbox's whole CPU time, which the tab used to spend
+
+
+def test_a_short_chain_is_still_built():
+    cost = program_cost(_chain(64, 100), clock=ticking())
+    assert cost.built and cost.note == ""
