@@ -8,7 +8,7 @@ from components.common.entry import through_app
 from components.common.layout import header
 from components.common.link_warnings import link_warnings
 from components.program import panels as explorer_panels
-from explorer import words
+from explorer import links, words
 from explorer.program import errors
 from explorer.race import course as race
 from explorer.race import keys
@@ -60,9 +60,9 @@ def page() -> None:
         st.error(markdown_safe(errors.error_report(the_race.text, exc)[0]), icon=":material/error:")
         return
     panels.race_view(panels.view_data(the_race, result, picture), key=keys.VIEW)
-    for path in result["paths"]:
-        if path["stopped"]:
-            st.warning(markdown_safe(f"{path['title']} {path['stopped']}."), icon=":material/warning:")
+    stopped = [f"{path['title']} {path['stopped']}" for path in result["paths"] if path["stopped"]]
+    for said in links.said_once(stopped):  # six runners alike that diverge alike: one warning, counted
+        st.warning(markdown_safe(f"{said}."), icon=":material/warning:")
 
 
 page()
