@@ -1,0 +1,131 @@
+"""The run store in Redis, for server processes on several machines."""
+
+from __future__ import annotations
+
+from server.run_store.base import Opened, RunStore
+
+# NOTE: each Redis call below is one Lua script, which Redis runs atomically: the check of the holder
+# and the write, or the write and the evictions, cannot interleave with another process's.
+# Keys: <p>run:<id> (hash: snapshot user holder lease size), <p>used (sorted set: id by time of use),
+# <p>user:<user> (sorted set: the learner's ids by time of use), <p>bytes and <p>ubytes:<user> (counters).
+_LUA_DROP = """
+local function drop(p, id)
+    local key = p .. 'run:' .. id
+    local size = tonumber(redis.call('HGET', key, 'size') or '0')
+    local user = redis.call('HGET', key, 'user')
+    if user then
+        redis.call('ZREM', p .. 'user:' .. user, id)
+        redis.call('DECRBY', p .. 'ubytes:' .. user, size)
+    end
+    redis.call('ZREM', p .. 'used', id)
+    redis.call('DECRBY', p .. 'bytes', size)
+    redis.call('DEL', key)
+end
+local function oldest(zset, keep)
+    for _, id in ipairs(redis.call('ZRANGE', zset, 0, 1)) do
+        if id ~= keep then return id end
+    end
+    return nil
+end
+local function evict(p, keep, user, user_bytes, max_bytes)
+    local ukey = p .. 'user:' .. user
+    while tonumber(redis.call('GET', p .. 'ubytes:' .. user) or '0') > user_bytes do
+        local victim = oldest(ukey, keep)
+        if not victim then break end
+        drop(p, victim)
+    end
+    while tonumber(redis.call('GET', p .. 'bytes') or '0') > max_bytes do
+        local victim = oldest(p .. 'used', keep)
+        if not victim then break end
+        drop(p, victim)
+    end
+end
+local function take(p, id, user, holder, lease, now)
+    -- the run's record (already there, any owner) becomes user's, used now
+    local key = p .. 'run:' .. id
+    local old_user = redis.call('HGET', key, 'user')
+    local size = tonumber(redis.call('HGET', key, 'size') or '0')
+    if old_user and old_user ~= user then
+        redis.call('ZREM', p .. 'user:' .. old_user, id)
+        redis.call('DECRBY', p .. 'ubytes:' .. old_user, size)
+        redis.call('INCRBY', p .. 'ubytes:' .. user, size)
+    end
+    redis.call('HSET', key, 'user', user, 'holder', holder, 'lease', lease)
+    redis.call('ZADD', p .. 'user:' .. user, now, id)
+    redis.call('ZADD', p .. 'used', now, id)
+end
+"""
+_LUA_SAVE = _LUA_DROP + """
+local p, id, blob, user, holder, lease, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+local user_bytes, max_bytes = tonumber(ARGV[8]), tonumber(ARGV[9])
+local key = p .. 'run:' .. id
+local current = redis.call('HGET', key, 'holder')
+if current and current ~= holder then return 'taken' end
+if current then drop(p, id) end
+redis.call('HSET', key, 'snapshot', blob, 'size', #blob, 'user', user, 'holder', holder, 'lease', lease)
+redis.call('INCRBY', p .. 'bytes', #blob)
+redis.call('INCRBY', p .. 'ubytes:' .. user, #blob)
+redis.call('ZADD', p .. 'user:' .. user, now, id)
+redis.call('ZADD', p .. 'used', now, id)
+evict(p, id, user, user_bytes, max_bytes)
+return 'saved'
+"""
+_LUA_OPEN = _LUA_DROP + """
+local p, id, user, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local user_bytes, max_bytes = tonumber(ARGV[6]), tonumber(ARGV[7])
+local key = p .. 'run:' .. id
+local rec = redis.call('HMGET', key, 'snapshot', 'user', 'holder', 'lease')
+if not rec[1] then return nil end
+if rec[3] ~= holder and rec[2] ~= user and tonumber(rec[4]) > tonumber(now) then
+    redis.call('ZADD', p .. 'used', now, id)
+    redis.call('ZADD', p .. 'user:' .. rec[2], now, id)
+    return {rec[1], 0}
+end
+take(p, id, user, holder, 0, now)
+evict(p, id, user, user_bytes, max_bytes)
+return {rec[1], 1}
+"""
+
+
+class RedisRunStore(RunStore):
+    """The same store in Redis, for server processes on several machines (``redis://host:6379/0``).
+
+    Give the runs a Redis of their own or a prefix (``?prefix=``), and do not let Redis evict keys
+    itself (``maxmemory-policy noeviction``, Debian's default): this store keeps its own bound.
+    """
+
+    def __init__(self, url: str, *args, prefix: str = "autograd-explorer:", **kwargs):
+        super().__init__(*args, **kwargs)
+        # NOTE: imported here, as only a Redis deployment needs the package (a SQLite one runs without it).
+        import redis
+
+        self.url = url
+        self.prefix = prefix
+        self._redis = redis.Redis.from_url(url)
+        self._save_script = self._redis.register_script(_LUA_SAVE)
+        self._open_script = self._redis.register_script(_LUA_OPEN)
+
+    def _save(self, run_id, blob, user, holder, lease_until):
+        args = [self.prefix, run_id, blob, user, holder, repr(lease_until), repr(self.clock()),
+                self.user_bytes, self.max_bytes]
+        return self._save_script(args=args).decode()
+
+    def _open(self, run_id, user, holder, now):
+        found = self._open_script(args=[self.prefix, run_id, user, holder, repr(now), self.user_bytes, self.max_bytes])
+        return None if found is None else Opened(bytes(found[0]), owned=bool(found[1]))
+
+    def _get(self, run_id):
+        return self._redis.hget(f"{self.prefix}run:{run_id}", "snapshot")
+
+    @property
+    def size(self) -> int:
+        return int(self._redis.get(f"{self.prefix}bytes") or 0)
+
+    def user_size(self, user: str) -> int:
+        return int(self._redis.get(f"{self.prefix}ubytes:{user}") or 0)
+
+    def __len__(self) -> int:
+        return int(self._redis.zcard(f"{self.prefix}used"))
+
+    def close(self) -> None:
+        self._redis.close()

@@ -1,0 +1,136 @@
+"""The run store in one SQLite file that every server process on the machine shares."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from server.run_store.base import SAVED, TAKEN, Opened, RunStore, _Record
+
+
+class SQLiteRunStore(RunStore):
+    """One SQLite file (WAL) that every process on the machine shares; it outlives them all.
+
+    Each write is one ``BEGIN IMMEDIATE`` transaction (the write lock taken first, so two processes
+    never both read and then both try to write), and a writer waits up to ``busy_seconds`` for
+    another's. Least recently used is by wall-clock time of use, kept per run.
+    """
+
+    SCHEMA = """
+    CREATE TABLE IF NOT EXISTS runs (
+        id TEXT PRIMARY KEY,
+        learner TEXT NOT NULL,
+        holder TEXT NOT NULL,
+        lease_until REAL NOT NULL,
+        used REAL NOT NULL,
+        size INTEGER NOT NULL,
+        snapshot BLOB NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS runs_used ON runs (used);
+    CREATE INDEX IF NOT EXISTS runs_user ON runs (learner, used);
+    """
+
+    def __init__(self, path: str | Path, *args, busy_seconds: float = 30.0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.path = Path(path)
+        self.busy_seconds = busy_seconds
+        self._lock = threading.Lock()  # one connection per process, used by one thread at a time
+        self._db: sqlite3.Connection | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=self.busy_seconds, isolation_level=None, check_same_thread=False)
+            db.execute(f"PRAGMA busy_timeout = {int(self.busy_seconds * 1000)}")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")  # WAL: a power cut may lose the last saves, never the file
+            db.execute("PRAGMA journal_size_limit = 67108864")  # the WAL file shrinks back to 64 MB
+            db.executescript(self.SCHEMA)
+            self._db = db
+        return self._db
+
+    def _write(self, work: Callable[[sqlite3.Connection], object]):
+        with self._lock:
+            db = self._connect()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(db)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            return result
+
+    def _save(self, run_id, blob, user, holder, lease_until):
+        def work(db):
+            row = db.execute("SELECT holder FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is not None and row[0] != holder:
+                return TAKEN
+            db.execute(
+                "INSERT OR REPLACE INTO runs (id, learner, holder, lease_until, used, size, snapshot) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (run_id, user, holder, lease_until, self.clock(), len(blob), blob),
+            )
+            self._evict(db, run_id, user)
+            return SAVED
+
+        return self._write(work)
+
+    def _evict(self, db: sqlite3.Connection, keep: str, user: str) -> None:
+        """The learner's own oldest runs past their share, then anyone's past the bound; never ``keep``."""
+        for where, args, bound in (("learner = ? AND ", (user,), self.user_bytes), ("", (), self.max_bytes)):
+            (total,) = db.execute(f"SELECT COALESCE(SUM(size), 0) FROM runs WHERE {where}1", args).fetchone()
+            if total <= bound:
+                continue
+            oldest = db.execute(f"SELECT id, size FROM runs WHERE {where}id != ? ORDER BY used", (*args, keep))
+            doomed = []
+            for run_id, size in oldest:
+                doomed.append((run_id,))
+                total -= size
+                if total <= bound:
+                    break
+            db.executemany("DELETE FROM runs WHERE id = ?", doomed)
+
+    def _open(self, run_id, user, holder, now):
+        def work(db):
+            row = db.execute("SELECT snapshot, learner, holder, lease_until FROM runs WHERE id = ?",
+                             (run_id,)).fetchone()
+            if row is None:
+                return None
+            record = _Record(bytes(row[0]), row[1], row[2], row[3])
+            if self._keeps(record, user, holder, now):
+                db.execute("UPDATE runs SET used = ? WHERE id = ?", (now, run_id))
+                return Opened(record.blob, owned=False)
+            db.execute("UPDATE runs SET learner = ?, holder = ?, lease_until = 0, used = ? WHERE id = ?",
+                       (user, holder, now, run_id))
+            self._evict(db, run_id, user)
+            return Opened(record.blob, owned=True)
+
+        return self._write(work)
+
+    def _get(self, run_id):
+        with self._lock:
+            row = self._connect().execute("SELECT snapshot FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def _scalar(self, sql: str, args: tuple = ()) -> int:
+        with self._lock:
+            return int(self._connect().execute(sql, args).fetchone()[0])
+
+    @property
+    def size(self) -> int:
+        return self._scalar("SELECT COALESCE(SUM(size), 0) FROM runs")
+
+    def user_size(self, user: str) -> int:
+        return self._scalar("SELECT COALESCE(SUM(size), 0) FROM runs WHERE learner = ?", (user,))
+
+    def __len__(self) -> int:
+        return self._scalar("SELECT COUNT(*) FROM runs")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
