@@ -106,6 +106,11 @@ class ByteCache:
             self._expire()
             return key in self._entries
 
+    def lru_keys(self) -> list[Hashable]:
+        """The keys held now, least recently used first."""
+        with self._lock:
+            return list(self._entries)
+
     def pop(self, key: Hashable) -> None:
         """Forgets ``key`` (if held)."""
         with self._lock:

@@ -28,7 +28,7 @@ from explorer.numbers import json_numbers
 from explorer.playground import datasets, model_files, step_graph, training
 from explorer.playground import snapshot as run_snapshot
 from explorer.playground.settings import SLOW_MOTION, TrainConfig, changed_settings
-from server.run_store import TAKEN, RunStore, new_run_id, runs
+from server.run_store import KEPT, MB, TAKEN, TOO_BIG, RunStore, new_run_id, runs
 
 TICK_SECONDS = 0.2  # the live fragment's period while playing (faster speeds)
 BIG_TICK_SECONDS = 0.4  # ... for networks whose frames are big (over FRAME_PAYLOAD bytes)
@@ -39,6 +39,7 @@ TRAIN_BUDGET = 0.6  # share of a tick's period that training may take
 CATCH_UP_SECONDS = 0.5  # after a stall, at most this much wall clock's worth of steps is made up
 HISTORY_EVERY = 1.0  # seconds between full curve histories while playing
 SAVE_EVERY = 1.0  # seconds between snapshots in the run store while playing (every action saves at once)
+RETRY_EVERY = 2.0  # seconds between a page's tries while the run store fails (the store backs off on its own)
 # NOTE: a page that comes back playing (a reload mid-Play) gets its full message and the fragment's first
 # frames at once; the browser renders only the last of updates that arrive together, so the layout is resent
 # for most of a second after a full run (4 KB a message at the defaults) instead of hanging on the view's one "need".
@@ -98,6 +99,7 @@ class Playground:
         self._recent: deque[training.Frame] = deque(maxlen=SLOW_MOTION)  # slow motion resends these
         self._graph_texts: OrderedDict[int, dict] = OrderedDict()  # step -> the step graph's texts
         self._graph_layout: dict | None = None
+        self.store_problem: str | None = None  # why the run's last snapshot is not in the run store, in words
         self.save()  # a reload finds even an untouched run
 
     # ------------------------------------------------------------------ runs
@@ -243,18 +245,43 @@ class Playground:
 
     # --------------------------------------------------------------- storing
     def save(self) -> None:
-        """Keep the run's snapshot in the store under its id (server/run_store.py), in place of the last.
+        """Keep the run's snapshot in the store under its id (server/run_store/), in place of the last.
         If another page has taken the run over meanwhile (the learner opened its link elsewhere), this
-        page's run goes on under a new id, so neither overwrites the other. A store that fails (its
-        database gone) is logged; the run goes on in this page."""
+        page's run goes on under a new id, so neither overwrites the other. A store that cannot be written
+        keeps the run in this page: `store_message` says so until a save (the next tick's, or `retry_store`)
+        works."""
         blob = run_snapshot.dump(self.state, self.upload, self.playing)
+        problem = None
         try:
-            if self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing) == TAKEN:
+            done = self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing)
+            if done == TAKEN:
                 self.run_id = new_run_id()
-                self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing)
-        except Exception as err:  # noqa: BLE001 - sqlite3 or redis errors: the learner's run must go on
+                done = self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing)
+        except Exception as err:  # noqa: BLE001 - the store's guard missed it (a bug): the learner's run must go on
             logging.getLogger(__name__).warning("run %s not saved: %r", self.run_id, err)
+            done, problem = KEPT, f"{type(err).__name__}: {err}"
+        self.store_problem = _unsaved(done, len(blob), self.store, problem or self.store.problem)
         self._saved = self.clock()
+
+    @property
+    def store_message(self) -> str | None:
+        """What the page says while the run is not in the run store (None while it is)."""
+        if self.store_problem is None:
+            return None
+        return f"{self.store_problem[0].upper()}{self.store_problem[1:]}"
+
+    @property
+    def retry_every(self) -> float | None:
+        """Seconds between the page's calls of `retry_store` (None: nothing to retry)."""
+        return RETRY_EVERY if self.store_problem is not None else None
+
+    def retry_store(self) -> bool:
+        """Try the run store again (the page calls this every `retry_every` seconds while paused; while playing
+        each tick saves). True when what the page shows changed."""
+        if self.store_problem is None:
+            return False
+        self.save()
+        return self.store_problem is None
 
     @classmethod
     def restore(
@@ -380,6 +407,16 @@ class Playground:
         if graph:
             data["g"] = self._frame_graph(f)
         return data
+
+
+def _unsaved(done: str, size: int, store: RunStore, problem: str | None) -> str | None:
+    """Why a save left the run out of the store, in words (None: it is in)."""
+    if done == KEPT:
+        return f"the run store cannot be written: {problem}; this run is kept in this page until it can be"
+    if done == TOO_BIG:
+        return (f"this run is too big for the run store ({size / MB:.1f} MB; at most {store.max_run_bytes / MB:g} MB "
+                "a run): it is kept in this page only, and a reload starts it again")
+    return None
 
 
 def step_caption(step: int) -> str:

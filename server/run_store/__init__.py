@@ -33,6 +33,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from server.run_store.base import (
+    KEPT,
     LEASE_SECONDS,
     MB,
     RUN_ID,
@@ -41,6 +42,7 @@ from server.run_store.base import (
     TOO_BIG,
     Opened,
     RunStore,
+    StoreDown,
     new_run_id,
 )
 from server.run_store.memory import MemoryRunStore
@@ -48,8 +50,8 @@ from server.run_store.redis_store import RedisRunStore
 from server.run_store.sqlite_store import SQLiteRunStore
 
 __all__ = [
-    "LEASE_SECONDS", "MB", "RUN_ID", "SAVED", "TAKEN", "TOO_BIG", "MemoryRunStore", "Opened", "RedisRunStore",
-    "RunStore", "SQLiteRunStore", "data_folder", "new_run_id", "open_store", "runs",
+    "KEPT", "LEASE_SECONDS", "MB", "RUN_ID", "SAVED", "TAKEN", "TOO_BIG", "MemoryRunStore", "Opened", "RedisRunStore",
+    "RunStore", "SQLiteRunStore", "StoreDown", "data_folder", "new_run_id", "open_store", "runs",
 ]
 
 

@@ -14,10 +14,10 @@ class MemoryRunStore(RunStore):
         self._lru = ByteCache(self.max_bytes, max_item=self.max_run_bytes, idle_seconds=None,
                               group_budget=self.user_bytes)
 
-    def _save(self, run_id, blob, user, holder, lease_until):
+    def _save(self, run_id, blob, user, holder, lease_until, replaces):
         with self._lru.lock:
             record = self._lru.peek(run_id)
-            if record is not None and record.holder != holder:
+            if record is not None and record.holder not in (holder, replaces):
                 return TAKEN
             kept = self._lru.put(run_id, _Record(blob, user, holder, lease_until), len(blob), group=user)
             return SAVED if kept else TOO_BIG
@@ -36,12 +36,11 @@ class MemoryRunStore(RunStore):
         record = self._lru.peek(run_id)
         return None if record is None else record.blob
 
-    @property
-    def size(self) -> int:
+    def _size(self):
         return self._lru.nbytes
 
-    def user_size(self, user: str) -> int:
+    def _user_size(self, user):
         return self._lru.group_nbytes(user)
 
-    def __len__(self) -> int:
+    def _count(self):
         return len(self._lru)

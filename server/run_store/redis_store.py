@@ -58,9 +58,10 @@ end
 _LUA_SAVE = _LUA_DROP + """
 local p, id, blob, user, holder, lease, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local user_bytes, max_bytes = tonumber(ARGV[8]), tonumber(ARGV[9])
+local replaces = ARGV[10]
 local key = p .. 'run:' .. id
 local current = redis.call('HGET', key, 'holder')
-if current and current ~= holder then return 'taken' end
+if current and current ~= holder and current ~= replaces then return 'taken' end
 if current then drop(p, id) end
 redis.call('HSET', key, 'snapshot', blob, 'size', #blob, 'user', user, 'holder', holder, 'lease', lease)
 redis.call('INCRBY', p .. 'bytes', #blob)
@@ -92,22 +93,31 @@ class RedisRunStore(RunStore):
 
     Give the runs a Redis of their own or a prefix (``?prefix=``), and do not let Redis evict keys
     itself (``maxmemory-policy noeviction``, Debian's default): this store keeps its own bound.
+
+    A call waits at most ``timeout`` seconds for Redis (redis-py's default retries a failed connection ten
+    times, seconds in all, while the page's tick waits) and retries once on a fresh connection (a Redis
+    that restarted closed the old one); past that the guard takes over (server/run_store/base.py).
     """
 
-    def __init__(self, url: str, *args, prefix: str = "autograd-explorer:", **kwargs):
+    def __init__(self, url: str, *args, prefix: str = "autograd-explorer:", timeout: float = 2.0, **kwargs):
         super().__init__(*args, **kwargs)
         # NOTE: imported here, as only a Redis deployment needs the package (a SQLite one runs without it).
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
         self.url = url
+        self.where = f"Redis at {url}"
         self.prefix = prefix
-        self._redis = redis.Redis.from_url(url)
+        self.faults = (redis.RedisError, OSError)
+        self._redis = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
+                                           retry=Retry(NoBackoff(), 1))
         self._save_script = self._redis.register_script(_LUA_SAVE)
         self._open_script = self._redis.register_script(_LUA_OPEN)
 
-    def _save(self, run_id, blob, user, holder, lease_until):
+    def _save(self, run_id, blob, user, holder, lease_until, replaces):
         args = [self.prefix, run_id, blob, user, holder, repr(lease_until), repr(self.clock()),
-                self.user_bytes, self.max_bytes]
+                self.user_bytes, self.max_bytes, replaces]
         return self._save_script(args=args).decode()
 
     def _open(self, run_id, user, holder, now):
@@ -117,15 +127,17 @@ class RedisRunStore(RunStore):
     def _get(self, run_id):
         return self._redis.hget(f"{self.prefix}run:{run_id}", "snapshot")
 
-    @property
-    def size(self) -> int:
+    def _size(self):
         return int(self._redis.get(f"{self.prefix}bytes") or 0)
 
-    def user_size(self, user: str) -> int:
+    def _user_size(self, user):
         return int(self._redis.get(f"{self.prefix}ubytes:{user}") or 0)
 
-    def __len__(self) -> int:
+    def _count(self):
         return int(self._redis.zcard(f"{self.prefix}used"))
+
+    def _reset(self) -> None:
+        self._redis.connection_pool.disconnect()
 
     def close(self) -> None:
         self._redis.close()

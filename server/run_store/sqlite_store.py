@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -16,7 +17,13 @@ class SQLiteRunStore(RunStore):
     Each write is one ``BEGIN IMMEDIATE`` transaction (the write lock taken first, so two processes
     never both read and then both try to write), and a writer waits up to ``busy_seconds`` for
     another's. Least recently used is by wall-clock time of use, kept per run.
+
+    The connection is dropped after any error and opened again by the next call the guard lets through:
+    SQLite opens a file it cannot write read-only and keeps it so, so a connection made while the file
+    was unwritable would never write again.
     """
+
+    faults = (sqlite3.Error, OSError)
 
     SCHEMA = """
     CREATE TABLE IF NOT EXISTS runs (
@@ -35,6 +42,7 @@ class SQLiteRunStore(RunStore):
     def __init__(self, path: str | Path, *args, busy_seconds: float = 30.0, **kwargs):
         super().__init__(*args, **kwargs)
         self.path = Path(path)
+        self.where = str(self.path)
         self.busy_seconds = busy_seconds
         self._lock = threading.Lock()  # one connection per process, used by one thread at a time
         self._db: sqlite3.Connection | None = None
@@ -43,11 +51,15 @@ class SQLiteRunStore(RunStore):
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=self.busy_seconds, isolation_level=None, check_same_thread=False)
-            db.execute(f"PRAGMA busy_timeout = {int(self.busy_seconds * 1000)}")
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")  # WAL: a power cut may lose the last saves, never the file
-            db.execute("PRAGMA journal_size_limit = 67108864")  # the WAL file shrinks back to 64 MB
-            db.executescript(self.SCHEMA)
+            try:
+                db.execute(f"PRAGMA busy_timeout = {int(self.busy_seconds * 1000)}")
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = NORMAL")  # WAL: a power cut may lose the last saves, never the file
+                db.execute("PRAGMA journal_size_limit = 67108864")  # the WAL file shrinks back to 64 MB
+                db.executescript(self.SCHEMA)
+            except BaseException:
+                db.close()
+                raise
             self._db = db
         return self._db
 
@@ -58,15 +70,16 @@ class SQLiteRunStore(RunStore):
             try:
                 result = work(db)
             except BaseException:
-                db.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):  # after an I/O error SQLite may have rolled back itself
+                    db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
             return result
 
-    def _save(self, run_id, blob, user, holder, lease_until):
+    def _save(self, run_id, blob, user, holder, lease_until, replaces):
         def work(db):
             row = db.execute("SELECT holder FROM runs WHERE id = ?", (run_id,)).fetchone()
-            if row is not None and row[0] != holder:
+            if row is not None and row[0] not in (holder, replaces):
                 return TAKEN
             db.execute(
                 "INSERT OR REPLACE INTO runs (id, learner, holder, lease_until, used, size, snapshot) "
@@ -119,18 +132,21 @@ class SQLiteRunStore(RunStore):
         with self._lock:
             return int(self._connect().execute(sql, args).fetchone()[0])
 
-    @property
-    def size(self) -> int:
+    def _size(self):
         return self._scalar("SELECT COALESCE(SUM(size), 0) FROM runs")
 
-    def user_size(self, user: str) -> int:
+    def _user_size(self, user):
         return self._scalar("SELECT COALESCE(SUM(size), 0) FROM runs WHERE learner = ?", (user,))
 
-    def __len__(self) -> int:
+    def _count(self):
         return self._scalar("SELECT COUNT(*) FROM runs")
+
+    def _reset(self) -> None:
+        self.close()
 
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
-                self._db.close()
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.close()
                 self._db = None
