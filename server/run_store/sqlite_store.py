@@ -8,11 +8,17 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from server.run_store.base import SAVED, TAKEN, Opened, RunStore, _Record
+from server.run_store.base import SAVED, TAKEN, Opened, RunStore, _Record, log
 
+# NOTE: a rollback journal, not WAL. WAL keeps its index in a file every process maps (-shm), and a write to
+# that mapping once the file is unwritable (chattr +i, a read-only remount) is a SIGBUS that ends the whole
+# server process, every learner's session with it (seen: issue 28). A rollback journal is read and written
+# with read() and write() only (mmap_size 0), so an unwritable file is an error a call returns. PERSIST keeps
+# the journal file between transactions (its header zeroed), so a commit creates and deletes no file.
+JOURNAL = "PERSIST"
 
 class SQLiteRunStore(RunStore):
-    """One SQLite file (WAL) that every process on the machine shares; it outlives them all.
+    """One SQLite file (rollback journal, see JOURNAL) that every process on the machine shares; it outlives them all.
 
     Each write is one ``BEGIN IMMEDIATE`` transaction (the write lock taken first, so two processes
     never both read and then both try to write), and a writer waits up to ``busy_seconds`` for
@@ -53,9 +59,14 @@ class SQLiteRunStore(RunStore):
             db = sqlite3.connect(self.path, timeout=self.busy_seconds, isolation_level=None, check_same_thread=False)
             try:
                 db.execute(f"PRAGMA busy_timeout = {int(self.busy_seconds * 1000)}")
-                db.execute("PRAGMA journal_mode = WAL")
-                db.execute("PRAGMA synchronous = NORMAL")  # WAL: a power cut may lose the last saves, never the file
-                db.execute("PRAGMA journal_size_limit = 67108864")  # the WAL file shrinks back to 64 MB
+                db.execute("PRAGMA mmap_size = 0")  # read() and write(), never a mapping of the file
+                mode = db.execute(f"PRAGMA journal_mode = {JOURNAL}").fetchone()[0]
+                if mode.lower() != JOURNAL.lower():
+                    log.warning("run store %s: still journal_mode=%s (another process has it open in that mode: "
+                                "restart every server process); a file made unwritable may then crash this one",
+                                self.path, mode)
+                db.execute("PRAGMA synchronous = NORMAL")
+                db.execute("PRAGMA journal_size_limit = 67108864")  # the journal shrinks back to 64 MB
                 db.executescript(self.SCHEMA)
             except BaseException:
                 db.close()

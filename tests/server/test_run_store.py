@@ -137,9 +137,26 @@ def test_the_sqlite_store_outlives_its_process(tmp_path):
     first.close()
     again = open_store(f"sqlite:///{path}")
     assert again.get("runrunrun001") == b"snapshot"
-    mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0]
-    assert mode == "wal"
+    # A rollback journal kept between transactions: no -wal, and no -shm mapped by every process (a write to
+    # it once the file is unwritable is a SIGBUS: tests/server/test_store_faults.py).
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.sqlite3", "runs.sqlite3-journal"]
     again.close()
+
+
+def test_a_store_file_in_wal_mode_is_moved_to_the_rollback_journal(tmp_path):
+    path = tmp_path / "runs.sqlite3"
+    store = SQLiteRunStore(path)
+    assert store.save("runrunrun001", b"snapshot", user="ann", holder="tab1") == SAVED
+    store.close()
+    old = sqlite3.connect(path)  # as the store kept it before (WAL)
+    assert old.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
+    old.close()
+    store = SQLiteRunStore(path)
+    assert store.get("runrunrun001") == b"snapshot"
+    assert store.save("runrunrun002", b"more", user="ann", holder="tab2") == SAVED
+    assert not (tmp_path / "runs.sqlite3-shm").exists() and not (tmp_path / "runs.sqlite3-wal").exists()
+    store.close()
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # not WAL in the file
 
 
 def _save_runs(path: str, worker: int, runs: int, size: int, errors) -> None:

@@ -5,6 +5,8 @@ The learners play in a server process of their own (tests/support/store_learners
 the process down; the files are made unwritable with ``chattr +i`` (root's writes fail too, and a mapping of a
 file that becomes immutable faults with SIGBUS on its next write)."""
 
+import pytest
+
 from server.run_store import SQLiteRunStore
 from tests.support.store_faults import NOBODY, Learners, files_of, folder, need_root, step_of, unwritable
 
@@ -27,6 +29,29 @@ def all_saved(path):
         return all(r["words"] is None for r in report) and saved_steps(path, [r["run"] for r in report]) == [
             r["step"] for r in report]
     return done
+
+
+@pytest.mark.parametrize("user", ["root", "nobody"])
+def test_files_made_unwritable_while_learners_play_take_no_process_down(user):
+    need_root()
+    with folder(NOBODY if user == "nobody" else 0) as where:
+        path = where / "runs.sqlite3"
+        with Learners(f"sqlite:///{path}", 3, as_nobody=user == "nobody") as learners:
+            before = learners.until(lambda r: all(s and s > 0 for s in saved_steps(path, [x["run"] for x in r])),
+                                    what="saved")
+            with unwritable(*files_of(path)):
+                during = learners.send("tick 10")  # 2 s of each page's clock: two saves each
+                during = learners.until(lambda r: all(x["words"] for x in r), what="said")
+                assert [r["run"] for r in during] == [r["run"] for r in before]  # the same runs, still playing
+                assert all(d["step"] > b["step"] for d, b in zip(during, before, strict=True))
+                for r in during:
+                    assert r["words"].startswith(CANNOT_WRITE) and r["words"].endswith(KEPT_IN_PAGE), r["words"]
+                    assert str(path) in r["words"]
+            learners.until(all_saved(path), what="saved again once writable")
+            after = learners.send("pause")
+            assert [r["run"] for r in after] == [r["run"] for r in before]
+            assert saved_steps(path, [r["run"] for r in after]) == [r["step"] for r in after]  # every step kept
+            assert all(r["words"] is None for r in after)
 
 
 def test_a_process_that_opened_the_store_while_it_was_unwritable_writes_once_it_is_writable_again():
