@@ -12,8 +12,8 @@ One run id per run, and no one overwrites another's run:
   (``holder``: one per Playground object); a save by a page that no longer holds its run is
   refused (TAKEN), and that page continues under a new id;
 - ``open`` hands the run to the page that asks (the same id: a reload, a reconnect to another
-  process, a link opened later) unless another learner's page is playing it right now (its lease,
-  renewed by each save while playing, has not run out): then the opener continues a copy, a fork.
+  process, a link opened later) if it is the learner's own; anyone else's link, playing or paused,
+  gives them a copy to continue under a new id (a fork), so a link goes on showing its owner's run.
 
 Bounds, the same in every backend: at most ``max_bytes`` in all, ``max_run_bytes`` a run, and
 ``user_bytes`` a learner. Past a learner's share the learner's own least recently used runs go

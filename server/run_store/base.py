@@ -17,7 +17,7 @@ RUN_ID = re.compile(r"^[A-Za-z0-9_-]{8,32}$")
 MB = 1_000_000
 SAVED, TAKEN, TOO_BIG = "saved", "taken", "too big"  # what a save did
 KEPT = "kept here"  # ... or: the store could not be written, the snapshot waits in this process (see `save`)
-LEASE_SECONDS = 5.0  # a playing page's save records that it plays until this much after it
+LEASE_SECONDS = 5.0  # a playing page's save records that it plays until this much after it (not a hold on it)
 RETRY_FIRST, RETRY_MOST = 0.25, 5.0  # seconds before the store is tried again after a failure, doubling
 PENDING_BYTES = 64 * MB  # snapshots this process keeps while the store cannot be written, at most
 
@@ -35,7 +35,7 @@ class StoreDown(Exception):
 @dataclass(frozen=True)
 class Opened:
     """A stored run as ``open`` found it: its snapshot, and whether the opener now holds it (else it
-    is another learner's run, playing now: continue a copy under a new id)."""
+    is another learner's run: continue a copy under a new id)."""
 
     blob: bytes
     owned: bool
@@ -118,8 +118,8 @@ class RunStore:
                 return KEPT
 
     def open(self, run_id: str, *, user: str, holder: str) -> Opened | None:
-        """The run under ``run_id`` (None if the store does not have it), held by ``holder`` from now on unless
-        another learner's page is playing it (then the opener continues a copy). Raises
+        """The run under ``run_id`` (None if the store does not have it), held by ``holder`` from now on if
+        ``user`` is the learner it belongs to; anyone else gets a copy to continue under a new id. Raises
         StoreDown if the store cannot be asked now (and this process does not have the run)."""
         if not isinstance(run_id, str) or not RUN_ID.match(run_id):
             return None
@@ -164,9 +164,11 @@ class RunStore:
         """Lets go of connections (the store works again if used after)."""
 
     @staticmethod
-    def _keeps(record: _Record, user: str, holder: str, now: float) -> bool:
-        """Whether the run stays with its holder when ``holder`` of ``user`` opens it."""
-        return record.holder != holder and record.user != user and record.lease_until > now
+    def _keeps(record: _Record, user: str) -> bool:
+        """Whether the run stays with its learner when ``user`` opens it: always, unless ``user`` is that
+        learner (a reload, another tab, another process). Playing or paused makes no difference: a link
+        someone else opens is a fork, and the owner's link goes on showing the owner's run."""
+        return record.user != user
 
     # ------------------------------------------------------------------ the guard
     def _call(self, work: Callable[[], object]):

@@ -27,7 +27,7 @@ class MemoryRunStore(RunStore):
             record = self._lru.get(run_id)
             if record is None:
                 return None
-            if self._keeps(record, user, holder, now):
+            if self._keeps(record, user):
                 return Opened(record.blob, owned=False)
             self._lru.put(run_id, _Record(record.blob, user, holder, 0.0), len(record.blob), group=user)
             return Opened(record.blob, owned=True)

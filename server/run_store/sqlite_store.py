@@ -124,7 +124,7 @@ class SQLiteRunStore(RunStore):
             if row is None:
                 return None
             record = _Record(bytes(row[0]), row[1], row[2], row[3])
-            if self._keeps(record, user, holder, now):
+            if self._keeps(record, user):
                 db.execute("UPDATE runs SET used = ? WHERE id = ?", (now, run_id))
                 return Opened(record.blob, owned=False)
             db.execute("UPDATE runs SET learner = ?, holder = ?, lease_until = 0, used = ? WHERE id = ?",

@@ -10,7 +10,10 @@ import time
 
 import pytest
 
+from explorer.playground.controller import Playground
+from explorer.playground.settings import TrainConfig
 from server.run_store import SAVED, TAKEN, TOO_BIG, MemoryRunStore, RedisRunStore, SQLiteRunStore, open_store
+from tests.support.store_faults import step_of
 
 KB = 1000
 
@@ -109,25 +112,46 @@ def test_a_learner_past_their_share_pushes_out_only_their_own_runs(make_store):
     assert store.size == 40 * KB and store.user_size("ann") == 10 * KB
 
 
-def test_opening_takes_the_run_unless_another_learner_plays_it(make_store):
+def test_only_its_learner_takes_a_run_over_anyone_else_gets_a_copy_playing_or_paused(make_store):
     clock = Clock()
     store = make_store(clock=clock, lease_seconds=5.0)
     assert store.save("runrunrun001", b"v1", user="ann", holder="tab1", live=True) == SAVED
     # Another learner while ann's tab plays: a copy to fork from; ann keeps her run.
     opened = store.open("runrunrun001", user="bob", holder="tab2")
     assert opened.blob == b"v1" and not opened.owned
-    assert store.save("runrunrun001", b"v2", user="ann", holder="tab1", live=True) == SAVED
+    assert store.save("runrunrun001", b"v2", user="ann", holder="tab1") == SAVED  # paused now
+    # ... and while it is paused, and long after (her tab closed): still a copy (issue 28 item 7).
+    clock.now += 3600.0
+    opened = store.open("runrunrun001", user="bob", holder="tab4")
+    assert opened.blob == b"v2" and not opened.owned
+    assert store.save("runrunrun001", b"bob's", user="bob", holder="tab4") == TAKEN  # nothing written
     # Ann herself (a reload: a new page of the same browser) takes it, playing or not.
     opened = store.open("runrunrun001", user="ann", holder="tab3")
     assert opened.blob == b"v2" and opened.owned
     assert store.save("runrunrun001", b"v3", user="ann", holder="tab1") == TAKEN  # the old page: nothing written
     assert store.get("runrunrun001") == b"v2"
     assert store.save("runrunrun001", b"v4", user="ann", holder="tab3", live=True) == SAVED
-    clock.now += 6.0  # her tab stopped saving (closed): the lease runs out, and bob's link continues the run
-    opened = store.open("runrunrun001", user="bob", holder="tab4")
-    assert opened.blob == b"v4" and opened.owned
-    assert store.user_size("bob") == 2 and store.user_size("ann") == 0
+    assert store.get("runrunrun001") == b"v4" and store.user_size("ann") == 2 and store.user_size("bob") == 0
     assert store.open("nosuchrun001", user="bob", holder="tab4") is None
+
+
+def test_a_run_link_someone_else_opens_is_a_fork_and_the_owners_link_keeps_the_owners_run(make_store):
+    store, clock = make_store(), Clock()
+    ann = Playground(TrainConfig(hidden=(4,)), clock=clock, store=store, user="ann")
+    for _ in range(3):
+        ann.step_once()
+    link = ann.run_id  # ann is paused
+    bob, problems = Playground.from_url({"run": link}, clock=clock, store=store, user="bob")
+    assert problems == [] and bob.run_id != link and bob.state.step == 3  # a copy of ann's run, an id of his own
+    for _ in range(5):
+        bob.step_once()
+    ann.step_once()
+    assert ann.run_id == link and step_of(store.get(link)) == 4 and step_of(store.get(bob.run_id)) == 8
+    ann.play()  # playing, the same
+    carol, _ = Playground.from_url({"run": link}, clock=clock, store=store, user="carol")
+    assert carol.run_id not in (link, bob.run_id) and carol.state.step == 4
+    again, _ = Playground.from_url({"run": link}, clock=clock, store=store, user="ann")  # ann's bookmark
+    assert again.run_id == link and again.state.step == 4 and again.playing
 
 
 def test_the_sqlite_store_outlives_its_process(tmp_path):
