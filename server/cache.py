@@ -7,9 +7,10 @@ the bytes the caller says it holds, evicts the least recently used entry past ``
 refuses an entry larger than ``max_item`` bytes, and drops entries unused for ``idle_seconds``,
 so memory goes back once the tabs that wanted a result are closed.
 
-The run store's memory backend (server/run_store.py) is the same LRU with no idle limit and a
+The run store's memory backend (server/run_store/) is the same LRU with no idle limit and a
 share per group: an entry may name its group (a learner), and a group past ``group_budget`` bytes
-gives up its own least recently used entries first, so that no group pushes another's out.
+gives up its own least recently used entries first, so that no group pushes another's out; with
+``fair``, past the whole budget the group holding the most bytes gives up its entries first.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class ByteCache:
         max_item: int | None = None,
         idle_seconds: float | None = 90.0,
         group_budget: int | None = None,
+        fair: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ):
         if budget <= 0:
@@ -43,6 +45,7 @@ class ByteCache:
         self.group_budget = budget if group_budget is None else min(group_budget, budget)
         self.max_item = min(self.max_item, self.group_budget)
         self.idle_seconds = idle_seconds
+        self.fair = fair
         self._clock = clock
         self._lock = threading.RLock()
         # key -> (value, bytes, used, group)
@@ -102,7 +105,7 @@ class ByteCache:
                     if self._group_bytes[group] <= self.group_budget:
                         break
             while self._bytes > self.budget:
-                self._drop(next(iter(self._entries)))
+                self._drop(self._fairest(key) if self.fair else next(iter(self._entries)))
             self._expire()
             return key in self._entries
 
@@ -126,6 +129,16 @@ class ByteCache:
             self._entries.clear()
             self._bytes = 0
             self._group_bytes.clear()
+
+    def _fairest(self, keep: Hashable) -> Hashable:
+        """Past the whole budget with ``fair``: the least recently used entry of the group holding the most bytes
+        (ties: the group whose last use is oldest), never ``keep`` (which fits the budget alone)."""
+        oldest, last = {}, {}
+        for k, (_, _, used, group) in self._entries.items():  # least recently used first
+            if k != keep:
+                oldest.setdefault(group, k)
+            last[group] = used
+        return oldest[max(oldest, key=lambda g: (self._group_bytes[g], -last[g]))]
 
     def _expire(self) -> int:
         if self.idle_seconds is None:

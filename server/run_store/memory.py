@@ -12,7 +12,7 @@ class MemoryRunStore(RunStore):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._lru = ByteCache(self.max_bytes, max_item=self.max_run_bytes, idle_seconds=None,
-                              group_budget=self.user_bytes)
+                              group_budget=self.user_bytes, fair=True)
 
     def _save(self, run_id, blob, user, holder, lease_until, replaces):
         with self._lru.lock:

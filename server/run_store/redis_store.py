@@ -7,15 +7,35 @@ from server.run_store.base import Opened, RunStore
 # NOTE: each Redis call below is one Lua script, which Redis runs atomically: the check of the holder
 # and the write, or the write and the evictions, cannot interleave with another process's.
 # Keys: <p>run:<id> (hash: snapshot user holder lease size), <p>used (sorted set: id by time of use),
-# <p>user:<user> (sorted set: the learner's ids by time of use), <p>bytes and <p>ubytes:<user> (counters).
+# <p>user:<user> (sorted set: the learner's ids by time of use), <p>bytes and <p>ubytes:<user> (counters),
+# <p>learners (sorted set: each learner by the bytes they hold; built from the runs once, marked by <p>fair).
 _LUA_DROP = """
+local function held(p, user, delta)
+    local left = redis.call('INCRBY', p .. 'ubytes:' .. user, delta)
+    if left <= 0 then
+        redis.call('DEL', p .. 'ubytes:' .. user)
+        redis.call('ZREM', p .. 'learners', user)
+    else
+        redis.call('ZADD', p .. 'learners', left, user)
+    end
+end
+local function fair(p)
+    -- a store written before <p>learners was kept: count every learner's bytes once
+    if redis.call('EXISTS', p .. 'fair') == 1 then return end
+    redis.call('DEL', p .. 'learners')
+    for _, id in ipairs(redis.call('ZRANGE', p .. 'used', 0, -1)) do
+        local rec = redis.call('HMGET', p .. 'run:' .. id, 'user', 'size')
+        if rec[1] then redis.call('ZINCRBY', p .. 'learners', tonumber(rec[2] or '0'), rec[1]) end
+    end
+    redis.call('SET', p .. 'fair', '1')
+end
 local function drop(p, id)
     local key = p .. 'run:' .. id
     local size = tonumber(redis.call('HGET', key, 'size') or '0')
     local user = redis.call('HGET', key, 'user')
     if user then
         redis.call('ZREM', p .. 'user:' .. user, id)
-        redis.call('DECRBY', p .. 'ubytes:' .. user, size)
+        held(p, user, -size)
     end
     redis.call('ZREM', p .. 'used', id)
     redis.call('DECRBY', p .. 'bytes', size)
@@ -27,6 +47,26 @@ local function oldest(zset, keep)
     end
     return nil
 end
+local function fairest(p, keep)
+    -- the least recently used run of the learner holding the most bytes (ties: whose last use is oldest)
+    local best, best_bytes, best_last
+    local rank = 0
+    while true do
+        local row = redis.call('ZREVRANGE', p .. 'learners', rank, rank, 'WITHSCORES')
+        if #row == 0 then break end
+        local bytes = tonumber(row[2])
+        if best and bytes < best_bytes then break end
+        local ukey = p .. 'user:' .. row[1]
+        local victim = oldest(ukey, keep)
+        if victim then
+            local last = tonumber(redis.call('ZREVRANGE', ukey, 0, 0, 'WITHSCORES')[2])
+            if not best or last < best_last then best, best_bytes, best_last = victim, bytes, last end
+        end
+        rank = rank + 1
+        if best and rank >= 64 then break end  -- ties among more learners than this go by rank
+    end
+    return best
+end
 local function evict(p, keep, user, user_bytes, max_bytes)
     local ukey = p .. 'user:' .. user
     while tonumber(redis.call('GET', p .. 'ubytes:' .. user) or '0') > user_bytes do
@@ -35,37 +75,24 @@ local function evict(p, keep, user, user_bytes, max_bytes)
         drop(p, victim)
     end
     while tonumber(redis.call('GET', p .. 'bytes') or '0') > max_bytes do
-        local victim = oldest(p .. 'used', keep)
+        local victim = fairest(p, keep)
         if not victim then break end
         drop(p, victim)
     end
-end
-local function take(p, id, user, holder, lease, now)
-    -- the run's record (already there, any owner) becomes user's, used now
-    local key = p .. 'run:' .. id
-    local old_user = redis.call('HGET', key, 'user')
-    local size = tonumber(redis.call('HGET', key, 'size') or '0')
-    if old_user and old_user ~= user then
-        redis.call('ZREM', p .. 'user:' .. old_user, id)
-        redis.call('DECRBY', p .. 'ubytes:' .. old_user, size)
-        redis.call('INCRBY', p .. 'ubytes:' .. user, size)
-    end
-    redis.call('HSET', key, 'user', user, 'holder', holder, 'lease', lease)
-    redis.call('ZADD', p .. 'user:' .. user, now, id)
-    redis.call('ZADD', p .. 'used', now, id)
 end
 """
 _LUA_SAVE = _LUA_DROP + """
 local p, id, blob, user, holder, lease, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local user_bytes, max_bytes = tonumber(ARGV[8]), tonumber(ARGV[9])
 local replaces = ARGV[10]
+fair(p)
 local key = p .. 'run:' .. id
 local current = redis.call('HGET', key, 'holder')
 if current and current ~= holder and current ~= replaces then return 'taken' end
 if current then drop(p, id) end
 redis.call('HSET', key, 'snapshot', blob, 'size', #blob, 'user', user, 'holder', holder, 'lease', lease)
 redis.call('INCRBY', p .. 'bytes', #blob)
-redis.call('INCRBY', p .. 'ubytes:' .. user, #blob)
+held(p, user, #blob)
 redis.call('ZADD', p .. 'user:' .. user, now, id)
 redis.call('ZADD', p .. 'used', now, id)
 evict(p, id, user, user_bytes, max_bytes)
@@ -74,15 +101,14 @@ return 'saved'
 _LUA_OPEN = _LUA_DROP + """
 local p, id, user, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local user_bytes, max_bytes = tonumber(ARGV[6]), tonumber(ARGV[7])
+fair(p)
 local key = p .. 'run:' .. id
-local rec = redis.call('HMGET', key, 'snapshot', 'user', 'holder', 'lease')
+local rec = redis.call('HMGET', key, 'snapshot', 'user')
 if not rec[1] then return nil end
-if rec[2] ~= user then  -- another learner's run: a copy for them, the run stays
-    redis.call('ZADD', p .. 'used', now, id)
-    redis.call('ZADD', p .. 'user:' .. rec[2], now, id)
-    return {rec[1], 0}
-end
-take(p, id, user, holder, 0, now)
+redis.call('ZADD', p .. 'used', now, id)
+redis.call('ZADD', p .. 'user:' .. rec[2], now, id)
+if rec[2] ~= user then return {rec[1], 0} end  -- another learner's run: a copy for them, the run stays
+redis.call('HSET', key, 'holder', holder, 'lease', 0)
 evict(p, id, user, user_bytes, max_bytes)
 return {rec[1], 1}
 """

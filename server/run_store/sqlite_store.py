@@ -17,6 +17,7 @@ from server.run_store.base import SAVED, TAKEN, Opened, RunStore, _Record, log
 # the journal file between transactions (its header zeroed), so a commit creates and deletes no file.
 JOURNAL = "PERSIST"
 
+
 class SQLiteRunStore(RunStore):
     """One SQLite file (rollback journal, see JOURNAL) that every process on the machine shares; it outlives them all.
 
@@ -103,19 +104,31 @@ class SQLiteRunStore(RunStore):
         return self._write(work)
 
     def _evict(self, db: sqlite3.Connection, keep: str, user: str) -> None:
-        """The learner's own oldest runs past their share, then anyone's past the bound; never ``keep``."""
-        for where, args, bound in (("learner = ? AND ", (user,), self.user_bytes), ("", (), self.max_bytes)):
-            (total,) = db.execute(f"SELECT COALESCE(SUM(size), 0) FROM runs WHERE {where}1", args).fetchone()
-            if total <= bound:
-                continue
-            oldest = db.execute(f"SELECT id, size FROM runs WHERE {where}id != ? ORDER BY used", (*args, keep))
-            doomed = []
-            for run_id, size in oldest:
-                doomed.append((run_id,))
+        """Never ``keep``. Past the learner's share, their own least recently used runs; past the whole bound,
+        the least recently used run of the learner holding the most bytes (ties: whose last use is oldest)."""
+        (total,) = db.execute("SELECT COALESCE(SUM(size), 0) FROM runs WHERE learner = ?", (user,)).fetchone()
+        if total > self.user_bytes:
+            for run_id, size in db.execute("SELECT id, size FROM runs WHERE learner = ? AND id != ? ORDER BY used",
+                                           (user, keep)).fetchall():
+                db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
                 total -= size
-                if total <= bound:
+                if total <= self.user_bytes:
                     break
-            db.executemany("DELETE FROM runs WHERE id = ?", doomed)
+        (total,) = db.execute("SELECT COALESCE(SUM(size), 0) FROM runs").fetchone()
+        if total <= self.max_bytes:
+            return
+        learners = {learner: [held, last] for learner, held, last in db.execute(
+            "SELECT learner, SUM(size), MAX(used) FROM runs GROUP BY learner HAVING SUM(id != ?) > 0", (keep,))}
+        while total > self.max_bytes and learners:
+            learner = max(learners, key=lambda k: (learners[k][0], -learners[k][1]))
+            victim = db.execute("SELECT id, size FROM runs WHERE learner = ? AND id != ? ORDER BY used LIMIT 1",
+                                (learner, keep)).fetchone()
+            if victim is None:
+                del learners[learner]
+                continue
+            db.execute("DELETE FROM runs WHERE id = ?", (victim[0],))
+            total -= victim[1]
+            learners[learner][0] -= victim[1]
 
     def _open(self, run_id, user, holder, now):
         def work(db):

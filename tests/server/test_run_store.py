@@ -112,6 +112,23 @@ def test_a_learner_past_their_share_pushes_out_only_their_own_runs(make_store):
     assert store.size == 40 * KB and store.user_size("ann") == 10 * KB
 
 
+def test_a_flood_of_fresh_keys_beside_a_class_pushes_out_only_its_own_runs(make_store):
+    # The defaults scaled down a thousandfold: a 256 KB store, 64 KB a learner (issue 28 item 6).
+    clock = Clock()
+    store = make_store(max_bytes=256 * KB, user_bytes=64 * KB, clock=clock)
+    class_runs = {f"classrun{i:04d}": bytes([i]) * 12 * KB for i in range(3)}
+    for i, (run, blob) in enumerate(class_runs.items()):  # a class's three runs, paused a while ago
+        assert store.save(run, blob, user=f"learner{i}", holder=f"tab{i}") == SAVED
+    for key in range(5):  # one person with five fresh cookies, each filling its share, again and again
+        for n in range(16):
+            clock.now += 1.0
+            assert store.save(f"flood{key}run{n:03d}", b"f" * 8 * KB, user=f"fresh{key}", holder=f"f{key}{n}") == SAVED
+            assert store.size <= 256 * KB
+    assert {run: store.get(run) for run in class_runs} == class_runs
+    assert all(store.user_size(f"fresh{key}") <= 64 * KB for key in range(5))
+    assert store.size > 256 * KB - 8 * KB  # the flood still uses what the class leaves
+
+
 def test_only_its_learner_takes_a_run_over_anyone_else_gets_a_copy_playing_or_paused(make_store):
     clock = Clock()
     store = make_store(clock=clock, lease_seconds=5.0)
