@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+from server.run_store import sqlite_repair as repair
 from server.run_store.base import SAVED, TAKEN, Opened, RunStore, _Record, log
 
 # NOTE: a rollback journal, not WAL. WAL keeps its index in a file every process maps (-shm), and a write to
@@ -28,6 +30,13 @@ class SQLiteRunStore(RunStore):
     The connection is dropped after any error and opened again by the next call the guard lets through:
     SQLite opens a file it cannot write read-only and keeps it so, so a connection made while the file
     was unwritable would never write again.
+
+    The file is watched (server/run_store/sqlite_repair.py). Before each call: is the path still the file this
+    connection has open (its inode)? If it was deleted or replaced, the store goes on in the file now there (a
+    fresh one if none), carrying over the runs its old connection can still read. At the first connection and
+    after an error: ``PRAGMA quick_check``; a damaged file (that, or an error saying so) is moved aside as
+    ``<name>.damaged-<time>`` with one log line, and a fresh one started with the runs still readable. Either
+    way ``meta`` keeps what happened, for the words of a link whose run was lost.
     """
 
     faults = (sqlite3.Error, OSError)
@@ -44,6 +53,9 @@ class SQLiteRunStore(RunStore):
     );
     CREATE INDEX IF NOT EXISTS runs_used ON runs (used);
     CREATE INDEX IF NOT EXISTS runs_user ON runs (learner, used);
+    CREATE TABLE IF NOT EXISTS gone (id TEXT PRIMARY KEY, why TEXT NOT NULL, at REAL NOT NULL);
+    CREATE INDEX IF NOT EXISTS gone_at ON gone (at);
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """
 
     def __init__(self, path: str | Path, *args, busy_seconds: float = 30.0, **kwargs):
@@ -51,33 +63,114 @@ class SQLiteRunStore(RunStore):
         self.path = Path(path)
         self.where = str(self.path)
         self.busy_seconds = busy_seconds
-        self._lock = threading.Lock()  # one connection per process, used by one thread at a time
+        self._lock = threading.RLock()  # one connection per process, used by one thread at a time
         self._db: sqlite3.Connection | None = None
+        self._identity: repair.Identity | None = None  # the file self._db has open
+        self._checked = False  # quick_check passed since the last error
 
     def _connect(self) -> sqlite3.Connection:
+        if self._db is not None and repair.identity(self.path) != self._identity:
+            self._moved()
         if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=self.busy_seconds, isolation_level=None, check_same_thread=False)
-            try:
-                db.execute(f"PRAGMA busy_timeout = {int(self.busy_seconds * 1000)}")
-                db.execute("PRAGMA mmap_size = 0")  # read() and write(), never a mapping of the file
-                mode = db.execute(f"PRAGMA journal_mode = {JOURNAL}").fetchone()[0]
-                if mode.lower() != JOURNAL.lower():
-                    log.warning("run store %s: still journal_mode=%s (another process has it open in that mode: "
-                                "restart every server process); a file made unwritable may then crash this one",
-                                self.path, mode)
-                db.execute("PRAGMA synchronous = NORMAL")
-                db.execute("PRAGMA journal_size_limit = 67108864")  # the journal shrinks back to 64 MB
-                db.executescript(self.SCHEMA)
-            except BaseException:
-                db.close()
-                raise
+            db = self._open_file()
+            if not self._checked:
+                found = repair.damage(db)
+                if found is not None:
+                    db.close()
+                    self._repair(found)
+                    return self._db
+                self._checked = True
             self._db = db
         return self._db
 
-    def _write(self, work: Callable[[sqlite3.Connection], object]):
+    def _open_file(self) -> sqlite3.Connection:
+        """A connection to the file at the path (created if there is none), its schema made."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=self.busy_seconds, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute(f"PRAGMA busy_timeout = {int(self.busy_seconds * 1000)}")
+            db.execute("PRAGMA mmap_size = 0")  # read() and write(), never a mapping of the file
+            mode = db.execute(f"PRAGMA journal_mode = {JOURNAL}").fetchone()[0]
+            if mode.lower() != JOURNAL.lower():
+                log.warning("run store %s: still journal_mode=%s (another process has it open in that mode: "
+                            "restart every server process); a file made unwritable may then crash this one",
+                            self.path, mode)
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA journal_size_limit = 67108864")  # the journal shrinks back to 64 MB
+            db.executescript(self.SCHEMA)
+            db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('since', ?)", (repr(self.clock()),))
+        except BaseException:
+            db.close()
+            raise
+        self._identity = repair.identity(self.path)
+        return db
+
+    def _moved(self) -> None:
+        """The path no longer names the file this connection has open (deleted, or another put in its place):
+        go on in the file there now, with the runs the old connection can still read."""
+        old, mark, gone = self._db, self._identity, repair.identity(self.path) is None
+        self._db = None
+        try:
+            new = self._open_file()
+            carried = repair.carry(old, new, mark, self.clock())
+            if carried is not None and gone:
+                self._note(new, "was deleted")
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                old.close()
+        self._db, self._checked = new, True
+        if carried is not None:
+            log.warning("run store %s: the file was %s while in use; this process carried the %d runs it could "
+                        "still read into the file there now", self.path, "deleted" if gone else "replaced", carried)
+
+    def _repair(self, found: str) -> None:
+        """The file at the path is damaged: move it aside and start a fresh one with the runs still readable
+        (one process does it; the others, waiting for it, then find the fresh file)."""
+        self.close()
+        damaged = repair.identity(self.path)
+        try:
+            self._replace_damaged(damaged, found)
+        except OSError as err:
+            raise OSError(f"the file is damaged ({found}) and cannot be moved aside: {err}") from err
+
+    def _replace_damaged(self, damaged: repair.Identity | None, found: str) -> None:
+        with repair.repairing(self.path):
+            if damaged is None or repair.identity(self.path) != damaged:  # another process repaired it
+                self._db, self._checked = self._open_file(), True
+                return
+            aside = repair.move_aside(self.path)
+            new = self._open_file()
+            source = repair.read_only(aside)
+            try:
+                total = len(repair.readable_ids(source))
+                carried = repair.carry(source, new, damaged, self.clock())
+            finally:
+                source.close()
+            self._note(new, "was damaged")
+            self._db, self._checked = new, True
+        log.warning("run store %s was damaged (%s): moved it aside to %s and started a fresh one, carrying over "
+                    "the %d runs that read back whole of the %d it could list", self.path, found, aside.name,
+                    carried or 0, total)
+
+    def _note(self, db: sqlite3.Connection, what: str) -> None:
+        """Keeps what happened to the store's file, for the words of a link whose run it lost."""
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.clock()))
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('history', ?)",
+                   (f"the run store {what} and started again at {when}",))
+
+    def _run(self, work: Callable[[sqlite3.Connection], object]):
+        """``work`` on the connection; once more after repairing a file that an error says is damaged."""
         with self._lock:
-            db = self._connect()
+            try:
+                return work(self._connect())
+            except sqlite3.DatabaseError as err:
+                if not repair.is_damage(err):
+                    raise
+                self._repair(str(err))
+                return work(self._connect())
+
+    def _write(self, work: Callable[[sqlite3.Connection], object]):
+        def transaction(db):
             db.execute("BEGIN IMMEDIATE")
             try:
                 result = work(db)
@@ -87,6 +180,8 @@ class SQLiteRunStore(RunStore):
                 raise
             db.execute("COMMIT")
             return result
+
+        return self._run(transaction)
 
     def _save(self, run_id, blob, user, holder, lease_until, replaces):
         def work(db):
@@ -148,13 +243,11 @@ class SQLiteRunStore(RunStore):
         return self._write(work)
 
     def _get(self, run_id):
-        with self._lock:
-            row = self._connect().execute("SELECT snapshot FROM runs WHERE id = ?", (run_id,)).fetchone()
+        row = self._run(lambda db: db.execute("SELECT snapshot FROM runs WHERE id = ?", (run_id,)).fetchone())
         return None if row is None else bytes(row[0])
 
     def _scalar(self, sql: str, args: tuple = ()) -> int:
-        with self._lock:
-            return int(self._connect().execute(sql, args).fetchone()[0])
+        return int(self._run(lambda db: db.execute(sql, args).fetchone()[0]))
 
     def _size(self):
         return self._scalar("SELECT COALESCE(SUM(size), 0) FROM runs")
@@ -166,7 +259,9 @@ class SQLiteRunStore(RunStore):
         return self._scalar("SELECT COUNT(*) FROM runs")
 
     def _reset(self) -> None:
-        self.close()
+        with self._lock:
+            self.close()
+            self._checked = False  # the next connection checks the file first
 
     def close(self) -> None:
         with self._lock:
