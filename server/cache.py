@@ -36,6 +36,7 @@ class ByteCache:
         idle_seconds: float | None = 90.0,
         group_budget: int | None = None,
         fair: bool = False,
+        on_evict: Callable[[Hashable, str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ):
         if budget <= 0:
@@ -46,6 +47,7 @@ class ByteCache:
         self.max_item = min(self.max_item, self.group_budget)
         self.idle_seconds = idle_seconds
         self.fair = fair
+        self._on_evict = on_evict  # told (key, "share" | "room") of each entry put() pushes out
         self._clock = clock
         self._lock = threading.RLock()
         # key -> (value, bytes, used, group)
@@ -101,11 +103,11 @@ class ByteCache:
             self._group_bytes[group] = self._group_bytes.get(group, 0) + nbytes
             if self._group_bytes[group] > self.group_budget:
                 for other in [k for k, entry in self._entries.items() if entry[3] == group and k != key]:
-                    self._drop(other)
+                    self._evict(other, "share")
                     if self._group_bytes[group] <= self.group_budget:
                         break
             while self._bytes > self.budget:
-                self._drop(self._fairest(key) if self.fair else next(iter(self._entries)))
+                self._evict(self._fairest(key) if self.fair else next(iter(self._entries)), "room")
             self._expire()
             return key in self._entries
 
@@ -129,6 +131,11 @@ class ByteCache:
             self._entries.clear()
             self._bytes = 0
             self._group_bytes.clear()
+
+    def _evict(self, key: Hashable, why: str) -> None:
+        self._drop(key)
+        if self._on_evict is not None:
+            self._on_evict(key, why)
 
     def _fairest(self, keep: Hashable) -> Hashable:
         """Past the whole budget with ``fair``: the least recently used entry of the group holding the most bytes

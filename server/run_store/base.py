@@ -20,6 +20,7 @@ KEPT = "kept here"  # ... or: the store could not be written, the snapshot waits
 LEASE_SECONDS = 5.0  # a playing page's save records that it plays until this much after it (not a hold on it)
 RETRY_FIRST, RETRY_MOST = 0.25, 5.0  # seconds before the store is tried again after a failure, doubling
 PENDING_BYTES = 64 * MB  # snapshots this process keeps while the store cannot be written, at most
+GONE_KEPT = 10_000  # ids of the runs evicted last that a store remembers, and why (for true words)
 
 log = logging.getLogger("server.run_store")
 
@@ -144,6 +145,24 @@ class RunStore:
             return pending.blob
         return self._call(lambda: self._get(run_id))
 
+    def why_missing(self, run_id: str) -> str | None:
+        """Why the store has no run under ``run_id`` (after ``open`` gave None), as a clause the page can say; None
+        when it knows no reason (a mistyped link, another server's, or a store started again it was not told of)."""
+        try:
+            why, history = self._call(lambda: self._why(run_id))
+        except StoreDown as err:
+            return f"the run store cannot say why: {err}"
+        if why == "room":
+            return (f"the run store was full ({self.max_bytes / MB:g} MB) and made room for newer runs: the learner "
+                    "holding the most loses their least recently used run first")
+        if why == "share":
+            return f"its learner's newer runs took its place: each learner keeps at most {self.user_bytes / MB:g} MB"
+        if why == "damaged":
+            return f"{history or 'the run store was damaged and started again'}, and this run could not be read back"
+        if history:
+            return f"{history}: a run saved before then may have been lost"
+        return None
+
     @property
     def size(self) -> int:
         """Bytes of snapshots held."""
@@ -210,9 +229,8 @@ class RunStore:
         except Exception as reset_err:  # noqa: BLE001 - a connection that cannot even be closed is dropped
             log.debug("run store %s: dropping its connection failed: %r", self.where, reset_err)
         if first:
-            log.warning("run store %s cannot be used: %s. Runs stay in their pages (and %d in this process) and "
-                        "are saved once it works; trying again every %g s at most", self.where, words,
-                        len(self._pending), RETRY_MOST)
+            log.warning("run store %s cannot be used: %s. Runs stay in their pages and are saved once it works; "
+                        "trying again every %g s at most", self.where, words, RETRY_MOST)
         else:
             log.debug("run store %s still fails: %s", self.where, words)
         return StoreDown(words)
@@ -237,6 +255,11 @@ class RunStore:
         raise NotImplementedError
 
     def _get(self, run_id: str) -> bytes | None:
+        raise NotImplementedError
+
+    def _why(self, run_id: str) -> tuple[str | None, str | None]:
+        """Why the run left, if the store noted it ("room", "share", "damaged"), and what last happened to the
+        store as a whole ("the run store ... and started again at ..."), if anything."""
         raise NotImplementedError
 
     def _size(self) -> int:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from server.cache import ByteCache
-from server.run_store.base import SAVED, TAKEN, TOO_BIG, Opened, RunStore, _Record
+from server.run_store.base import GONE_KEPT, SAVED, TAKEN, TOO_BIG, Opened, RunStore, _Record
 
 
 class MemoryRunStore(RunStore):
@@ -11,8 +13,15 @@ class MemoryRunStore(RunStore):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self._gone: OrderedDict[str, str] = OrderedDict()  # evicted run id -> why, the last GONE_KEPT
         self._lru = ByteCache(self.max_bytes, max_item=self.max_run_bytes, idle_seconds=None,
-                              group_budget=self.user_bytes, fair=True)
+                              group_budget=self.user_bytes, fair=True, on_evict=self._evicted)
+
+    def _evicted(self, run_id, why):
+        self._gone[run_id] = why
+        self._gone.move_to_end(run_id)
+        while len(self._gone) > GONE_KEPT:
+            self._gone.popitem(last=False)
 
     def _save(self, run_id, blob, user, holder, lease_until, replaces):
         with self._lru.lock:
@@ -20,6 +29,7 @@ class MemoryRunStore(RunStore):
             if record is not None and record.holder not in (holder, replaces):
                 return TAKEN
             kept = self._lru.put(run_id, _Record(blob, user, holder, lease_until), len(blob), group=user)
+            self._gone.pop(run_id, None)
             return SAVED if kept else TOO_BIG
 
     def _open(self, run_id, user, holder, now):
@@ -35,6 +45,9 @@ class MemoryRunStore(RunStore):
     def _get(self, run_id):
         record = self._lru.peek(run_id)
         return None if record is None else record.blob
+
+    def _why(self, run_id):
+        return self._gone.get(run_id), None
 
     def _size(self):
         return self._lru.nbytes

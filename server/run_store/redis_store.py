@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from server.run_store.base import Opened, RunStore
+import secrets
+import time
+
+from server.run_store.base import GONE_KEPT, Opened, RunStore, log
 
 # NOTE: each Redis call below is one Lua script, which Redis runs atomically: the check of the holder
 # and the write, or the write and the evictions, cannot interleave with another process's.
 # Keys: <p>run:<id> (hash: snapshot user holder lease size), <p>used (sorted set: id by time of use),
 # <p>user:<user> (sorted set: the learner's ids by time of use), <p>bytes and <p>ubytes:<user> (counters),
-# <p>learners (sorted set: each learner by the bytes they hold; built from the runs once, marked by <p>fair).
+# <p>learners (sorted set: each learner by the bytes they hold; built from the runs once, marked by <p>fair),
+# <p>gone (sorted set: the ids evicted last, by time) and <p>gone:why (hash: id -> "room" | "share"),
+# <p>epoch (a random token made when the store's data begins: a Redis that restarted empty has none, or another)
+# and <p>emptied (when a process that knew the old epoch found it gone).
 _LUA_DROP = """
 local function held(p, user, delta)
     local left = redis.call('INCRBY', p .. 'ubytes:' .. user, delta)
@@ -41,6 +47,28 @@ local function drop(p, id)
     redis.call('DECRBY', p .. 'bytes', size)
     redis.call('DEL', key)
 end
+local function evicted(p, id, why, now, gone_kept)
+    drop(p, id)
+    redis.call('ZADD', p .. 'gone', now, id)
+    redis.call('HSET', p .. 'gone:why', id, why)
+    local extra = redis.call('ZCARD', p .. 'gone') - gone_kept
+    if extra > 0 then
+        for _, old in ipairs(redis.call('ZRANGE', p .. 'gone', 0, extra - 1)) do
+            redis.call('HDEL', p .. 'gone:why', old)
+        end
+        redis.call('ZREMRANGEBYRANK', p .. 'gone', 0, extra - 1)
+    end
+end
+local function epoch(p, known, fresh, now)
+    -- the store's epoch; a process that knew another one has just seen Redis lose its data
+    local current = redis.call('GET', p .. 'epoch')
+    if not current then
+        redis.call('SET', p .. 'epoch', fresh)
+        current = fresh
+    end
+    if known ~= '' and known ~= current then redis.call('SET', p .. 'emptied', now) end
+    return current
+end
 local function oldest(zset, keep)
     for _, id in ipairs(redis.call('ZRANGE', zset, 0, 1)) do
         if id ~= keep then return id end
@@ -67,50 +95,55 @@ local function fairest(p, keep)
     end
     return best
 end
-local function evict(p, keep, user, user_bytes, max_bytes)
+local function evict(p, keep, user, user_bytes, max_bytes, now, gone_kept)
     local ukey = p .. 'user:' .. user
     while tonumber(redis.call('GET', p .. 'ubytes:' .. user) or '0') > user_bytes do
         local victim = oldest(ukey, keep)
         if not victim then break end
-        drop(p, victim)
+        evicted(p, victim, 'share', now, gone_kept)
     end
     while tonumber(redis.call('GET', p .. 'bytes') or '0') > max_bytes do
         local victim = fairest(p, keep)
         if not victim then break end
-        drop(p, victim)
+        evicted(p, victim, 'room', now, gone_kept)
     end
 end
 """
 _LUA_SAVE = _LUA_DROP + """
 local p, id, blob, user, holder, lease, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
-local user_bytes, max_bytes = tonumber(ARGV[8]), tonumber(ARGV[9])
-local replaces = ARGV[10]
+local user_bytes, max_bytes, replaces = tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
+local known, fresh, gone_kept = ARGV[11], ARGV[12], tonumber(ARGV[13])
+local e = epoch(p, known, fresh, now)
 fair(p)
 local key = p .. 'run:' .. id
 local current = redis.call('HGET', key, 'holder')
-if current and current ~= holder and current ~= replaces then return 'taken' end
+if current and current ~= holder and current ~= replaces then return {'taken', e} end
 if current then drop(p, id) end
 redis.call('HSET', key, 'snapshot', blob, 'size', #blob, 'user', user, 'holder', holder, 'lease', lease)
 redis.call('INCRBY', p .. 'bytes', #blob)
 held(p, user, #blob)
 redis.call('ZADD', p .. 'user:' .. user, now, id)
 redis.call('ZADD', p .. 'used', now, id)
-evict(p, id, user, user_bytes, max_bytes)
-return 'saved'
+redis.call('ZREM', p .. 'gone', id)
+redis.call('HDEL', p .. 'gone:why', id)
+evict(p, id, user, user_bytes, max_bytes, now, gone_kept)
+return {'saved', e}
 """
 _LUA_OPEN = _LUA_DROP + """
 local p, id, user, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local user_bytes, max_bytes = tonumber(ARGV[6]), tonumber(ARGV[7])
+local known, fresh, gone_kept = ARGV[8], ARGV[9], tonumber(ARGV[10])
+local e = epoch(p, known, fresh, now)
 fair(p)
 local key = p .. 'run:' .. id
 local rec = redis.call('HMGET', key, 'snapshot', 'user')
-if not rec[1] then return nil end
+if not rec[1] then return {e} end
 redis.call('ZADD', p .. 'used', now, id)
 redis.call('ZADD', p .. 'user:' .. rec[2], now, id)
-if rec[2] ~= user then return {rec[1], 0} end  -- another learner's run: a copy for them, the run stays
+if rec[2] ~= user then return {e, rec[1], 0} end  -- another learner's run: a copy for them, the run stays
 redis.call('HSET', key, 'holder', holder, 'lease', 0)
-evict(p, id, user, user_bytes, max_bytes)
-return {rec[1], 1}
+evict(p, id, user, user_bytes, max_bytes, now, gone_kept)
+return {e, rec[1], 1}
 """
 
 
@@ -136,19 +169,48 @@ class RedisRunStore(RunStore):
         self.where = f"Redis at {url}"
         self.prefix = prefix
         self.faults = (redis.RedisError, OSError)
+        self._refused = redis.ResponseError
         self._redis = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
                                            retry=Retry(NoBackoff(), 1))
+        self._epoch = ""  # the store's epoch as this process last saw it
+        self._persistence_checked = False
         self._save_script = self._redis.register_script(_LUA_SAVE)
         self._open_script = self._redis.register_script(_LUA_OPEN)
 
     def _save(self, run_id, blob, user, holder, lease_until, replaces):
+        self._check_persistence()
         args = [self.prefix, run_id, blob, user, holder, repr(lease_until), repr(self.clock()),
-                self.user_bytes, self.max_bytes, replaces]
-        return self._save_script(args=args).decode()
+                self.user_bytes, self.max_bytes, replaces, self._epoch, secrets.token_hex(8), GONE_KEPT]
+        done, self._epoch = (part.decode() for part in self._save_script(args=args))
+        return done
 
     def _open(self, run_id, user, holder, now):
-        found = self._open_script(args=[self.prefix, run_id, user, holder, repr(now), self.user_bytes, self.max_bytes])
-        return None if found is None else Opened(bytes(found[0]), owned=bool(found[1]))
+        args = [self.prefix, run_id, user, holder, repr(now), self.user_bytes, self.max_bytes, self._epoch,
+                secrets.token_hex(8), GONE_KEPT]
+        found = self._open_script(args=args)
+        self._epoch = found[0].decode()
+        return None if len(found) == 1 else Opened(bytes(found[1]), owned=bool(found[2]))
+
+    def _why(self, run_id):
+        why, emptied = self._redis.hget(f"{self.prefix}gone:why", run_id), self._redis.get(f"{self.prefix}emptied")
+        history = None
+        if emptied is not None:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(emptied)))
+            history = f"the run store (Redis) started again empty at {when}"
+        return (why.decode() if why else None), history
+
+    def _check_persistence(self) -> None:
+        """Once: warns if this Redis keeps no append-only file (its restart would lose every run)."""
+        if self._persistence_checked:
+            return
+        try:
+            appendonly = self._redis.config_get("appendonly").get("appendonly")
+        except self._refused:  # CONFIG may be renamed away (a managed Redis): nothing to say then
+            appendonly = None
+        self._persistence_checked = True
+        if appendonly == "no":
+            log.warning("run store %s keeps no append-only file (appendonly no): a restart of Redis loses every run "
+                        "(README, 'Serving a class': appendonly yes, appendfsync everysec)", self.where)
 
     def _get(self, run_id):
         return self._redis.hget(f"{self.prefix}run:{run_id}", "snapshot")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from server.run_store import sqlite_repair as repair
-from server.run_store.base import SAVED, TAKEN, Opened, RunStore, _Record, log
+from server.run_store.base import GONE_KEPT, SAVED, TAKEN, Opened, RunStore, _Record, log
 
 # NOTE: a rollback journal, not WAL. WAL keeps its index in a file every process maps (-shm), and a write to
 # that mapping once the file is unwritable (chattr +i, a read-only remount) is a SIGBUS that ends the whole
@@ -193,6 +193,7 @@ class SQLiteRunStore(RunStore):
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (run_id, user, holder, lease_until, self.clock(), len(blob), blob),
             )
+            db.execute("DELETE FROM gone WHERE id = ?", (run_id,))
             self._evict(db, run_id, user)
             return SAVED
 
@@ -205,7 +206,7 @@ class SQLiteRunStore(RunStore):
         if total > self.user_bytes:
             for run_id, size in db.execute("SELECT id, size FROM runs WHERE learner = ? AND id != ? ORDER BY used",
                                            (user, keep)).fetchall():
-                db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+                self._drop(db, run_id, "share")
                 total -= size
                 if total <= self.user_bytes:
                     break
@@ -221,9 +222,18 @@ class SQLiteRunStore(RunStore):
             if victim is None:
                 del learners[learner]
                 continue
-            db.execute("DELETE FROM runs WHERE id = ?", (victim[0],))
+            self._drop(db, victim[0], "room")
             total -= victim[1]
             learners[learner][0] -= victim[1]
+
+    def _drop(self, db: sqlite3.Connection, run_id: str, why: str) -> None:
+        """Evicts a run, noting why (the last GONE_KEPT evictions are kept)."""
+        now = self.clock()
+        db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+        noted = db.execute("INSERT OR REPLACE INTO gone (id, why, at) VALUES (?, ?, ?)", (run_id, why, now)).lastrowid
+        if noted % 1000 == 0:  # now and then, the notes past the last GONE_KEPT go
+            db.execute("DELETE FROM gone WHERE at < (SELECT at FROM gone ORDER BY at DESC LIMIT 1 OFFSET ?)",
+                       (GONE_KEPT,))
 
     def _open(self, run_id, user, holder, now):
         def work(db):
@@ -245,6 +255,14 @@ class SQLiteRunStore(RunStore):
     def _get(self, run_id):
         row = self._run(lambda db: db.execute("SELECT snapshot FROM runs WHERE id = ?", (run_id,)).fetchone())
         return None if row is None else bytes(row[0])
+
+    def _why(self, run_id):
+        def read(db):
+            why = db.execute("SELECT why FROM gone WHERE id = ?", (run_id,)).fetchone()
+            history = db.execute("SELECT value FROM meta WHERE key = 'history'").fetchone()
+            return (why and why[0]), (history and history[0])
+
+        return self._run(read)
 
     def _scalar(self, sql: str, args: tuple = ()) -> int:
         return int(self._run(lambda db: db.execute(sql, args).fetchone()[0]))

@@ -129,6 +129,20 @@ def test_a_flood_of_fresh_keys_beside_a_class_pushes_out_only_its_own_runs(make_
     assert store.size > 256 * KB - 8 * KB  # the flood still uses what the class leaves
 
 
+def test_the_store_says_why_a_run_is_missing_only_when_it_knows(make_store):
+    store = make_store(max_bytes=50 * KB, user_bytes=30 * KB)
+    for i in range(4):  # ann's fourth run pushes her first out of her share
+        assert store.save(f"annruns{i:05d}", b"a" * 10 * KB, user="ann", holder=f"a{i}") == SAVED
+    for i in range(3):  # and bob's fill the store: the learner holding the most (ann) makes room
+        assert store.save(f"bobruns{i:05d}", b"b" * 10 * KB, user="bob", holder=f"b{i}") == SAVED
+    assert store.get("annruns00000") is None and store.get("annruns00001") is None
+    assert store.why_missing("annruns00000").startswith("its learner's newer runs took its place")
+    assert store.why_missing("annruns00001").startswith("the run store was full (0.05 MB) and made room")
+    assert store.why_missing("neverwasarun") is None  # no reason known: none made up
+    assert store.save("annruns00001", b"a" * 10 * KB, user="ann", holder="a1") == SAVED  # saved again: not gone
+    assert store.why_missing("annruns00001") is None
+
+
 def test_only_its_learner_takes_a_run_over_anyone_else_gets_a_copy_playing_or_paused(make_store):
     clock = Clock()
     store = make_store(clock=clock, lease_seconds=5.0)
