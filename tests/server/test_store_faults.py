@@ -10,10 +10,22 @@ import random
 
 import pytest
 
-from server.run_store import SQLiteRunStore
-from tests.support.store_faults import NOBODY, Learners, files_of, folder, need_root, step_of, unwritable
+from explorer.playground.controller import Playground
+from explorer.playground.settings import TrainConfig
+from server.run_store import RedisRunStore, SQLiteRunStore
+from tests.support.store_faults import (
+    NOBODY,
+    Learners,
+    RedisServer,
+    files_of,
+    folder,
+    need_root,
+    step_of,
+    unwritable,
+)
 
 CANNOT_WRITE = "The run store cannot be written: "
+CANNOT_READ = "The run store cannot be read: "
 KEPT_IN_PAGE = "; this run is kept in this page until it can be"
 
 
@@ -142,6 +154,10 @@ def test_a_damaged_store_file_is_moved_aside_and_started_again_with_the_runs_sti
     assert sum(found[run] == blob for run, blob in runs.items()) == kept
     assert all(found[run] in (None, blob) for run, blob in runs.items())  # nothing read back wrong
     assert store.get("aftertheharm") == b"new" and len(store) == kept + 1
+    lost = next(run for run in runs if found[run] is None)
+    _, problems = Playground.from_url({"run": lost}, store=store, user="learner1")
+    assert len(problems) == 1 and "the run store was damaged and started again at " in problems[0], problems
+    assert "could not be read back" in problems[0] and "least recently" not in problems[0]
     store.close()
     assert len([r for r in caplog.records if "was damaged" in r.message]) == 1  # one line
     assert len([p for p in tmp_path.glob("runs.sqlite3.damaged-*") if not p.name.endswith("-journal")]) == 1
@@ -161,3 +177,90 @@ def test_damage_found_while_the_store_is_open_is_repaired_at_once(tmp_path, capl
     assert all(store.get(f"playing{i:04d}") == b"v" * 1000 for i in range(3))
     assert len([r for r in caplog.records if "was damaged" in r.message]) == 1
     store.close()
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1_000_000.0
+
+    def __call__(self):
+        return self.now
+
+
+def play(pg, clock, ticks: int) -> None:
+    """``ticks`` of the page's live fragment, 0.2 s of its clock apart."""
+    for _ in range(ticks):
+        clock.now += 0.2
+        pg.tick()
+
+
+@pytest.fixture
+def redis_server(tmp_path):
+    made = []
+
+    def start(*args):
+        server = RedisServer(tmp_path, *args).start()
+        made.append(server)
+        return server
+
+    yield start
+    for server in made:
+        server.kill()
+
+
+def test_redis_down_the_page_keeps_its_run_a_reload_keeps_it_too_and_the_link_is_tried_again(redis_server):
+    server = redis_server()
+    wall, page = Clock(), Clock()  # the store's back-off runs on ``wall``
+    store = RedisRunStore(server.url, clock=wall)
+    pg = Playground(TrainConfig(hidden=(4,)), clock=page, store=store, user="ann")
+    pg.play()
+    play(pg, page, 10)
+    link = pg.run_id
+    server.kill()  # issue 28 item 4
+    play(pg, page, 10)  # a save a second of the page's clock: each kept in this process
+    assert pg.run_id == link and pg.playing
+    kept = step_of(store.get(link))
+    assert kept is not None and kept > 0
+    # A reload that reaches this process (the balancer's cookie keeps it there): the same run, the same id.
+    again, problems = Playground.from_url({"run": link}, clock=page, store=store, user="ann")
+    assert problems == [] and again.run_id == link and again.state.step == kept and again.playing
+    assert again.store_message.startswith(CANNOT_WRITE) and again.store_message.endswith(KEPT_IN_PAGE)
+    assert f"Redis at {server.url}" in again.store_message
+    # A reload that reaches another process, which has no copy: it waits for the same id, and says so.
+    other = RedisRunStore(server.url, clock=wall)
+    waiting, problems = Playground.from_url({"run": link}, clock=page, store=other, user="ann")
+    assert problems == [] and waiting.run_id == link and waiting.waiting_for == link and waiting.state.step == 0
+    assert waiting.store_message.startswith(CANNOT_READ) and link in waiting.store_message
+    wall.now += 10.0
+    assert not waiting.retry_store() and waiting.run_id == link
+    server.start()  # back (empty: this Redis keeps no file)
+    wall.now += 10.0  # past the back-off
+    play(again, page, 6)  # a second and more of the page's clock: a save
+    assert again.store_message is None and again.run_id == link
+    saved = step_of(other.get(link))
+    assert saved == again.state.step  # every step of the page's, saved again
+    wall.now += 10.0
+    assert waiting.retry_store()  # the other process's page opens the link's run: its id, its steps
+    assert waiting.waiting_for is None and waiting.run_id == link and waiting.state.step == saved and waiting.playing
+    assert waiting.store_message is None
+    for s in (store, other):
+        s.close()
+
+
+def test_a_redis_that_restarted_empty_is_said_so_not_blamed_on_eviction(redis_server):
+    server = redis_server()  # Debian's default: no append-only file
+    store, page = RedisRunStore(server.url), Clock()
+    left = Playground(TrainConfig(hidden=(4,)), clock=page, store=store, user="ann")  # paused, tab closed
+    left.step_once()
+    playing = Playground(TrainConfig(hidden=(4,)), clock=page, store=store, user="bob")
+    server.kill()
+    server.start()
+    playing.step_once()  # the first save after the restart: this process knew the store before
+    _, problems = Playground.from_url({"run": left.run_id}, clock=page, store=store, user="ann")
+    assert len(problems) == 1 and "the run store (Redis) started again empty at " in problems[0], problems
+    assert "least recently" not in problems[0]
+    fresh = RedisRunStore(server.url)  # another process, started after: told by the store
+    _, problems = Playground.from_url({"run": left.run_id}, clock=page, store=fresh, user="ann")
+    assert "started again empty" in problems[0]
+    for s in (store, fresh):
+        s.close()

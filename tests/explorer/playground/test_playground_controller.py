@@ -227,7 +227,7 @@ def store_blob(clock):
 def test_a_link_to_a_run_the_server_no_longer_has_starts_from_its_settings(clock):
     pg, problems = Playground.from_url({"run": "abcdefghijkl", "activation": "relu"}, clock=clock, store=RunStore())
     assert pg.config.activation == "relu" and pg.state.step == 0
-    assert any("no longer stored" in p for p in problems)
+    assert any("not in the run store" in p and "least recently" not in p for p in problems)
     pg, problems = Playground.from_url({"dataset": "uploaded CSV", "n": "300"}, clock=clock, store=RunStore())
     assert pg.config.dataset == "two moons" and any("uploaded points" in p for p in problems)
 
