@@ -13,6 +13,7 @@ import pytest
 from explorer.playground.controller import Playground
 from explorer.playground.settings import TrainConfig
 from server.run_store import RedisRunStore, SQLiteRunStore
+from tests.support.helpers import ROOT
 from tests.support.store_faults import (
     NOBODY,
     Learners,
@@ -245,6 +246,28 @@ def test_redis_down_the_page_keeps_its_run_a_reload_keeps_it_too_and_the_link_is
     assert waiting.store_message is None
     for s in (store, other):
         s.close()
+
+
+def test_redis_with_the_recommended_persistence_keeps_every_paused_run_through_a_restart(redis_server):
+    conf = ROOT / "deploy" / "redis.conf"
+    settings = dict(line.split(None, 1) for line in conf.read_text().splitlines() if line and line[0] != "#")
+    assert settings["appendonly"] == "yes" and settings["appendfsync"] == "everysec"  # issue 28 item 5
+    readme = (ROOT / "README.md").read_text()
+    serving = readme[readme.index("## Serving a class"):readme.index("## Run the tests")]
+    assert "appendonly yes" in serving and "appendfsync everysec" in serving and "deploy/redis.conf" in serving
+    server = redis_server(str(conf))
+    store, page = RedisRunStore(server.url), Clock()
+    pages = [Playground(TrainConfig(hidden=(4,), seed=i), clock=page, store=store, user=f"learner{i}")
+             for i in range(5)]
+    for i, pg in enumerate(pages):  # five learners' runs, paused at different steps
+        for _ in range(i + 1):
+            pg.step_once()
+    store.close()
+    server.kill()  # SIGKILL: nothing written on the way out
+    server.start()
+    again = RedisRunStore(server.url)
+    assert [step_of(again.get(pg.run_id)) for pg in pages] == [1, 2, 3, 4, 5]
+    again.close()
 
 
 def test_a_redis_that_restarted_empty_is_said_so_not_blamed_on_eviction(redis_server):
