@@ -17,7 +17,14 @@ One run id per run, and no one overwrites another's run:
 
 Bounds, the same in every backend: at most ``max_bytes`` in all, ``max_run_bytes`` a run, and
 ``user_bytes`` a learner. Past a learner's share the learner's own least recently used runs go
-first; past the whole bound, anyone's.
+first; past the whole bound, those of the learner holding the most bytes (so a flood of new learner
+keys pushes out its own runs before anyone else's). Each eviction is noted, so that a link whose run
+went can say why (``why_missing``).
+
+Faults: every call is guarded (base.py): a store that fails never raises into the page, says in
+words what failed (``problem``), keeps the snapshots it could not write in the process until it can,
+and is tried again after a back-off. The SQLite file is checked for its identity and integrity and
+started again when deleted or damaged (sqlite_store.py, sqlite_repair.py).
 
 Where: ``AUTOGRAD_EXPLORER_RUNS`` = ``sqlite:///abs/path.sqlite3`` | ``redis://host:6379/0`` |
 ``memory`` (this process only); unset, ``runs.sqlite3`` in the data folder
