@@ -78,6 +78,7 @@ class Learners:
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "AUTOGRAD_EXPLORER_RUNS": where}
         if as_nobody:
             env["HOME"] = tempfile.gettempdir()
+        self._own_log = log is None  # removed after (the test has read what it needs: `stderr`)
         self.log = log or Path(tempfile.mkstemp(prefix="store-learners-", suffix=".log")[1])
         self._log_file = open(self.log, "w")  # noqa: SIM115 - closed in stop()
         command = [*(AS_NOBODY if as_nobody else []), sys.executable, "-m", "tests.support.store_learners",
@@ -135,6 +136,8 @@ class Learners:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
         self._log_file.close()
+        if self._own_log:
+            self.log.unlink(missing_ok=True)
 
     def __enter__(self) -> Learners:
         return self
