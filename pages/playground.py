@@ -16,6 +16,7 @@ from components.graph_view import graph_view
 from components.live_view import live_view
 from components.playground import files
 from components.playground import settings_form as form
+from components.playground.store_status import store_status
 from explorer.playground import datasets, keys, step_graph
 from explorer.playground.controller import Playground
 from explorer.playground.settings import LINK_PARAMS
@@ -46,6 +47,7 @@ if keys.PLAYGROUND not in ss:
     ss[keys.PLAYGROUND], ss[keys.PROBLEMS] = Playground.from_url(st.query_params.to_dict(), user=learner_key())
     form.load(ss[keys.PLAYGROUND].config)
 pg: Playground = ss[keys.PLAYGROUND]
+store_status(pg)  # NOTE: before the widgets: a run it opens at last brings its settings into them
 
 
 with st.sidebar:
