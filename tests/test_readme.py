@@ -1,8 +1,10 @@
 """README.md's promises: its commands are the ones CI runs, and its engine example runs as written."""
 
+import ast
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -10,11 +12,27 @@ README = (ROOT / "README.md").read_text()
 
 INSTALL_AND_RUN = "pip install -r requirements.txt && streamlit run app.py"
 TEST_COMMAND = "python -m pytest"
+QUICK_LOOP = 'python -m pytest -m "not slow"'
 
 
 def test_readme_states_the_two_commands():
     assert INSTALL_AND_RUN in README
     assert f"pip install -r requirements-dev.txt && {TEST_COMMAND}" in README
+
+
+def test_the_quick_loop_leaves_out_every_browser_test_and_the_timeout_is_the_one_said():
+    assert QUICK_LOOP in README
+    pytest_settings = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert any(marker.startswith("slow:") for marker in pytest_settings["markers"])
+    assert f"after {pytest_settings['timeout']} s (pytest-timeout" in README
+    # every browser module is marked slow as a whole, so the quick loop starts no Chromium
+    unmarked = []
+    for module in sorted((ROOT / "tests" / "browser").glob("test_*.py")):
+        marks = [ast.unparse(node.value) for node in ast.parse(module.read_text()).body
+                 if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "pytestmark" for t in node.targets)]
+        if not any("pytest.mark.slow" in mark for mark in marks):
+            unmarked.append(module.name)
+    assert unmarked == [], f"browser modules without pytest.mark.slow in their pytestmark: {unmarked}"
 
 
 def test_ci_runs_the_readme_test_command():

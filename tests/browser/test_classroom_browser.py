@@ -16,7 +16,7 @@ from deploy.classroom import Classroom, free_ports
 from .helpers import app_exception, click_button, install_run_tracker, open_page
 from .server import unavailable
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LV = '[data-testid="live-view"]'
 
@@ -115,7 +115,7 @@ def test_a_run_link_in_a_fresh_browser_forks_the_run_whether_its_owner_plays_or_
         assert _run_id(fork) != run and _step(fork) >= 25
         page.get_by_role("button", name="Pause", exact=True).click()
         page.get_by_role("button", name="Play", exact=True).wait_for()
-        page.wait_for_timeout(300)  # the pause's snapshot
+        page.locator(f'{LV}[data-playing="0"]').wait_for()  # the paused frame drawn: its step is the snapshot's
         paused = _step(page)
         # Paused too (issue 28 item 7): a fresh browser (no cookies, whichever process it reaches) continues a
         # copy under its own id, and the link goes on showing the owner's run.

@@ -13,7 +13,7 @@ from language import compile_program
 
 from .helpers import install_run_tracker, open_page, set_text_area, wait_for_idle, wait_for_rerun, wait_for_view
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 COST = '[data-testid="ad-cost"]'
 LAB = '[data-testid="ad-cost-lab"]'

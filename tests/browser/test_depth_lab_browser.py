@@ -8,7 +8,7 @@ import pytest
 
 from .helpers import open_page, wait_for_idle, wait_for_text
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = '[data-testid="depth-lab"]'
 

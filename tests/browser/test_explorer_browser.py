@@ -34,7 +34,7 @@ from .helpers import (
     wait_for_view,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 DEFAULT_PROGRAM = presets.program(presets.DEFAULT)
 OTHER_PROGRAM = presets.program("seed example")

@@ -27,7 +27,7 @@ from .helpers import (
     wait_for_view,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PROGRAM = presets.program(presets.DEFAULT)
 MEETING = '[data-testid="ad-meeting"]'

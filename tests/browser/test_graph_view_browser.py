@@ -24,9 +24,17 @@ from .helpers import (
     wait_for_view,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PANE = f"{GRAPH} .gv-pane"
+
+# How far the pane and every box around it (and the window) have scrolled, in one number.
+SCROLLED_JS = """(sel) => {
+    let sum = window.scrollX + window.scrollY;
+    for (let e = document.querySelector(sel); e; e = e.parentElement || (e.getRootNode() || {}).host)
+        sum += e.scrollTop + e.scrollLeft;
+    return sum;
+}"""
 
 
 def open_explorer(page, app_url, program: str):
@@ -82,8 +90,11 @@ def test_ctrl_wheel_zooms_around_the_pointer_and_the_buttons_zoom_fit_and_reset(
     assert abs(after["x"] - before["x"]) < 3 and abs(after["y"] - before["y"]) < 3, "the point under the pointer stays"
     # a plain wheel scrolls (the pane, then the page); it never zooms
     zoomed = zoom(page)
+    scrolled = page.evaluate(SCROLLED_JS, PANE)
     page.mouse.wheel(0, 200)
-    page.wait_for_timeout(300)
+    # NOTE: the view zooms inside the wheel event's handler, which runs before the browser scrolls: once something
+    # has scrolled, a zoom would already show.
+    page.wait_for_function(f"([sel, before]) => ({SCROLLED_JS})(sel) !== before", arg=[PANE, scrolled])
     assert zoom(page) == zoomed
 
     page.locator(f"{GRAPH} button.gv-actual").click()

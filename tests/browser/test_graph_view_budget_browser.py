@@ -7,7 +7,7 @@ import pytest
 
 from .helpers import GRAPH, GRAPH_NODES, open_page, wait_for_idle
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_a_layout_past_its_budget_is_stopped_and_said_and_the_page_answers_meanwhile(page, streamlit_app):

@@ -13,7 +13,7 @@ from tests.support import hostile_corpus as corpus
 from .helpers import GRAPH, app_exception, click_button, open_page, wait_live_step
 from .server import REPO_ROOT
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LV = '[data-testid="live-view"]'
 UPLOADED = ("forged-shape.npz", "zip-bomb.npz", "pickled-object-array.npz", "labels-200000.json",

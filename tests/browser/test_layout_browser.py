@@ -22,7 +22,7 @@ from .helpers import (
     wait_for_view,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PRESENTER = {"width": 1280, "height": 800}
 PHONE = {"width": 420, "height": 800}

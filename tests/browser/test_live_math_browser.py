@@ -14,7 +14,7 @@ from explorer.playground.controller import Playground
 from explorer.playground.settings import TrainConfig
 from server.run_store import MemoryRunStore
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 FORWARD_JS = """([model, frame, dtype, points]) => {
     const layers = lm.unpack(model.sizes, lm.decode(frame.p, dtype));

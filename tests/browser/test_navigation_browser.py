@@ -21,12 +21,23 @@ from .helpers import (
     wait_for_text,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TITLES = {"": "Expression Explorer", "stepper": "Backward Stepper", "playground": "Training Playground",
           "optimiser_race": "Optimiser race", "depth_lab": "Initialisation & depth"}
 SIDEBAR_LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink"] a'
 DEFAULT_NODES = len(trace(evaluate(presets.program(presets.DEFAULT)).output).nodes)
+
+# True once the block's and the document's sizes have stayed the same for 10 animation frames in a row (polled
+# every frame): what is drawn has settled, however slowly this machine draws.
+STEADY_JS = """(sel) => {
+    const el = document.querySelector(sel), doc = document.documentElement;
+    const now = [el.scrollWidth, el.clientWidth, el.scrollHeight, doc.scrollWidth, doc.clientWidth].join();
+    const s = window.__steady = window.__steady || {last: null, frames: 0};
+    s.frames = now === s.last ? s.frames + 1 : 0;
+    s.last = now;
+    return s.frames >= 10;
+}"""
 
 
 def sidebar_links(page) -> list[str]:
@@ -78,7 +89,7 @@ def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, arti
     while time.monotonic() < deadline:
         seen.update(page.locator(f"{SIDEBAR_LINKS}, [data-testid='stSidebarNav'] a").all_inner_texts())
         not_found += page.get_by_text("Page not found").count()
-        page.wait_for_timeout(50)
+        page.wait_for_timeout(50)  # NOTE: a deliberate 4-s watch, sampled every 50 ms (events are heard meanwhile)
     links = sidebar_links(page)
     page.screenshot(path=str(artifacts / f"direct-{path or 'explorer'}.png"))
     for title in TITLES.values():
@@ -100,7 +111,9 @@ def test_narrow_window_has_no_horizontal_overflow(browser, app_url, path, artifa
         install_run_tracker(page)
         open_page(page, f"{app_url}/{path}")
         wait_for_page(page, path)
-        time.sleep(0.5)
+        if path == "playground":  # the live view has painted, laid out for this width
+            page.locator('[data-testid="live-view"]:not([data-frame="0"])').wait_for()
+        page.wait_for_function(STEADY_JS, arg=f"{APP} [data-testid='stMain']")
         page.screenshot(path=str(artifacts / f"narrow-{path or 'explorer'}.png"), full_page=True)
         sizes = horizontal_overflow(page)
         assert sizes["scrollWidth"] <= sizes["clientWidth"] + 1, f"main block overflows: {sizes}"

@@ -14,7 +14,7 @@ from explorer.race import setup
 
 from .helpers import runs_finished, wait_for_idle, wait_for_rerun
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 RACE = '[data-testid="optimiser-race"]'
 

@@ -24,7 +24,7 @@ from server.sandbox import IDLE_NAME
 from .helpers import APP, app_exception, main_text, open_page, wait_for_idle, wait_for_text
 from .server import start_streamlit
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # 8 million numbers and their grads (and the Stepper's record of 7 steps): inside every limit the language
 # predicts (measured: it accepts this for both pages), over the 160 MB a worker may use here.

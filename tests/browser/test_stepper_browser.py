@@ -29,7 +29,7 @@ from .helpers import (
     wait_for_view,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PROGRAM = presets.program(presets.DEFAULT)
 STATES = ("active", "done", "waiting")
@@ -162,6 +162,8 @@ def test_play_advances_on_its_own_stops_at_the_end_and_pauses(page, app_url):
     play.click()
     wait_for_view(page, step=n)  # at 20 steps/s, all of them in well under a second
     page.wait_for_function("(b) => b.getAttribute('aria-label') === 'Play'", arg=play.element_handle())
+    # NOTE: a deliberate wait in which nothing may happen: 300 ms is 6 steps at 20 steps/s, so a Play that ran on
+    # past the end (or restarted) would show here.
     page.wait_for_timeout(300)
     assert view_state(page)["step"] == str(n), "Play stops at the end"
     check_position(page, graph, steps, n)
@@ -173,8 +175,9 @@ def test_play_advances_on_its_own_stops_at_the_end_and_pauses(page, app_url):
     reached = settled(lambda: int(view_state(page)["step"]), lambda k: k >= 2, timeout=20.0)
     assert reached >= 2, "Play did not advance the stepper on its own"
     play.click()  # Pause
+    page.wait_for_function("(b) => b.getAttribute('aria-label') === 'Play'", arg=play.element_handle())
     paused = int(view_state(page)["step"])
-    page.wait_for_timeout(1500)  # at 1 step/s a running Play would have moved on
+    page.wait_for_timeout(1500)  # NOTE: deliberate, nothing may happen: at 1 step/s a running Play would have moved on
     assert int(view_state(page)["step"]) == paused < len(steps)
     check_position(page, graph, steps, paused)
 
@@ -188,7 +191,8 @@ def test_a_link_opens_at_its_step_and_the_url_follows_the_stepper(page, app_url)
     # the server hears of it once the stepper rests, and the URL says so
     page.wait_for_function("() => new URLSearchParams(location.search).get('step') === '14'", timeout=20_000)
     assert parse_qs(urlsplit(page.url).query)["program"] == [PROGRAM]
-    # and the view was not sent back to 12 by the server's answer
+    # and the view was not sent back to 12 by the server's answer: the rerun the report caused has finished, and
+    # NOTE: a deliberate wait in which nothing may happen, for a late answer to show if it moved the view
     wait_for_idle(page)
     page.wait_for_timeout(500)
     assert view_state(page)["step"] == "14"

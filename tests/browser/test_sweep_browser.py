@@ -28,7 +28,7 @@ from .helpers import (
     wait_for_view,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 WRITTEN = ["size-1 bias", "label picking", "empty reductions"]
 GENERATED = settings(derandomize=True, max_examples=3, deadline=None, database=None,

@@ -272,6 +272,7 @@ def test_every_panel_of_a_program(text):
     assert walk(text) > 0
 
 
+@pytest.mark.slow  # ~25 s: the generated programs through every panel
 @SWEEP
 @given(program_gen.programs())
 def test_every_panel_of_generated_programs(text):

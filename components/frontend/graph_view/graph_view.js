@@ -631,6 +631,7 @@ class GraphView {
     this.visibility = new IntersectionObserver((entries) => {
       const entry = entries[entries.length - 1];
       this.onScreen = entry.isIntersecting;
+      this.root.dataset.onScreen = this.onScreen ? "1" : "0"; // tests: what the view last heard
       if (this.onScreen && this.data) this.paintPushed();
     });
     this.visibility.observe(this.root);

@@ -145,6 +145,7 @@ function paint(s, frame, opts = {}) {
   s.frameCount += 1;
   s.dom.lv.dataset.frame = String(s.frameCount);
   s.dom.lv.dataset.step = String(frame.step);
+  s.dom.lv.dataset.playing = s.msg.playing ? "1" : "0"; // tests: "0" once a paused message's frame is drawn
   // The prediction in the middle of the picture, for tests: the same weights give the same number.
   const middle = regression ? Math.floor(res / 2) : Math.floor(res / 2) * res + Math.floor(res / 2);
   const k = s.model.classes > 2 ? s.model.classes : 1;
@@ -349,6 +350,7 @@ function mount(root, setTrigger) {
     width = w;
     layout(s);
     repaintCurrent(s);
+    dom.lv.dataset.width = String(w); // tests: the width last laid out for (relayout done when it is clientWidth)
   });
   s.observer.observe(dom.lv);
   s.themeTimer = setInterval(() => {
