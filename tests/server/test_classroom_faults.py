@@ -107,12 +107,11 @@ def _ends_with(launcher: Launcher, sig: int | None, code: int, started: list[psu
 
 def test_a_killed_haproxy_is_reaped_and_started_again_on_the_same_port(launcher):
     old = launcher.child("haproxy")
-    # A keep-alive connection open through the old HAProxy: once it is killed, the class's port has a socket in
+    # A keep-alive connection open through the old HAProxy: once it is killed, the class's port may have a socket in
     # TIME_WAIT that a listener without SO_REUSEADDR could not bind past.
     connection = http.client.HTTPConnection("127.0.0.1", launcher.port, timeout=10)
     connection.request("GET", "/_stcore/health")
     assert connection.getresponse().read() == b"ok"
-    client_port = connection.sock.getsockname()[1]
 
     killed = time.monotonic()
     os.kill(old.pid, signal.SIGKILL)
@@ -123,9 +122,8 @@ def test_a_killed_haproxy_is_reaped_and_started_again_on_the_same_port(launcher)
 
     assert any(c.status == psutil.CONN_LISTEN and c.laddr.port == launcher.port
                for c in new.net_connections(kind="tcp")), "the new HAProxy listens on the class's port"
-    assert [c.status for c in psutil.net_connections(kind="tcp")
-            if c.laddr.port == launcher.port and c.raddr and c.raddr.port == client_port] == [psutil.CONN_TIME_WAIT], \
-        "it bound the port past the old HAProxy's side of the connection, in TIME_WAIT"
+    # NOTE: whether the old side of the connection is left in TIME_WAIT (or reset) is the kernel's race between
+    # the kill and the client's close, not the launcher's: the new listener on the same port is what is asserted.
     zombies = [c.pid for c in launcher.children() if c.status() == psutil.STATUS_ZOMBIE]
     assert zombies == [], f"the launcher leaves its dead children unreaped: {zombies}"
     assert old.pid not in [c.pid for c in launcher.children()]
@@ -156,6 +154,7 @@ def test_a_haproxy_that_dies_on_start_ends_the_class_with_its_last_words(launche
     assert output.count(f"classroom: haproxy on port {launcher.port} exited") == rule.limit - 1, output
 
 
+@pytest.mark.slow  # over 10 s (python -m pytest -m "not slow" leaves it out)
 def test_a_streamlit_process_is_started_again_and_one_that_cannot_start_ends_the_class(launcher):
     old = launcher.child("streamlit")
     os.kill(old.pid, signal.SIGKILL)

@@ -227,6 +227,7 @@ def _save_runs(path: str, worker: int, runs: int, size: int, errors) -> None:
         store.close()
 
 
+@pytest.mark.slow  # over 10 s (python -m pytest -m "not slow" leaves it out)
 def test_several_processes_save_200_runs_into_one_sqlite_file_within_its_bound(tmp_path):
     path = str(tmp_path / "runs.sqlite3")
     context = multiprocessing.get_context("spawn")
