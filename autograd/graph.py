@@ -11,7 +11,7 @@ from autograd.tensor import Parameter, Tensor, broadcast_axes, fit_gradient, run
 @dataclass(frozen=True)
 class Node:
     id: int  # index in topological order (parents before children)
-    name: str  # the user's label, '' if none
+    name: str  # the tensor's name (Tensor.name), '' if none
     op: str  # '' for leaves
     kind: str  # 'input', 'param', 'const', 'op' or 'output'
     shape: tuple
@@ -22,11 +22,6 @@ class Node:
     formula: str  # the op's VJP as a formula, '' for leaves
     requires_grad: bool
     data_parents: tuple = ()  # ids of tensors the op reads as data, not differentiated (labels, index tensors)
-
-    @property
-    def label(self):
-        """The name if there is one, else the op, else 'const'."""
-        return self.name or self.op or ("const" if self.kind == "const" else "leaf")
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,15 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from autograd.func import forward_blocks
 from components.program.cost_panel import LAB_MAX, LAB_START
 from explorer.program import presets
-from explorer.program.mode_cost import lab_cost, lab_counts, program_cost
+from explorer.program.mode_cost import SECONDS_PER_VISIT, lab_cost, lab_counts, node_visits, program_cost
+from language import compile_program
 from server.sandbox import Sandbox  # noqa: E402
 
 PROGRAMS = {
@@ -29,7 +33,35 @@ PROGRAMS = {
     "tanh(W @ x), 3,050 in, 60 out (built)": "x = randn(50)\nW = randn(60, 50)\ny = (W @ x).tanh()",
     "tanh(W @ x), 300,600 in, 500 out (counted only)": "x = randn(600)\nW = randn(500, 600)\ny = (W @ x).tanh()",
     "x * 2 on 1,000 x 1,000 (counted only)": "x = randn(1000, 1000)\ny = x * 2",
+    "4,096 in, a 300-step scalar chain (counted only: 1.2 million node visits)":
+        "\n".join(["x = randn(4096)", "s = x.sum()", *(["s = s * 2", "s = tanh(s)"] * 150), "s"]),
 }
+#: Chains whose forward-mode Jacobian is built to measure a node visit (SECONDS_PER_VISIT's figure).
+CHAINS = ((64, 100), (256, 100), (64, 400), (512, 50))
+
+
+def visit_seconds(n: int, links: int, repeat: int) -> tuple[float, float]:
+    """(CPU seconds per node visit of forward_blocks on n inputs through a chain of ``links`` scalar steps, the
+    same passes written by hand in NumPy: seconds per visit of one tanh/multiply on a scalar)."""
+    text = "\n".join([f"x = randn({n})", "s = x.sum()", *(["s = s * 2", "s = tanh(s)"] * (links // 2)), "s"])
+    result = compile_program(text).run()
+    out, inputs = result.output, list(result.inputs.values())
+    visits = node_visits(out, inputs)[0]
+    _, cpu = timed(forward_blocks, out, inputs, repeat=repeat)
+
+    def by_hand():  # the same tangents, one pass per input number, without a graph
+        x = result.inputs["x"].data
+        for j in range(n):
+            v = np.zeros(n)
+            v[j] = 1.0
+            s, t = x.sum(), v.sum()
+            for _ in range(links // 2):
+                s, t = s * 2, t * 2
+                s = np.tanh(s)
+                t = t * (1 - s * s)
+
+    _, numpy_cpu = timed(by_hand, repeat=repeat)
+    return cpu / visits, numpy_cpu / visits
 
 
 def timed(fn, *args, repeat: int) -> tuple[float, float]:
@@ -51,6 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         wall, cpu = timed(program_cost, text, repeat=args.repeat)
         print(f"in-process  {wall * 1e3:8.1f} ms wall {cpu * 1e3:8.1f} ms CPU  program_cost  {name}: n = {cost.n:,}, "
               f"m = {cost.m:,}, {'built' if cost.built else 'counted only'}")
+    for n, links in CHAINS:
+        per_visit, by_hand = visit_seconds(n, links, args.repeat)
+        print(f"in-process  {per_visit * 1e6:8.2f} µs CPU a node visit (forward_blocks, {n} inputs, a {links}-step "
+              f"chain; {per_visit / by_hand:.1f}x the same passes by hand in NumPy; the caps assume "
+              f"{SECONDS_PER_VISIT * 1e6:.1f} µs)")
     ns = tuple(range(1, LAB_MAX + 1))
     for label, fn, fn_args in (
         (f"lab_cost({LAB_START['n']}, {LAB_START['m']})", lab_cost, (LAB_START["n"], LAB_START["m"])),

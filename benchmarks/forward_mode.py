@@ -76,13 +76,13 @@ def sent_kb(program: str) -> dict[str, float]:
     from explorer.program import view_data as graph_data
 
     sizes = {}
-    for page, view_of in (("Explorer", page_data.explorer_view), ("Stepper", page_data.stepper_view)):
-        view = view_of(program, (), "ones")
+    for page, run_of in (("Explorer", page_data.explorer_run), ("Stepper", page_data.stepper_run)):
+        page_run = run_of(program, (), "ones")
         stepper = page == "Stepper"
-        for mode, forward in (("reverse", None), ("forward", view.forward)):
-            data = graph_data.view_data(view.graph, view.steps, stepper=stepper, forward=forward)
+        for mode, forward in (("reverse", None), ("forward", page_run.forward)):
+            data = graph_data.view_data(page_run.graph, page_run.steps, stepper=stepper, forward=forward)
             if stepper:  # the Jacobians within the budget serve both walks
-                data = graph_data.with_jacobians(data, view.jacobians)
+                data = graph_data.with_jacobians(data, page_run.jacobians)
             sizes[f"{page} {mode}"] = len(json.dumps(data)) / 1024
     return sizes
 

@@ -13,7 +13,7 @@ It starts the app (the browser tests' server code), drives headless Chromium at 
   at 420 px wide, as the graph opens;
 - fan-out: a fresh tab of the Explorer to every box drawn for x feeding the 360 adds of four chains of 90
   (361 boxes) and the 1,080 adds of twelve (summarised to 399 boxes), each given at most `--fan-out-cap`
-  seconds (before the tags in explorer/dot.py neither finished in 240 s). `--fan-out` prints only these.
+  seconds (before the tags in explorer/graph/dot.py neither finished in 240 s). `--fan-out` prints only these.
 - inspector: a click on a box of the 6-layer MLP to the inspector's tabs held in the window's top quarter, with
   the inspector's code on time and 2 s late (median of 5 fresh tabs, or 2 with --quick). `--inspect` prints only
   these.
@@ -215,8 +215,8 @@ def stepper_keys(browser, url: str, probe: Probe, program: str, presses: int, di
     (its URL form) with it."""
     from explorer.program import page_data
 
-    view = page_data.stepper_view(program, (), direction)
-    steps = view.steps if direction is None else view.forward.steps
+    page_run = page_data.stepper_run(program, (), direction)
+    steps = page_run.steps if direction is None else page_run.forward.steps
     mode = "" if direction is None else f"&mode=forward&v={quote(direction)}"
     context = browser.new_context(viewport=VIEWPORT)
     helpers.install_run_tracker(context)

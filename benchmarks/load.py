@@ -493,7 +493,7 @@ def scenario_limits(browser, server, tree, args) -> dict:
     def svg_export():
         # 451 nodes, x feeding 450 adds. NOTE: with 1,080 adds dot took over 10 s (the export said so, in its
         # column), and the browser's own Graphviz, laying out the same graph, did not finish in 240 s either; since
-        # explorer/dot.py draws x's uses as tags (not edges down the chains) both take 0.12 s.
+        # explorer/graph/dot.py draws x's uses as tags (not edges down the chains) both take 0.12 s.
         from tests.support.helpers import fan_out_program
 
         page = explorer(fan_out_program(5, 90))

@@ -5,7 +5,7 @@ fresh process: its peak RSS growth, CPU seconds and what it says.
     python benchmarks/model_files.py --app-dir /work/main --app-dir .  # before and after, side by side
 
 The files are made once by this checkout's corpus; each is loaded by a child process of the checkout named,
-with the same Python, as the Playground's upload does (model_io.load(name, bytes)). RSS is the child's peak
+with the same Python, as the Playground's upload does (model_files.load(name, bytes)). RSS is the child's peak
 (ru_maxrss) over its RSS once the file is read in (a good model's load, the first rows, costs ~55 MB of
 imports and a network); CPU is its user + system time spent in load().
 """
@@ -26,15 +26,18 @@ sys.path.insert(0, str(REPO_ROOT))
 CHILD = r"""
 import json, os, resource, sys
 import psutil
-from explorer import model_io
+try:
+    from explorer.playground import model_files
+except ImportError:  # a checkout from before explorer/ had rooms
+    from explorer import model_io as model_files
 path, name = sys.argv[1], sys.argv[2]
 data = open(path, "rb").read()
 before = psutil.Process().memory_info().rss
 cpu = sum(os.times()[:2])
 try:
-    model_io.load(name, data)
+    model_files.load(name, data)
     said = "accepted"
-except model_io.ModelFileError as err:
+except model_files.ModelFileError as err:
     said = "ModelFileError: " + str(err)
 except BaseException as err:
     said = "TRACEBACK " + type(err).__name__ + ": " + str(err)

@@ -41,7 +41,7 @@ DRAG = """
 ([name, ms]) => new Promise((resolve) => {
   const poke = document.querySelector('[data-testid="poke"]');
   const graph = document.querySelector('[data-testid="graph-view"]');
-  const slider = poke.querySelector(`[data-testid="poke-knob"][data-name="${name}"] input`);
+  const slider = poke.querySelector(`[data-testid="poke-slider"][data-name="${name}"] input`);
   const lo = Number(slider.min), hi = Number(slider.max), step = Number(slider.step);
   const a = lo + 0.35 * (hi - lo), b = lo + 0.65 * (hi - lo);
   const log = {sent: [], answered: [], repaints: [], layouts0: graph.dataset.layouts, values: []};
@@ -119,7 +119,7 @@ def drag(browser, url: str, path: str, program: str, seconds: float, server_pid:
             """() => [...document.querySelectorAll('[data-testid="graph-view"] g.node')]
                  .map((g) => g.textContent.replace(/\\s+/g, ' ').trim())"""
         )
-        value = float(page.locator(f'{POKE} [data-testid="poke-knob"][data-name="a"] input').input_value())
+        value = float(page.locator(f'{POKE} [data-testid="poke-slider"][data-name="a"] input').input_value())
     finally:
         context.close()
     span = (log["end"] - log["start"]) / 1000

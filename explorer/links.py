@@ -10,25 +10,44 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from explorer import keys
+from explorer.numbers import whole_from_link
 from explorer.words import clip_text
 
 
-def link_wins(state: Mapping, name: str, given) -> bool:
+def link_wins(session: Mapping, name: str, given) -> bool:
     """Whether the URL's ``given`` value for ``name`` is a link to follow, over the session's own state: a value is
     given (not None, empty, or all None) and it is not what this session last wrote there (``wrote``). So a shared
     link reproduces its page, and the session's own echo of its state never undoes what the user just chose."""
     nothing = given is None or given == {} or (isinstance(given, tuple) and all(g is None for g in given))
-    return not nothing and given != state.get(f"_{name}_in_url")
+    return not nothing and given != session.get(keys.in_url(name))
 
 
-def wrote(state, name: str, value) -> None:
+def wrote(session, name: str, value) -> None:
     """Notes that this session wrote ``value`` for ``name`` to the URL (``link_wins`` then leaves it be)."""
-    state[f"_{name}_in_url"] = value
+    session[keys.in_url(name)] = value
 
 
 def ignored(problem: str, what: str = "the link") -> str:
     """What a page says of a part of its link it could not use, and why; the rest of the link is kept."""
     return f"Ignored part of {what}: {problem}."
+
+
+#: At most this many warnings for one link: the rest are counted in one more.
+MAX_SAID = 8
+
+
+def said_once(problems: list[str], most: int = MAX_SAID) -> list[str]:
+    """The problems a page says of its link: each once (one given many times says how many), at most ``most``, then
+    how many more (a link of 1,000 bad parts is a few warnings, not a page of them)."""
+    counts: dict[str, int] = {}
+    for problem in problems:
+        counts[problem] = counts.get(problem, 0) + 1
+    said = [problem if n == 1 else f"{problem} ({n:,} times)" for problem, n in counts.items()]
+    if len(said) > most:
+        rest = sum(list(counts.values())[most - 1:])
+        said[most - 1:] = [f"{rest:,} more parts could not be used either"]
+    return said
 
 
 def repeated(query: Mapping[str, list[str]], params: tuple[str, ...]) -> list[str]:
@@ -48,7 +67,7 @@ def step_from_link(text: str | None, n: int) -> tuple[int, str | None]:
         return 0, None
     allowed = f"a whole number from 0 to {n:,}"
     try:
-        step = int(text.strip())  # NOTE: int() of a str takes digits only: no 1e308, nan or 2.5
+        step = whole_from_link(text)  # ASCII digits only: no 1e308, nan, 2.5 or ٣
     except ValueError:
         return 0, f"`step={clip_text(text)}` is not {allowed}: opened at step 0"
     if 0 <= step <= n:
@@ -57,7 +76,7 @@ def step_from_link(text: str | None, n: int) -> tuple[int, str | None]:
     return near, f"`step={clip_text(text)}` is not {allowed}: opened at step {near}"
 
 
-#: What a run id in a link may be: the store's ids are 12 URL-safe characters (explorer.run_store.new_run_id);
+#: What a run id in a link may be: the store's ids are 12 URL-safe characters (server.run_store.new_run_id);
 #: any store keeps ids of this form, so nothing else in a link ever reaches one as a key.
 RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 

@@ -35,6 +35,8 @@ power_of_ten: "10⁻¹²").
 from __future__ import annotations
 
 import math
+import re
+import sys
 
 import numpy as np
 
@@ -48,6 +50,40 @@ PERCENT_CEILING = 99999
 
 
 # ----------------------------------------------------------------------------- one number, a small array
+
+
+# --- numbers read from a link: ASCII digits only, as a link writes them (Python's float() and int() also read
+# "٣", "³" or "１", and say what they cannot read in their own words: "invalid literal for int() with base 10").
+_NUMBER_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity|nan)",
+                          re.ASCII | re.IGNORECASE)
+_WHOLE_TEXT = re.compile(r"[+-]?\d+", re.ASCII)
+#: More digits than any whole number the app takes (a step, an index, a seed): such a number reads as this
+#: stand-in, which every range then clamps or refuses, instead of Python's 4,300-digit conversion limit.
+HUGE_WHOLE = 10**18
+
+
+def number_from_link(text: str) -> float:
+    """A number as a link writes it ("0.03", "-1e-3", "inf"); ValueError("not a number") for anything else. Digits
+    past the largest double (a 400-digit number, 1e400) read as the largest double of their sign, so a range
+    clamps them as the large finite numbers they are; only "inf" is infinite."""
+    text = text.strip()
+    if not _NUMBER_TEXT.fullmatch(text):
+        raise ValueError("not a number")
+    number = float(text)
+    if math.isinf(number) and text.lstrip("+-")[:1] in "0123456789.":
+        return math.copysign(sys.float_info.max, number)
+    return number
+
+
+def whole_from_link(text: str) -> int:
+    """A whole number as a link writes it ("12", "-3"); ValueError("not a whole number") for anything else. Past
+    18 digits it reads as ±HUGE_WHOLE (larger than any range here)."""
+    text = text.strip()
+    if not _WHOLE_TEXT.fullmatch(text):
+        raise ValueError("not a whole number")
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    sign = -1 if text.startswith("-") else 1
+    return sign * HUGE_WHOLE if len(digits) > 18 else int(text)
 
 
 def _digits(a: float, significant: int) -> tuple[str, int]:
@@ -355,6 +391,11 @@ def plugged_text(x, operand: bool = True) -> str:
 
 
 # ----------------------------------------------------------------------------- numbers for the browser's pictures
+
+
+def finite_or_none(value: float | None) -> float | None:
+    """A number for the browser's JSON at full precision: nan, ±inf and None become None (JSON has no nan or inf)."""
+    return float(value) if value is not None and math.isfinite(value) else None
 
 
 def json_numbers(values, digits: int = 6) -> list[float | None]:

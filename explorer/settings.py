@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from explorer.numbers import number_from_link
 from explorer.words import clip_text
 
 
@@ -73,10 +74,7 @@ class Setting:
             return () if text in ("", "-") else tuple(text.split(","))
         if self.kind in ("select", "text"):
             return text
-        try:
-            number = float(text)
-        except ValueError:
-            raise ValueError("not a number") from None
+        number = number_from_link(text)  # ValueError("not a number"): ASCII digits only
         if not math.isfinite(number):
             raise ValueError("not a finite number")
         whole = self.kind == "select_slider" and all(isinstance(o, int) for o in self.options(""))

@@ -85,6 +85,16 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _is_axis(value) -> bool:
+    """An axis as the engine takes it: None, a whole number, or a tuple of whole numbers."""
+    whole = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+    return value is None or whole(value) or isinstance(value, tuple) and all(whole(v) for v in value)
+
+
+def _number_text(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def _fold_numbers(op: type, a: int | float, b: int | float) -> int | float:
     """Arithmetic on two plain numbers without ever building a huge Python integer (2 ** 10 ** 10)."""
     if isinstance(a, int) and isinstance(b, int) and op in (ast.Add, ast.Sub, ast.Mult, ast.Pow):
@@ -471,8 +481,10 @@ class Checker:
         """The primitive's shape rule on the arguments' shapes: an ExpressionError if they do not fit."""
         try:
             return engine.PRIMITIVES[prim].shape(*args, **kwargs)
-        except (ValueError, IndexError, TypeError) as exc:
+        except (ValueError, IndexError) as exc:  # the engine's own words
             raise self.fail(node, msg.cannot_compute(self.source.quote(node), exc)) from None
+        except TypeError:  # NOTE: Python's words ("'float' object is not iterable"), not the engine's: say ours
+            raise self.fail(node, msg.cannot_compute(self.source.quote(node), msg.WRONG_KIND)) from None
 
     def fold(self, node: ast.AST, fn: Callable, *args: Any, **kwargs: Any) -> Any:
         """Computes a value known before running (small constants), as the run would."""
@@ -740,6 +752,8 @@ class Checker:
             if keyword.arg not in entry.keywords:
                 raise self.fail(keyword, msg.keyword_not_allowed(keyword.arg, entry.keywords))
             keywords[keyword.arg] = self.plain(self.expr(keyword.value), keyword.value)
+            if keyword.arg == "axis" and not _is_axis(keywords["axis"]):
+                raise self.fail(keyword.value, msg.whole_number("`axis`", _number_text(keywords["axis"])))
         if entry.number is not None and len(args) == 1 and not keywords and args[0].kind == "number":
             x = args[0].known
             with np.errstate(all="ignore"):  # sqrt(8), exp(1): plain numbers stay numbers

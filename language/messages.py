@@ -335,6 +335,10 @@ def bad_index(quote, shape, reason):
     return f"bad index in `{quote}` for a tensor of shape {shape}: {reason}"
 
 
+WRONG_KIND = ("an argument is not of the kind it takes (an axis is a whole number or a tuple of them, a shape a "
+              "tuple of whole numbers)")
+
+
 def cannot_compute(quote, reason):
     return f"cannot compute `{quote}`: {reason}"
 

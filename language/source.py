@@ -5,6 +5,7 @@ start of the line; `end_col` (1-based, exclusive) is set when the culprit ends o
 """
 
 import ast
+import contextlib
 import io
 import re
 import tokenize
@@ -85,6 +86,10 @@ def parse(source: Source) -> ast.Module:
     try:
         tree = ast.parse(text, mode="exec")
     except SyntaxError as exc:
+        # NOTE: Python refuses an integer literal of more than 4,300 digits with its own advice
+        # ("use sys.set_int_max_str_digits()"); the language's words for a huge integer instead
+        if exc.msg.startswith("Exceeds the limit"):
+            raise _huge_literal(source, exc) from None
         raise _syntax_error(exc) from None
     except (RecursionError, MemoryError):
         raise _too_deep_to_read(source) from None
@@ -108,6 +113,18 @@ def _check_brackets(source: Source) -> None:
                 raise source.error_at_index(index, msg.brackets_too_deep())
         elif char in ")]}":
             depth -= 1
+
+
+def _huge_literal(source: Source, exc: SyntaxError) -> ExpressionError:
+    """The language's error for an integer literal too long for Python to read, at the literal (the tokenizer
+    finds it: it does not convert numbers)."""
+    line, col, end = exc.lineno or 1, max(exc.offset or 1, 1), None
+    with contextlib.suppress(tokenize.TokenError, SyntaxError, IndentationError):
+        for token in tokenize.generate_tokens(io.StringIO(source.text).readline):
+            if token.type == tokenize.NUMBER and len(token.string) > 4300 and token.start[0] == token.end[0]:
+                line, col, end = token.start[0], token.start[1] + 1, token.end[1] + 1
+                break
+    return ExpressionError(msg.HUGE_INT, line, col, end)
 
 
 def _syntax_error(exc: SyntaxError) -> ExpressionError:

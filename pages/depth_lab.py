@@ -11,18 +11,16 @@ through_app()
 from components.common import session
 from components.common.layout import header
 from components.playground.settings_form import widget
-from explorer.depth_lab import figures
+from explorer import links
+from explorer.depth_lab import figures, keys
 from explorer.depth_lab import lab as depth_lab
+from explorer.depth_lab.keys import setting as key
 from explorer.depth_lab.lab import LAB_SETTINGS, LabConfig
 from explorer.playground import catalogue
 from explorer.words import markdown_safe
 from server.sandbox import SandboxError
 
 ss = st.session_state
-
-
-def key(name: str) -> str:
-    return f"lab_{name}"
 
 
 header(
@@ -33,18 +31,18 @@ header(
     "in the sidebar and in the URL.",
 )
 
-# The URL holds the settings: read it on a first visit, from a link, or back from another page (whose
-# widgets Streamlit forgot: the last settings are kept in lab_config).
+# The URL holds the settings: read from a link (links.link_wins: one this session did not write), and on a
+# first visit or back from another page (whose widgets Streamlit forgot: the last settings are kept in lab_config).
 query = st.query_params.to_dict()
-if ss.get("lab_query") != query:
+if links.link_wins(ss, "lab", query) or any(key(s.name) not in ss for s in LAB_SETTINGS):
     link_warnings(depth_lab.LINK_PARAMS)
-    config, problems = LabConfig.from_query(query, base=ss.get("lab_config"))
+    config, problems = LabConfig.from_query(query, base=ss.get(keys.CONFIG))
     for s in LAB_SETTINGS:
         ss[key(s.name)] = getattr(config, s.name)
     say_ignored(problems)
 
-if "lab_cut" in ss:  # the batch the last run cut to fit the limit, shown by its widget from now on
-    ss[key("batch")], cut = ss.pop("lab_cut")
+if keys.CUT in ss:  # the batch the last run cut to fit the limit, shown by its widget from now on
+    ss[key("batch")], cut = ss.pop(keys.CUT)
     st.info(markdown_safe(cut[:1].upper() + cut[1:] + "."), icon=":material/compress:")
 
 with st.sidebar:
@@ -56,12 +54,13 @@ with st.sidebar:
 
 config, cut = depth_lab.fitted({s.name: ss[key(s.name)] for s in LAB_SETTINGS})
 if cut:
-    ss.lab_cut = config.batch, cut
+    ss[keys.CUT] = config.batch, cut
     st.rerun()
-ss.lab_config = config
-ss.lab_query = config.to_query()
-if query != ss.lab_query:
-    st.query_params.from_dict(ss.lab_query)
+ss[keys.CONFIG] = config
+wanted = config.to_query()
+if query != wanted:
+    st.query_params.from_dict(wanted)
+links.wrote(ss, "lab", wanted)
 
 try:
     result = session.sandboxed(depth_lab.analyse, config)
@@ -74,19 +73,19 @@ with st.container(border=True):
     st.markdown("\n".join(f"- {markdown_safe(sentence)}" for sentence in depth_lab.findings(result)))
 
 spread, gradient = st.columns(2)
-spread.plotly_chart(figures.layer_bars(result, "spread"), width="stretch", key="lab_spread_chart")
-gradient.plotly_chart(figures.layer_bars(result, "gradient"), width="stretch", key="lab_gradient_chart")
+spread.plotly_chart(figures.layer_bars(result, "spread"), width="stretch", key=keys.SPREAD_CHART)
+gradient.plotly_chart(figures.layer_bars(result, "gradient"), width="stretch", key=keys.GRADIENT_CHART)
 
 every, one = st.columns(2)
 with every:
-    st.plotly_chart(figures.histogram_figure(result), width="stretch", key="lab_histograms")
+    st.plotly_chart(figures.histogram_figure(result), width="stretch", key=keys.HISTOGRAMS)
 with one:
     if config.depth > 1:
         ss[key("layer")] = min(ss.get(key("layer"), config.depth), config.depth)
         layer = st.slider("Layer to look at", 1, config.depth, key=key("layer"))
     else:
         layer = 1
-    st.plotly_chart(figures.layer_histogram(result, layer), width="stretch", key="lab_layer_chart")
+    st.plotly_chart(figures.layer_histogram(result, layer), width="stretch", key=keys.LAYER_CHART)
 
 st.markdown("**Every layer's numbers** (red: a gradient under 1 % or over 100 times the last layer's, or most "
             "activations saturated or dead)")

@@ -12,7 +12,7 @@ from components.poke import full_run_wanted, poke_panel, synced
 from components.program import cost_panel, modes, panels
 from explorer.graph import names
 from explorer.graph.svg import to_svg
-from explorer.program import forward_mode, inspector, jacobian_view, link, page_data, rules, view_data
+from explorer.program import forward_mode, inspector, jacobian_view, keys, link, page_data, rules, view_data
 
 through_app()
 ss = st.session_state
@@ -21,7 +21,7 @@ ss = st.session_state
 # sliders, check; in forward mode the forward pass too), one per slider move (graph, steps, forward pass), and a
 # node's inspector, Jacobian, element and SVG when asked.
 jacobian_of, element_of, inspected, svg_of = (functools.partial(session.sandboxed, fn) for fn in (
-    jacobian_view.node_jacobian, rules.element_of, inspector.node_view, to_svg))  # to_svg: Graphviz's dot, limited
+    jacobian_view.node_jacobian, rules.element_of, inspector.inspect_node, to_svg))  # to_svg: Graphviz's dot, limited
 
 
 header(
@@ -34,52 +34,52 @@ header(
 program = panels.shared_program(link.PAGE_PARAMS["explorer"])
 st.query_params.pop("step", None)  # the Backward Stepper's position means nothing here
 direction = modes.wanted()  # None: reverse mode; forward mode's v otherwise
-view_of = functools.partial(modes.sandboxed, page_data.explorer_view, direction)
-stepped = functools.partial(modes.sandboxed, page_data.drag_view, direction)
+run_of = functools.partial(modes.sandboxed, page_data.explorer_run, direction)
+stepped = functools.partial(modes.sandboxed, page_data.drag_run, direction)
 
 
 def clicked():
     """A box clicked in the graph: the node inspector shows it (the page runs whole for it)."""
-    ss["explorer_picked"] = ss["explorer_graph"]["selected"]
-    ss["explorer_tab"] = "Inspect a node"
-    ss["explorer_whole_run"] = True
-    ss["explorer_scroll_seq"] = ss.get("explorer_scroll_seq", 0) + 1  # the inspector comes into view
+    ss[keys.PICKED] = ss[keys.GRAPH]["selected"]
+    ss[keys.TAB] = "Inspect a node"
+    ss[keys.WHOLE_RUN] = True
+    ss[keys.SCROLL_SEQ] = ss.get(keys.SCROLL_SEQ, 0) + 1  # the inspector comes into view
 
 
-def view_changed():
-    ss["graph_view"] = ss["explorer_graph"]["view"]
-    ss["explorer_whole_run"] = True  # the Export tab draws with it
+def options_changed():
+    ss[keys.GRAPH_OPTIONS] = ss[keys.GRAPH]["options"]
+    ss[keys.WHOLE_RUN] = True  # the Export tab draws with it
 
 
 @st.fragment
 @session.message_only
-def live(shown, knobs, picked, left, right):
+def live(shown, sliders, picked, left, right):
     """The sliders and the graph (of ``shown``'s own numbers, laid out once): a slider's move reruns only this,
     and the graph retexts in place."""
-    if full_run_wanted() or ss.pop("explorer_whole_run", False):
+    if full_run_wanted() or ss.pop(keys.WHOLE_RUN, False):
         st.rerun()  # the values settled, or a click or a toggle: the tabs below follow
     with session.failures_shown(into=right):  # a busy sandbox: its words, here and in the sliders' column
-        view = view_of(shown)  # from the sandbox's cache: the fragment keeps only text between runs
-        graph, now = view.graph, ss.get("poked", ())
+        page_run = run_of(shown)  # from the sandbox's cache: the fragment keeps only text between runs
+        graph, now = page_run.graph, ss.get(keys.POKED, ())
         if not now:
-            poked = view
-        elif now == ss.get("explorer_settled"):  # the page run's own evaluation, at its values
-            poked = view_of(shown, now)
+            poked = page_run
+        elif now == ss.get(keys.SETTLED):  # the page run's own evaluation, at its values
+            poked = run_of(shown, now)
         else:  # a drag's values: the graph alone (and the forward pass), one evaluation per move
             poked = stepped(shown, now)
         with left, session.failures_shown():
-            poke_panel(shown, knobs, poked.graph, key="explorer_poke")
-        _graph(shown, graph, view, picked, right, poked if now else None)
+            poke_panel(shown, sliders, poked.graph, key=keys.POKE)
+        _graph(shown, graph, page_run, picked, right, poked if now else None)
 
 
-def _graph(shown, graph, view, picked, right, poked) -> None:
+def _graph(shown, graph, page_run, picked, right, poked) -> None:
     drawn = None if poked is None else (poked.forward or poked).graph  # forward mode draws tangents
-    with right, st.container(key="explorer_results_graph"):
-        if view.forward is not None:  # where the two modes meet, over the tangents drawn
-            modes.meeting((poked or view).forward)
-        graph_view(program_view(shown, graph, view.steps, direction=direction, _forward=view.forward),
-                   key="explorer_graph", view=ss.get("graph_view", {}), selected=picked,
-                   select_seq=ss.get("explorer_select_seq", 0), on_select=clicked, on_view=view_changed,
+    with right, st.container(key=keys.RESULTS_GRAPH):
+        if page_run.forward is not None:  # where the two modes meet, over the tangents drawn
+            modes.meeting((poked or page_run).forward)
+        graph_view(program_view(shown, graph, page_run.steps, direction=direction, _forward=page_run.forward),
+                   key=keys.GRAPH, options=ss.get(keys.GRAPH_OPTIONS, {}), selected=picked,
+                   select_seq=ss.get(keys.SELECT_SEQ, 0), on_select=clicked, on_options=options_changed,
                    values=view_data.value_texts(drawn) if drawn is not None else None)
 
 
@@ -88,30 +88,30 @@ def page() -> None:
     """The page below the title. NOTE: a function, so that the program's graph, steps and check are its
     locals: a page's namespace outlives its run (its callbacks and fragment refer to it), and a closed tab's
     session holding them kept +336 MB per 8M-number program until Streamlit let the session go."""
-    later_on_a_phone("explorer_body", "explorer_poke")
-    with st.container(key="explorer_body"):
+    later_on_a_phone(keys.BODY, keys.POKE)
+    with st.container(key=keys.BODY):
         left, right = st.columns([1, 2], gap="medium")
     with left:
         panels.editor(program)
         shown = program
         try:
-            view = view_of(program)  # graph, steps, sliders and check in one evaluation (explorer/program/page_data.py)
-            ss["explorer_last_good"] = program
+            page_run = run_of(program)  # graph, steps, sliders and check in one evaluation (page_data.py)
+            ss[keys.LAST_GOOD] = program
         except Exception as exc:  # noqa: BLE001 - ExpressionError or anything else: a message, never a traceback
             panels.program_error(program, exc)
-            shown = ss.get("explorer_last_good")
+            shown = ss.get(keys.LAST_GOOD)
             if shown is None:
                 with right:
                     panels.nothing_drawn()
                 st.stop()
             with session.failures_shown(stop=True):
-                view = view_of(shown)
+                page_run = run_of(shown)
         with session.failures_shown(stop=True):
-            knobs, poked = synced(shown, view.knobs)
-        graph = view.graph
+            sliders, poked = synced(shown, page_run.sliders)
+        graph = page_run.graph
 
     stale = shown != program  # the editor's program has an error: everything drawn below is the last that ran
-    picked = ss.get("explorer_picked")  # a node clicked or chosen, if this graph has it
+    picked = ss.get(keys.PICKED)  # a node clicked or chosen, if this graph has it
     picked = picked if picked in range(len(graph.nodes)) else None
     with right:
         modes.switch("explorer", forward_mode.input_shapes(graph))
@@ -120,30 +120,31 @@ def page() -> None:
             note.caption(link.STALE_NOTE)
 
     failure = None
-    ss["explorer_settled"] = None  # the poked values this run evaluated (live's graph takes them from it)
+    ss[keys.SETTLED] = None  # the poked values this run evaluated (live's graph takes them from it)
     try:
-        view = view_of(shown, poked) if poked else view  # the numbers the graph and the tabs below show
-        ss["explorer_settled"] = poked
+        page_run = run_of(shown, poked) if poked else page_run  # the numbers the graph and the tabs below show
+        ss[keys.SETTLED] = poked
     except Exception as exc:  # noqa: BLE001 - the program's graph is drawn; this is a message, never a traceback
         failure = exc
-    live(shown, knobs, picked, left, right)
+    live(shown, sliders, picked, left, right)
     with right:  # under the graph; the same for any poked numbers, so not rerun with them
         st.caption(names.graph_caption(graph, view_data.MAX_DRAWN))
     if failure is not None:
         session.show_failure(failure, into=note)  # the graph is drawn; the rest says why it stopped
         st.stop()
-    graph, steps, analysis = view.graph, view.steps, view.analysis
+    graph, steps, analysis = page_run.graph, page_run.steps, page_run.analysis
     if analysis.note and not stale:
         note.info(analysis.note, icon=":material/info:")
 
     panels.tabs(
-        lambda: panels.checks(analysis, knobs, poked),
+        lambda: panels.checks(analysis, sliders, poked),
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
                                  lambda node, dark: inspected(shown, poked, node, dark),
-                                 lambda node, slot, index: element_of(shown, poked, node, slot, index), view.forward),
-        lambda: panels.export(graph, steps, ss.get("graph_view", {}), analysis, poked, svg_of, view.forward),
+                                 lambda node, slot, index: element_of(shown, poked, node, slot, index),
+                                 page_run.forward),
+        lambda: panels.export(graph, steps, ss.get(keys.GRAPH_OPTIONS, {}), analysis, poked, svg_of, page_run.forward),
         functools.partial(cost_panel.cost_tab, shown, poked), stale=stale)
-    bring_into_view_when_asked("explorer_tab", "explorer_scroll_seq")
+    bring_into_view_when_asked(keys.TAB, keys.SCROLL_SEQ)
 
 
 page()

@@ -8,9 +8,10 @@ from components.common.entry import through_app
 from components.common.layout import header
 from components.common.link_warnings import link_warnings
 from components.program import panels as explorer_panels
-from explorer import words
+from explorer import links, words
 from explorer.program import errors
 from explorer.race import course as race
+from explorer.race import keys
 from explorer.race import setup as race_setup
 from explorer.words import markdown_safe
 
@@ -44,7 +45,7 @@ def page() -> None:
             except Exception as exc:  # noqa: BLE001 - ExpressionError or a limit: a message, never a traceback
                 explorer_panels.program_error(text, exc)
                 planes = []
-            setup = ss["race_setup"]
+            setup = ss[keys.SETUP]
         panels.settings(setup, planes)
     if planes is not None and len(planes) < 2:
         st.info(f"The race needs a program with at least two inputs that hold one number each; this one has "
@@ -58,10 +59,10 @@ def page() -> None:
     except Exception as exc:  # noqa: BLE001 - a race not allowed, or the program failed: a message
         st.error(markdown_safe(errors.error_report(the_race.text, exc)[0]), icon=":material/error:")
         return
-    panels.race_view(panels.view_data(the_race, result, picture), key="race_view")
-    for path in result["paths"]:
-        if path["stopped"]:
-            st.warning(markdown_safe(f"{path['title']} {path['stopped']}."), icon=":material/warning:")
+    panels.race_view(panels.view_data(the_race, result, picture), key=keys.VIEW)
+    stopped = [f"{path['title']} {path['stopped']}" for path in result["paths"] if path["stopped"]]
+    for said in links.said_once(stopped):  # six runners alike that diverge alike: one warning, counted
+        st.warning(markdown_safe(f"{said}."), icon=":material/warning:")
 
 
 page()

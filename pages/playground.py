@@ -16,9 +16,11 @@ from components.graph_view import graph_view
 from components.live_view import live_view
 from components.playground import files
 from components.playground import settings_form as form
-from explorer.playground import datasets, step_graph
+from components.playground.store_status import store_status
+from explorer.playground import datasets, keys, step_graph
 from explorer.playground.controller import Playground
 from explorer.playground.settings import LINK_PARAMS
+from explorer.program import keys as program_keys
 from explorer.words import markdown_safe
 
 ss = st.session_state
@@ -35,24 +37,26 @@ header(
 # its own. NOTE: without it, headless Chromium (software compositing) repainted the union of the live
 # view's and the panel's changes, most of the window: 20 instead of 55-60 animation frames a second.
 st.html(
-    '<style>.st-key-pg_live [data-stale="true"] { opacity: 1 !important; transition: none !important; }'
-    '.st-key-pg_graph_panel .gv { will-change: transform; }</style>'
+    f'<style>.st-key-{keys.LIVE} [data-stale="true"] {{ opacity: 1 !important; transition: none !important; }}'
+    f'.st-key-{keys.GRAPH_PANEL} .gv {{ will-change: transform; }}</style>'
 )
 
 form.restore()
-if "pg" not in ss:
+if keys.PLAYGROUND not in ss:
     link_warnings(LINK_PARAMS)
-    ss.pg, ss.pg_problems = Playground.from_url(st.query_params.to_dict(), user=learner_key())
-    form.load(ss.pg.config)
-pg: Playground = ss.pg
+    ss[keys.PLAYGROUND], ss[keys.PROBLEMS] = Playground.from_url(st.query_params.to_dict(), user=learner_key())
+    form.load(ss[keys.PLAYGROUND].config)
+pg: Playground = ss[keys.PLAYGROUND]
+store_status(pg)  # NOTE: before the widgets: a run it opens at last brings its settings into them
 
 
 with st.sidebar:
-    upload, task, uploaded = pg.upload, pg.task_of(ss.pg_dataset), ss.pg_dataset == datasets.UPLOADED
+    upload, task, uploaded = pg.upload, pg.task_of(ss[keys.DATASET]), ss[keys.DATASET] == datasets.UPLOADED
     st.header("Data")
     form.draw("Data", task, upload_label=f"uploaded: {upload.name}" if upload else "",
               disabled=("noise", "n") if uploaded else ())
-    st.button("Regenerate", icon=":material/casino:", on_click=lambda: ss.update(pg_seed=(ss.pg_seed + 1) % 10_001),
+    st.button("Regenerate", icon=":material/casino:",
+              on_click=lambda: ss.update({keys.SEED: (ss[keys.SEED] + 1) % 10_001}),
               disabled=uploaded, help="New points (and new first weights): the seed goes up by one.")
     files.upload_points(pg)
     for section in ("Network", "Training"):
@@ -69,7 +73,7 @@ changed = pg.apply(config)
 if changed:
     st.toast(f"Training restarted at step 0: {', '.join(changed)} changed. Learning rate, L2 and speed change "
              "without a restart.", icon=":material/restart_alt:")
-say_ignored(ss.pop("pg_problems", []))
+say_ignored(ss.pop(keys.PROBLEMS, []))
 query = {k: v for k, v in pg.config.to_query().items() if not (uploaded and k in ("noise", "n"))} | {"run": pg.run_id}
 if st.query_params.to_dict() != query:
     st.query_params.from_dict(query)
@@ -77,14 +81,14 @@ if st.query_params.to_dict() != query:
 
 def _show_graph() -> None:
     try:
-        ss.program = step_graph.step_program(pg.state)
-        ss.pg_goto_explorer = True
+        ss[program_keys.PROGRAM] = step_graph.step_program(pg.state)
+        ss[keys.GOTO_EXPLORER] = True
     except ValueError as err:
-        ss.pg_graph_error = str(err)
+        ss[keys.GRAPH_ERROR] = str(err)
 
 
-if ss.pop("pg_goto_explorer", False):
-    st.switch_page("pages/explorer.py", query_params={"program": ss.program})
+if ss.pop(keys.GOTO_EXPLORER, False):
+    st.switch_page("pages/explorer.py", query_params={"program": ss[program_keys.PROGRAM]})
 
 playing, stopped = pg.playing, pg.state.diverged is not None
 buttons = st.container(horizontal=True)  # wraps on a narrow window
@@ -98,10 +102,10 @@ buttons.button("Reset", icon=":material/restart_alt:", on_click=pg.reset)
 buttons.button("Show this step's graph", icon=":material/account_tree:", on_click=_show_graph,
                help="Open the step graph below (one training step on its 4 points) as a program in the Expression "
                     "Explorer, with the optimiser's update last.")
-buttons.toggle("Replay", key="pg_replay", disabled=playing,
+buttons.toggle("Replay", key=keys.REPLAY, disabled=playing,
                help="Scrub through the frames recorded so far (boundary, network, health).")
-if ss.get("pg_graph_error"):
-    st.info(markdown_safe(ss.pop("pg_graph_error")))
+if ss.get(keys.GRAPH_ERROR):
+    st.info(markdown_safe(ss.pop(keys.GRAPH_ERROR)))
 if stopped:
     st.warning(f"Training stopped: {pg.state.diverged} Press Reset to start again.", icon=":material/warning:")
 
@@ -114,28 +118,29 @@ def live() -> None:
         st.query_params["run"] = pg.run_id
     if was_playing and not pg.playing:
         st.rerun(scope="app")  # diverged: stop the timer and show the explanation
-    data = pg.view_data(frames, full=ss.pop("pg_full", False), replay=ss.get("pg_replay") and not pg.playing,
-                        graph=ss.pg_graph)
-    live_view(data, key="pg_view", on_need=lambda: ss.update(pg_full=True))
+    data = pg.view_data(frames, full=ss.pop(keys.FULL, False), replay=ss.get(keys.REPLAY) and not pg.playing,
+                        graph=ss[keys.GRAPH])
+    live_view(data, key=keys.VIEW, on_need=lambda: ss.update({keys.FULL: True}))
 
 
-ss.pg_full = True  # a full run sends the layout and the points; the fragment's reruns only frames
-ss.setdefault("pg_graph", True)
-with st.container(key="pg_live"):
+ss[keys.FULL] = True  # a full run sends the layout and the points; the fragment's reruns only frames
+ss.setdefault(keys.GRAPH, True)
+with st.container(key=keys.LIVE):
     live()
 
 # The step graph: laid out once per network shape; while playing the live view above pushes each
 # frame's numbers into it (so it is sent on full runs only, never by the fragment).
-st.toggle("**This step's graph, live**", key="pg_graph",
+st.toggle("**This step's graph, live**", key=keys.GRAPH,
           help="One training step on 4 fixed training points, as the engine computes it, refreshed with every "
                "frame above. Off: the server does not compute or send it.")
-if ss.pg_graph:
+if ss[keys.GRAPH]:
     panel = pg.graph_panel()
-    with st.container(key="pg_graph_panel"):
+    with st.container(key=keys.GRAPH_PANEL):
         st.caption(f"One training step on {panel['points']} fixed training points, as the engine computes it: X and "
                    "y are data (grey, no grad), each layer's W and b are weights (green) with their grads. Each box "
                    "shows its values as a sparkline and their range; hover one for its numbers.")
-        graph_view(panel["data"], key="pg_step_graph", view=ss.get("pg_graph_view"), values=panel["values"],
-                   caption=panel["caption"], on_view=lambda: ss.update(pg_graph_view=ss.pg_step_graph["view"]))
+        graph_view(panel["data"], key=keys.STEP_GRAPH, options=ss.get(keys.STEP_GRAPH_OPTIONS), values=panel["values"],
+                   caption=panel["caption"],
+                   on_options=lambda: ss.update({keys.STEP_GRAPH_OPTIONS: ss[keys.STEP_GRAPH]["options"]}))
 
 files.model_files(pg)

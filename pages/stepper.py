@@ -14,7 +14,7 @@ from components.poke import full_run_wanted, poke_panel, synced
 from components.program import modes
 from components.program.panels import program_error, shared_program
 from explorer import links
-from explorer.program import forward_mode, jacobian_view, link, page_data, view_data
+from explorer.program import forward_mode, jacobian_view, keys, link, page_data, view_data
 
 through_app()
 
@@ -39,18 +39,18 @@ with top:
         "jumps to its step.",
     )
 
-stepped = functools.partial(modes.sandboxed, page_data.stepper_view, direction)  # the page's one evaluation
-dragged = functools.partial(modes.sandboxed, page_data.stepper_drag_view, direction)  # one per slider move
+stepped = functools.partial(modes.sandboxed, page_data.stepper_run, direction)  # the page's one evaluation
+dragged = functools.partial(modes.sandboxed, page_data.stepper_drag_run, direction)  # one per slider move
 
 
-def walk(view):
+def walk(page_run):
     """The steps this page walks: backward()'s, or in forward mode the forward pass's."""
-    return view.steps if direction is None else view.forward.steps
+    return page_run.steps if direction is None else page_run.forward.steps
 
 
 try:
     n = len(walk(stepped(program)))  # the steps themselves stay in the sandbox's cache (see live)
-    knobs, st.session_state["stepper_settled"] = synced(program, stepped(program).knobs)  # the page run's values
+    sliders, st.session_state[keys.STEPPER_SETTLED] = synced(program, stepped(program).sliders)  # the page run's values
     inputs = forward_mode.input_shapes(stepped(program).graph)  # what the direction v may name
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     program_error(program, exc)
@@ -58,35 +58,35 @@ except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a t
     st.stop()
 
 
-walked = st.session_state.get("stepper_program")
+walked = st.session_state.get(keys.STEPPER_PROGRAM)
 if walked != (program, direction):  # a link's step, or (the mode or v changed) a new walk from its seed
-    st.session_state["stepper_program"] = (program, direction)
+    st.session_state[keys.STEPPER_PROGRAM] = (program, direction)
     at = st.query_params.get("step") if walked is None or walked[0] != program else None
-    st.session_state["stepper_pos"], problem = links.step_from_link(at, n)
+    st.session_state[keys.STEPPER_POS], problem = links.step_from_link(at, n)
     say_ignored([problem] if problem else [])
 
 
 def stepped_in_browser():
     """The browser reports where the stepper is (it does not wait for this run)."""
-    st.session_state["stepper_pos"] = min(max(int(st.session_state["stepper_graph"]["step"]), 0), n)
-    st.session_state["stepper_reported"] = True
+    st.session_state[keys.STEPPER_POS] = min(max(int(st.session_state[keys.STEPPER_GRAPH]["step"]), 0), n)
+    st.session_state[keys.STEPPER_REPORTED] = True
 
 
-def view_changed():
-    st.session_state["graph_view"] = st.session_state["stepper_graph"]["view"]
+def options_changed():
+    st.session_state[keys.GRAPH_OPTIONS] = st.session_state[keys.STEPPER_GRAPH]["options"]
 
 
 def jacobian_asked():
     """The browser shows a step whose node's Jacobian was not sent with the steps: send it."""
-    asked = st.session_state.get("stepper_jacobians_asked", ())
-    node = st.session_state["stepper_graph"].get("jacobian")
+    asked = st.session_state.get(keys.JACOBIANS_ASKED, ())
+    node = st.session_state[keys.STEPPER_GRAPH].get("jacobian")
     if isinstance(node, int) and node not in asked:
-        st.session_state["stepper_jacobians_asked"] = (*asked, node)
+        st.session_state[keys.JACOBIANS_ASKED] = (*asked, node)
 
 
-if st.session_state.get("stepper_jacobians_for") != program:
-    st.session_state["stepper_jacobians_for"] = program
-    st.session_state["stepper_jacobians_asked"] = ()
+if st.session_state.get(keys.JACOBIANS_FOR) != program:
+    st.session_state[keys.JACOBIANS_FOR] = program
+    st.session_state[keys.JACOBIANS_ASKED] = ()
 
 modes.switch("stepper", inputs)
 if n == 0:
@@ -96,54 +96,54 @@ if n == 0:
 
 @st.fragment
 @session.message_only
-def live(program, knobs):
+def live(program, sliders):
     """The graph with its steps and the sliders: a slider's move or a step reruns only this; the same drawing
     takes the new numbers in place, at the same step."""
     if full_run_wanted():
         st.rerun()  # the values settled: the URL follows
     with session.failures_shown():  # a busy sandbox: its words where the graph would be
-        _live(program, knobs)
+        _live(program, sliders)
 
 
-def _live(program, knobs):
+def _live(program, sliders):
     # NOTE: from the sandbox's cache, not arguments: a fragment keeps its arguments while its session lives, and
     # a closed tab's session outlives it (+336 MB per 8M-number program)
-    view = stepped(program)
-    graph, steps = view.graph, view.steps
-    n = len(walk(view))
+    page_run = stepped(program)
+    graph, steps = page_run.graph, page_run.steps
+    n = len(walk(page_run))
     # NOTE: the browser moves on its own; a run caused by its report must not send it a position (the
     # data would change and be sent again, and the view ignores it anyway). Any other run (arriving from
     # another page, a link) passes the position on, for a view that mounts afresh.
-    if not st.session_state.pop("stepper_reported", False):
-        st.session_state["stepper_start"] = st.session_state["stepper_pos"]
+    if not st.session_state.pop(keys.STEPPER_REPORTED, False):
+        st.session_state[keys.STEPPER_START] = st.session_state[keys.STEPPER_POS]
     if n == 0:
         st.query_params.pop("step", None)
     else:
-        st.query_params["step"] = str(st.session_state["stepper_pos"])
-    poked = st.session_state.get("poked", ())
-    layout = program_view(program, graph, steps, stepper=True, direction=direction, _forward=view.forward)
-    if poked and poked != st.session_state.get("stepper_settled"):  # a drag's values: no sliders
+        st.query_params["step"] = str(st.session_state[keys.STEPPER_POS])
+    poked = st.session_state.get(keys.POKED, ())
+    layout = program_view(program, graph, steps, stepper=True, direction=direction, _forward=page_run.forward)
+    if poked and poked != st.session_state.get(keys.STEPPER_SETTLED):  # a drag's values: no sliders
         at = dragged(program, poked)
     else:
-        at = stepped(program, poked) if poked else view
+        at = stepped(program, poked) if poked else page_run
     poked_graph, poked_steps, jacobians, forward = at.graph, at.steps, at.jacobians, at.forward
     data = layout
     if poked:
         poked_view = program_view(program, poked_graph, poked_steps, stepper=True, poked=poked, direction=direction,
                                   _forward=forward)
         data = view_data.over_layout(poked_view, layout)
-    asked = st.session_state.get("stepper_jacobians_asked", ())
+    asked = st.session_state.get(keys.JACOBIANS_ASKED, ())
     if asked:
         jacobians = {**jacobians, **jacobians_of(program, poked, asked)}
     if forward is not None:  # where the two modes meet, over the walk
         modes.meeting(forward)
-    graph_view(view_data.with_jacobians(data, jacobians) if n else data, key="stepper_graph",
-               view=st.session_state.get("graph_view", {}), start=st.session_state["stepper_start"],
+    graph_view(view_data.with_jacobians(data, jacobians) if n else data, key=keys.STEPPER_GRAPH,
+               options=st.session_state.get(keys.GRAPH_OPTIONS, {}), start=st.session_state[keys.STEPPER_START],
                values=view_data.value_texts(poked_graph if forward is None else forward.graph) if poked else None,
-               on_step=stepped_in_browser, on_view=view_changed, on_jacobian=jacobian_asked)
+               on_step=stepped_in_browser, on_options=options_changed, on_jacobian=jacobian_asked)
     with st.sidebar:  # beside the graph at any height of the window, as the sliders move
-        poke_panel(program, knobs, poked_graph, key="stepper_poke")
+        poke_panel(program, sliders, poked_graph, key=keys.STEPPER_POKE)
 
 
-live(program, knobs)
+live(program, sliders)
 modes.explained(direction is not None)

@@ -7,9 +7,10 @@ the bytes the caller says it holds, evicts the least recently used entry past ``
 refuses an entry larger than ``max_item`` bytes, and drops entries unused for ``idle_seconds``,
 so memory goes back once the tabs that wanted a result are closed.
 
-The run store's memory backend (server/run_store.py) is the same LRU with no idle limit and a
+The run store's memory backend (server/run_store/) is the same LRU with no idle limit and a
 share per group: an entry may name its group (a learner), and a group past ``group_budget`` bytes
-gives up its own least recently used entries first, so that no group pushes another's out.
+gives up its own least recently used entries first, so that no group pushes another's out; with
+``fair``, past the whole budget the group holding the most bytes gives up its entries first.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class ByteCache:
         max_item: int | None = None,
         idle_seconds: float | None = 90.0,
         group_budget: int | None = None,
+        fair: bool = False,
+        on_evict: Callable[[Hashable, str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ):
         if budget <= 0:
@@ -43,6 +46,8 @@ class ByteCache:
         self.group_budget = budget if group_budget is None else min(group_budget, budget)
         self.max_item = min(self.max_item, self.group_budget)
         self.idle_seconds = idle_seconds
+        self.fair = fair
+        self._on_evict = on_evict  # told (key, "share" | "room") of each entry put() pushes out
         self._clock = clock
         self._lock = threading.RLock()
         # key -> (value, bytes, used, group)
@@ -98,13 +103,18 @@ class ByteCache:
             self._group_bytes[group] = self._group_bytes.get(group, 0) + nbytes
             if self._group_bytes[group] > self.group_budget:
                 for other in [k for k, entry in self._entries.items() if entry[3] == group and k != key]:
-                    self._drop(other)
+                    self._evict(other, "share")
                     if self._group_bytes[group] <= self.group_budget:
                         break
             while self._bytes > self.budget:
-                self._drop(next(iter(self._entries)))
+                self._evict(self._fairest(key) if self.fair else next(iter(self._entries)), "room")
             self._expire()
             return key in self._entries
+
+    def lru_keys(self) -> list[Hashable]:
+        """The keys held now, least recently used first."""
+        with self._lock:
+            return list(self._entries)
 
     def pop(self, key: Hashable) -> None:
         """Forgets ``key`` (if held)."""
@@ -121,6 +131,21 @@ class ByteCache:
             self._entries.clear()
             self._bytes = 0
             self._group_bytes.clear()
+
+    def _evict(self, key: Hashable, why: str) -> None:
+        self._drop(key)
+        if self._on_evict is not None:
+            self._on_evict(key, why)
+
+    def _fairest(self, keep: Hashable) -> Hashable:
+        """Past the whole budget with ``fair``: the least recently used entry of the group holding the most bytes
+        (ties: the group whose last use is oldest), never ``keep`` (which fits the budget alone)."""
+        oldest, last = {}, {}
+        for k, (_, _, used, group) in self._entries.items():  # least recently used first
+            if k != keep:
+                oldest.setdefault(group, k)
+            last[group] = used
+        return oldest[max(oldest, key=lambda g: (self._group_bytes[g], -last[g]))]
 
     def _expire(self) -> int:
         if self.idle_seconds is None:

@@ -1,7 +1,7 @@
 """Runs a user's program in a worker process that can be limited and stopped, and caches the outcome.
 
     sandbox = Sandbox()
-    analysis = sandbox.run(explain.analyse_program, text, cancelled=lambda: tab_closed)
+    analysis = sandbox.run(check.analyse_program, text, cancelled=lambda: tab_closed)
 
 Why: a 43-character link built a 3 GB tensor inside the server, and a program whose gradient check
 ran for minutes kept a core busy long after its tab closed. Here the work runs in a separate

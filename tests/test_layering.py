@@ -137,3 +137,17 @@ def test_every_import_inside_a_function_says_why():
             if in_func and not ok:
                 bad.append(f"{path.relative_to(ROOT)}:{line}: import {target}")
     assert not bad, "\n".join(sorted(set(bad), key=lambda s: (s.split(":")[0], int(s.split(":")[1]))))
+
+
+def test_no_test_module_imports_another():
+    """What tests share lives in tests/support/ (and tests/browser/'s helpers): a test module, or a conftest, is
+    never imported by another module, so each test file can be read, moved or deleted on its own."""
+    bad = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if SKIP & set(path.relative_to(ROOT).parts):
+            continue
+        for line, target, _, _ in _imports(path, path.read_text(encoding="utf-8")):
+            last = target.rpartition(".")[2]
+            if target.startswith("tests.") and (last.startswith("test_") or last == "conftest"):
+                bad.append(f"{path.relative_to(ROOT)}:{line}: import {target}")
+    assert not bad, "\n".join(bad)

@@ -7,6 +7,7 @@ import json
 import streamlit as st
 
 from components.common.assets import code_url
+from explorer import keys as page_keys
 
 # NOTE: Streamlit's default header takes ~260 px at 1280x800 (6rem of padding, a 2.75rem title, a three-line
 # caption): the Explorer's graph ran 244 px below the window. The page starts just under Streamlit's own
@@ -16,10 +17,10 @@ _CSS = (
     "<style>"
     '[data-testid="stMainBlockContainer"] { padding-top: 3.25rem; padding-bottom: 3rem; }'
     '[data-testid="stHeader"] { background: transparent; }'
-    ".st-key-page_header h1 { font-size: 1.65rem; padding: 0; line-height: 1.25; }"
-    ".st-key-page_header { gap: 0.2rem; }"
-    ".st-key-page_header .stHeading [data-testid='stMarkdownContainer'] { margin-bottom: 0; }"
-    ".st-key-page_header [data-testid='stCaptionContainer'] { line-height: 1.35; }"
+    f".st-key-{page_keys.PAGE_HEADER} h1 {{ font-size: 1.65rem; padding: 0; line-height: 1.25; }}"
+    f".st-key-{page_keys.PAGE_HEADER} {{ gap: 0.2rem; }}"
+    f".st-key-{page_keys.PAGE_HEADER} .stHeading [data-testid='stMarkdownContainer'] {{ margin-bottom: 0; }}"
+    f".st-key-{page_keys.PAGE_HEADER} [data-testid='stCaptionContainer'] {{ line-height: 1.35; }}"
     # NOTE: Chromium lets a click on empty space focus the page's scrolling main element; its focus frame is
     # no help to anyone (every control has its own)
     '[data-testid="stMain"]:focus { outline: none; }'
@@ -33,7 +34,7 @@ def header(title: str, purpose: str, more: str) -> None:
     """The page's title, ``purpose`` in one line under it, and ``more`` (how to use the page) in the title's
     help (?)."""
     st.html(_CSS)
-    with st.container(key="page_header"):
+    with st.container(key=page_keys.PAGE_HEADER):
         st.title(title, help=more, anchor=False)
         st.caption(purpose)
 
@@ -58,8 +59,8 @@ def bring_into_view_when_asked(key: str, asked: str) -> None:
     runs, only the code that does it is loaded, so that a click finds it in the page (fetched on the click, it
     took 80-340 ms here: the server is busy with that click's run meanwhile)."""
     seq = st.session_state.get(asked, 0)
-    if seq > st.session_state.get(f"{asked}_done", 0):
-        st.session_state[f"{asked}_done"] = seq
+    if seq > st.session_state.get(page_keys.done(asked), 0):
+        st.session_state[page_keys.done(asked)] = seq
         bring_into_view(key, seq)
     else:
         bring_into_view(key, None)

@@ -8,6 +8,8 @@ import secrets
 
 import streamlit as st
 
+from explorer import keys as page_keys
+
 XSRF_COOKIE = "_streamlit_xsrf"
 
 
@@ -20,10 +22,10 @@ def learner_key() -> str:
     AppTest) the session is its own learner.
     """
     ss = st.session_state
-    if "learner_key" not in ss:
+    if page_keys.LEARNER not in ss:
         token = _xsrf_token(st.context.cookies.get(XSRF_COOKIE, ""))
-        ss.learner_key = hashlib.sha256(b"learner:" + token).hexdigest()[:24] if token else secrets.token_hex(12)
-    return ss.learner_key
+        ss[page_keys.LEARNER] = hashlib.sha256(b"learner:" + token).hexdigest()[:24] if token else secrets.token_hex(12)
+    return ss[page_keys.LEARNER]
 
 
 def _xsrf_token(cookie: str) -> bytes:

@@ -29,5 +29,5 @@ def link_warnings(params: tuple[str, ...]) -> list[str]:
 
 def say_ignored(problems, what: str = "the link") -> None:
     """A warning for each part of a link the page could not use (explorer.links.ignored words it)."""
-    for problem in problems:
+    for problem in links.said_once(list(problems)):
         st.warning(markdown_safe(links.ignored(problem, what)), icon=":material/link_off:")

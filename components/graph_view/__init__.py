@@ -11,7 +11,7 @@ choice of parts and direction (cached in the page), plus what the view changes i
 tooltip, and in the stepper every step's states, grads, panel and node Jacobian (drawn by
 components/frontend/jacobian_view/jacobian.js, which stepper.js imports). Steps, zoom, pan, hover, selection
 and the data/grad/shape toggles never wait for the server; the server hears of the step, the
-selection and the toggles afterwards, as the component's state (`step`, `selected`, `view`).
+selection and the toggles afterwards, as the component's state (`step`, `selected`, `options`).
 
 Values the server sends that the browser also changes — the step, the selection, the toggles — are
 applied when the view mounts or when the program changes, and otherwise only when the server asks
@@ -34,7 +34,8 @@ _VENDOR = CODE_DIR / "graph_view" / "vendor"
 _ASSET_NAME = "viz_js"
 #: Play speeds the stepper offers, in steps per second.
 SPEEDS = (1, 2, 4, 8, 12, 20)
-DEFAULT_VIEW = {"show": list(PARTS), "rankdir": "TB", "speed": 2}
+#: The graph view's display options (the parts drawn, the direction, the play speed) unless a page says otherwise.
+DEFAULT_OPTIONS = {"show": list(PARTS), "rankdir": "TB", "speed": 2}
 #: The parts of the data that are the program's own drawing (the same for any numbers of its inputs).
 LAYOUT_PARTS = ("dot", "boxes", "legend")
 _SENT = "_graph_view_layout_sent"  # session state: component key -> (program key, layout asks) last sent
@@ -90,7 +91,7 @@ def graph_view(
     data: dict,
     *,
     key: str,
-    view: dict | None = None,
+    options: dict | None = None,
     start: int = 0,
     selected: int | None = None,
     select_seq: int = 0,
@@ -99,12 +100,12 @@ def graph_view(
     layout_seconds: float | None = None,
     on_step: Callable[[], None] | None = None,
     on_select: Callable[[], None] | None = None,
-    on_view: Callable[[], None] | None = None,
+    on_options: Callable[[], None] | None = None,
     on_jacobian: Callable[[], None] | None = None,
 ):
     """Show the graph view for ``data`` (explorer.program.view_data.view_data, see program_view) under ``key``.
 
-    ``view`` is {show: parts drawn, rankdir, speed}; ``start`` the stepper's position when the view
+    ``options`` is {show: parts drawn, rankdir, speed}; ``start`` the stepper's position when the view
     mounts or the program changes; ``selected`` the selected node's id, applied when the view mounts
     or ``select_seq`` grows; ``values`` (explorer.program.view_data.value_texts of a graph with the same
     shapes) retexts the boxes' data and grad in place, over the layout already drawn; so do new ``steps``
@@ -114,14 +115,14 @@ def graph_view(
     it the view stops it and says so. Other code in the
     page may push values and a caption too: a window event "graph-view:values" with detail
     {key: data["key"], values, caption} (see graph_view.js). The callbacks run when the browser reports a
-    new step, selection or view, or asks for the Jacobian of a step's node that was not sent
+    new step, selection or options, or asks for the Jacobian of a step's node that was not sent
     (``{"later": True}`` in the steps' ``jacobians``); ``st.session_state[key]`` then holds {step,
-    selected, view, jacobian}. Returns the component's state.
+    selected, options, jacobian}. Returns the component's state.
     """
     payload = {
         **_without_layout_sent(data, key),
         "viz_url": viz_url(),
-        "view": {**DEFAULT_VIEW, **(view or {})},
+        "options": {**DEFAULT_OPTIONS, **(options or {})},
         "layouts": LAYOUTS,
         "speeds": list(SPEEDS),
         "start": int(start),
@@ -137,7 +138,7 @@ def graph_view(
         data=payload,
         on_step_change=on_step or _noop,
         on_selected_change=on_select or _noop,
-        on_view_change=on_view or _noop,
+        on_options_change=on_options or _noop,
         on_jacobian_change=on_jacobian or _noop,
         on_layout_wanted_change=_noop,
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.playground import settings_form as form
-from explorer.playground import datasets, training
+from explorer.playground import datasets, keys, training
 from explorer.playground import model_files as model_io
 from explorer.words import markdown_safe
 
@@ -20,28 +20,28 @@ def upload_points(pg) -> None:
     """An expander with a CSV uploader: its points replace the data set (its errors are said under it)."""
 
     def uploaded() -> None:
-        file = ss.get("pg_file")
-        ss.pg_upload_error = file and pg.use_upload(file.name, file.getvalue(), ss.pg_upload_task, file.file_id)
-        if file and not ss.pg_upload_error:
-            ss.pg_dataset = datasets.UPLOADED
+        file = ss.get(keys.FILE)
+        ss[keys.UPLOAD_ERROR] = file and pg.use_upload(file.name, file.getvalue(), ss[keys.UPLOAD_TASK], file.file_id)
+        if file and not ss[keys.UPLOAD_ERROR]:
+            ss[keys.DATASET] = datasets.UPLOADED
 
     with st.expander("Use your own points (CSV)"):
-        st.radio("File columns", ["classification", "regression"], key="pg_upload_task", horizontal=True,
+        st.radio("File columns", ["classification", "regression"], key=keys.UPLOAD_TASK, horizontal=True,
                  format_func=lambda t: "x1, x2, label" if t == "classification" else "x, y")
-        st.file_uploader("CSV file", type=["csv", "txt"], key="pg_file", on_change=uploaded)
-        if ss.get("pg_upload_task", "classification") == "classification":
+        st.file_uploader("CSV file", type=["csv", "txt"], key=keys.FILE, on_change=uploaded)
+        if ss.get(keys.UPLOAD_TASK, "classification") == "classification":
             st.caption(LABELS_NOTE)
-        if ss.get("pg_upload_error"):
-            st.error(markdown_safe(ss.pg_upload_error))
+        if ss.get(keys.UPLOAD_ERROR):
+            st.error(markdown_safe(ss[keys.UPLOAD_ERROR]))
 
 
 def model_files(pg) -> None:
     """An expander to download the model (JSON, NPZ, a Python script, the points) or load one back."""
 
     def loaded() -> None:
-        file = ss.get("pg_model_file")
-        ss.pg_model_error = file and pg.load_model(file.name, file.getvalue())
-        if file and not ss.pg_model_error:
+        file = ss.get(keys.MODEL_FILE)
+        ss[keys.MODEL_ERROR] = file and pg.load_model(file.name, file.getvalue())
+        if file and not ss[keys.MODEL_ERROR]:
             form.load(pg.config)
 
     with st.expander("Weights and data: download, load, rebuild in Python", icon=":material/download:"):
@@ -60,6 +60,6 @@ def model_files(pg) -> None:
                                    lambda: datasets.to_csv(*training.all_points(pg.state), pg.state.task),
                                    f"{stem}_points.csv", "text/csv", on_click="ignore")
         st.file_uploader("Load a downloaded model (.json or .npz) to continue or inspect it", type=["json", "npz"],
-                         key="pg_model_file", on_change=loaded)
-        if ss.get("pg_model_error"):
-            st.error(markdown_safe(ss.pg_model_error))
+                         key=keys.MODEL_FILE, on_change=loaded)
+        if ss.get(keys.MODEL_ERROR):
+            st.error(markdown_safe(ss[keys.MODEL_ERROR]))

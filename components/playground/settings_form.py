@@ -1,6 +1,6 @@
 """The Training Playground's sidebar widgets, made from its settings table.
 
-Each `Setting` of explorer/playground_settings.py becomes one widget under the key `pg_<name>`
+Each `Setting` of explorer/playground/settings.py becomes one widget under the key `pg_<name>`
 with its label, range or choices, format and help; `read` turns the widgets back into a
 `TrainConfig`. `keep` and `restore` carry the widgets' values across the other pages.
 """
@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.playground import datasets
+from explorer import keys as page_keys
+from explorer.playground import datasets, keys
+from explorer.playground.keys import setting as key
 from explorer.playground.settings import DEFAULT_VALUES, SETTINGS, SLOW_MOTION, TrainConfig
 from explorer.settings import Setting
 
 ss = st.session_state
-KEEP = "_kept_"
-
-
-def key(name: str) -> str:
-    return f"pg_{name}"
-
-
 def _to_widget(s: Setting, value):
     if s.name == "hidden":
         return ", ".join(str(w) for w in value)
@@ -32,7 +27,7 @@ def load(config: TrainConfig) -> None:
     for s in SETTINGS:
         ss[key(s.name)] = _to_widget(s, getattr(config, s.name))
         if callable(s.choices):
-            ss[f"_pg_task_{s.name}"] = config.task
+            ss[keys.choices_for(s.name)] = config.task
 
 
 def keep() -> None:
@@ -40,13 +35,13 @@ def keep() -> None:
     # every other page; a copy under another name brings the settings back when the user returns.
     for s in SETTINGS:
         if key(s.name) in ss:
-            ss[KEEP + key(s.name)] = ss[key(s.name)]
+            ss[page_keys.kept(key(s.name))] = ss[key(s.name)]
 
 
 def restore() -> None:
     for s in SETTINGS:
-        if key(s.name) not in ss and KEEP + key(s.name) in ss:
-            ss[key(s.name)] = ss[KEEP + key(s.name)]
+        if key(s.name) not in ss and page_keys.kept(key(s.name)) in ss:
+            ss[key(s.name)] = ss[page_keys.kept(key(s.name))]
 
 
 def _format(s: Setting, upload_label: str):
@@ -67,12 +62,12 @@ def draw(section: str, task: str, *, upload_label: str = "", disabled: tuple[str
             continue
         k = key(s.name)
         options = s.options(task) + ((datasets.UPLOADED,) if s.name == "dataset" and upload_label else ())
-        if callable(s.choices) and ss.get(f"_pg_task_{s.name}") != task:
+        if callable(s.choices) and ss.get(keys.choices_for(s.name)) != task:
             # NOTE: a setting whose choices depend on the task starts from its default for a new task.
             default = DEFAULT_VALUES[s.name]
             fits = all(v in options for v in (default if s.kind == "multiselect" else [default]))
             ss[k] = _to_widget(s, default if fits else options[0])
-            ss[f"_pg_task_{s.name}"] = task
+            ss[keys.choices_for(s.name)] = task
         if options and s.kind in ("select", "select_slider") and ss.get(k) not in options:
             ss[k] = options[0]
         widget(s, options, _format(s, upload_label), key=k, disabled=s.name in disabled)

@@ -23,7 +23,7 @@ import streamlit as st
 from components.common import session
 from components.common.assets import module_loader
 from components.common.link_warnings import say_ignored
-from explorer.program import poke
+from explorer.program import keys, poke
 from server.sandbox import SandboxError
 
 _component = st.components.v2.component(
@@ -42,35 +42,35 @@ _curve = functools.partial(session.sandboxed, poke.curve)
 _surface = functools.partial(session.sandboxed, poke.surface)
 
 
-def _moved(key: str, knobs: tuple) -> None:
+def _moved(key: str, sliders: tuple) -> None:
     """The browser's report {values, active, seq, final}: the new poked values and the pictures' input."""
     report = (ss.get(key) or {}).get("poke") or {}
     values = report.get("values") or {}
-    ss["poked"] = poke.normal(values, knobs)
-    names = [k.name for k in knobs]
+    ss[keys.POKED] = poke.normal(values, sliders)
+    names = [k.name for k in sliders]
     active = report.get("active")
-    if active in names and active != ss.get("poke_active"):
-        ss["poke_previous"] = ss.get("poke_active")
-        ss["poke_active"] = active
-    ss["poke_answered"] = int(report.get("seq") or 0)
+    if active in names and active != ss.get(keys.POKE_ACTIVE):
+        ss[keys.POKE_PREVIOUS] = ss.get(keys.POKE_ACTIVE)
+        ss[keys.POKE_ACTIVE] = active
+    ss[keys.POKE_ANSWERED] = int(report.get("seq") or 0)
     if report.get("final"):
         ss[_FULL_RUN] = True
 
 
 def _reset() -> None:
-    ss["poked"] = ()
-    ss["poke_version"] = ss.get("poke_version", 0) + 1
+    ss[keys.POKED] = ()
+    ss[keys.POKE_VERSION] = ss.get(keys.POKE_VERSION, 0) + 1
     ss[_FULL_RUN] = True
 
 
-def synced(text: str, knobs: tuple) -> tuple[tuple, tuple]:
-    """(knobs, poked) of a program for a whole page run: the session's poked values and the URL's ``?poke=``
-    kept in step (explorer.program.poke.sync); what a link's values get wrong is said here, in a warning. ``knobs``:
-    the program's (explorer.program.page_data's view of it has them)."""
+def synced(text: str, sliders: tuple) -> tuple[tuple, tuple]:
+    """(sliders, poked) of a program for a whole page run: the session's poked values and the URL's ``?poke=``
+    kept in step (explorer.program.poke.sync); what a link's values get wrong is said here, in a warning. ``sliders``:
+    the program's (explorer.program.page_data's run of it has them)."""
 
-    poked, problems = poke.sync(ss, st.query_params, text, knobs)
+    poked, problems = poke.sync(ss, st.query_params, text, sliders)
     say_ignored(problems, "the link's poked values")
-    return knobs, poked
+    return sliders, poked
 
 
 def full_run_wanted() -> bool:
@@ -79,27 +79,28 @@ def full_run_wanted() -> bool:
     return bool(ss.pop(_FULL_RUN, False))
 
 
-def poke_panel(text: str, knobs: tuple, graph, *, key: str) -> None:
-    """The sliders of ``knobs`` (poke.knobs(text)) at the session's poked values and the pictures for ``graph``
+def poke_panel(text: str, sliders: tuple, graph, *, key: str) -> None:
+    """The ``sliders`` (poke.sliders(text)) at the session's poked values and the pictures for ``graph``
     (the program run with them, grads filled in).
 
     The pictures evaluate the program again and again (a curve, a grid): they are made once the view shows
     this program and asks for them (trigger ``pictures``; ``pictures_wanted`` in the data until then), so a
     page run evaluates the program once (explorer/program/page_data.py) and the sliders and graph are not kept waiting.
     """
-    if not knobs:
+    if not sliders:
         return
-    names = [k.name for k in knobs]
-    if ss.get("poke_active") not in names:
-        ss["poke_active"] = names[0]
-    poked = ss.get("poked", ())
-    wanted = ss.get(f"{key}_pictures_for") != text
-    data = poke.pictures(text, knobs, poked, graph, ss["poke_active"], ss.get("poke_previous"),
+    names = [k.name for k in sliders]
+    if ss.get(keys.POKE_ACTIVE) not in names:
+        ss[keys.POKE_ACTIVE] = names[0]
+    poked = ss.get(keys.POKED, ())
+    wanted = ss.get(keys.pictures_for(key)) != text
+    data = poke.pictures(text, sliders, poked, graph, ss[keys.POKE_ACTIVE], ss.get(keys.POKE_PREVIOUS),
                          curve=_not_yet if wanted else _curve, surface=_not_yet if wanted else _surface,
                          unfinished=(SandboxError,))
-    data |= {"answered": ss.get("poke_answered", 0), "version": ss.get("poke_version", 0), "pictures_wanted": wanted}
-    _component(key=key, data=data, on_poke_change=lambda: _moved(key, knobs), on_reset_change=_reset,
-               on_pictures_change=lambda: ss.__setitem__(f"{key}_pictures_for", text))
+    data |= {"answered": ss.get(keys.POKE_ANSWERED, 0), "version": ss.get(keys.POKE_VERSION, 0),
+             "pictures_wanted": wanted}
+    _component(key=key, data=data, on_poke_change=lambda: _moved(key, sliders), on_reset_change=_reset,
+               on_pictures_change=lambda: ss.__setitem__(keys.pictures_for(key), text))
 
 
 def _not_yet(*_) -> None:

@@ -1,6 +1,6 @@
 """The Explorer's "Forward vs reverse" tab as Streamlit: what the program's full Jacobian costs each way, and the
 lab beside it (y = tanh(W @ x) with sliders for n and m, and the crossover plot). The work runs in the sandbox;
-the words, table and plot come from explorer/program/cost_view.py."""
+the words, table and plot come from explorer/program/cost_report.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from components.common import session
-from explorer.program import cost_view, mode_cost
+from explorer.program import cost_report, keys, mode_cost
 from explorer.words import markdown_safe
 
 ss = st.session_state
@@ -37,13 +37,13 @@ def program_panel(program: str, poked: tuple) -> None:
     with session.failures_shown(program):
         cost = session.sandboxed(mode_cost.program_cost, program, tuple(poked))
         _verdict(cost)
-        st.caption(markdown_safe(cost_view.shape_text(cost)))
-        st.html(cost_view.cost_html(cost, "ad-cost", "What this program's Jacobian costs each way"))
+        st.caption(markdown_safe(cost_report.shape_text(cost)))
+        st.html(cost_report.cost_html(cost, "ad-cost", "What this program's Jacobian costs each way"))
         if cost.built:
-            st.caption(markdown_safe(cost_view.difference_text(cost)))
+            st.caption(markdown_safe(cost_report.difference_text(cost)))
         else:
             st.info(markdown_safe(cost.note), icon=":material/straighten:")
-        st.caption(cost_view.HOW_COUNTED)
+        st.caption(cost_report.HOW_COUNTED)
 
 
 ICONS = {"forward": ":material/arrow_forward:", "reverse": ":material/arrow_back:", "tie": ":material/balance:"}
@@ -54,7 +54,7 @@ def _verdict(cost: mode_cost.JacobianCost) -> None:
 
 
 def _kept(name: str) -> None:
-    ss["cost_lab"] = {**ss.get("cost_lab", LAB_START), name: ss[f"cost_lab_{name}"]}
+    ss[keys.COST_LAB] = {**ss.get(keys.COST_LAB, LAB_START), name: ss[keys.cost_size(name)]}
 
 
 @st.fragment
@@ -66,16 +66,17 @@ def lab_panel() -> None:
     # NOTE: kept outside the sliders' own state, which Streamlit drops while the tab is closed, and given back
     # only then: written on every run, the value went back to the browser and undid arrow keys pressed during the
     # run (4 quick presses moved n by 3 in 2 of 6 tries in Chromium; by 4 in 12 of 12 without the write).
-    kept = ss.setdefault("cost_lab", dict(LAB_START))
+    kept = ss.setdefault(keys.COST_LAB, dict(LAB_START))
     n_col, m_col = st.columns(2)
     for column, name, words in ((n_col, "n", "inputs (the length of x)"), (m_col, "m", "outputs (the length of y)")):
-        if f"cost_lab_{name}" not in ss:
-            ss[f"cost_lab_{name}"] = kept[name]
-        column.slider(f"{name}: {words}", 1, LAB_MAX, key=f"cost_lab_{name}", on_change=_kept, args=(name,))
+        if keys.cost_size(name) not in ss:
+            ss[keys.cost_size(name)] = kept[name]
+        column.slider(f"{name}: {words}", 1, LAB_MAX, key=keys.cost_size(name), on_change=_kept, args=(name,))
     n, m = kept["n"], kept["m"]
     with session.failures_shown():
         cost = session.sandboxed(mode_cost.lab_cost, n, m)
         curve = session.sandboxed(mode_cost.lab_counts, tuple(range(1, LAB_MAX + 1)), m)
-        st.plotly_chart(cost_view.crossover_figure(curve, n), width="stretch", key="cost_lab_chart")
+        st.plotly_chart(cost_report.crossover_figure(curve, n), width="stretch", key=keys.COST_LAB_CHART)
         _verdict(cost)
-        st.html(cost_view.cost_html(cost, "ad-cost-lab", f"What the lab's Jacobian costs each way at n = {n}, m = {m}"))
+        title = f"What the lab's Jacobian costs each way at n = {n}, m = {m}"
+        st.html(cost_report.cost_html(cost, "ad-cost-lab", title))

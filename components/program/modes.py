@@ -11,7 +11,7 @@ import streamlit as st
 from components.common import session
 from components.common.link_warnings import say_ignored
 from explorer import links
-from explorer.program import forward_mode, stepper
+from explorer.program import forward_mode, keys, stepper
 from explorer.words import markdown_safe
 
 ss = st.session_state
@@ -29,10 +29,10 @@ def wanted() -> str | None:
     link = (query.get("mode"), query.get("v"))
     if links.link_wins(ss, "ad", link):
         mode, direction, problems = forward_mode.mode_from_link(*link)
-        ss["ad_mode"], ss["ad_v"] = mode, direction.text
+        ss[keys.AD_MODE], ss[keys.AD_V] = mode, direction.text
         say_ignored(problems)
-    mode = ss.setdefault("ad_mode", "reverse")
-    v = ss.setdefault("ad_v", forward_mode.ONES.text)
+    mode = ss.setdefault(keys.AD_MODE, "reverse")
+    v = ss.setdefault(keys.AD_V, forward_mode.ONES.text)
     if mode == "forward":
         query["mode"], query["v"] = mode, v
     else:
@@ -42,26 +42,27 @@ def wanted() -> str | None:
     return v if mode == "forward" else None
 
 
-def sandboxed(view, direction: str | None, text: str, poked: tuple = ()):
-    """``view(text, poked, direction)`` (a page_data view) in the session's sandbox: a page's evaluation in its mode."""
-    return session.sandboxed(view, text, poked, direction)
+def sandboxed(page_run, direction: str | None, text: str, poked: tuple = ()):
+    """``page_run(text, poked, direction)`` (explorer.program.page_data's explorer_run, stepper_run, drag_run or
+    stepper_drag_run) in the session's sandbox: a page's evaluation in its mode."""
+    return session.sandboxed(page_run, text, poked, direction)
 
 
 def _mode_changed(key: str) -> None:
-    ss["ad_mode"] = ss[key] or "reverse"
+    ss[keys.AD_MODE] = ss[key] or "reverse"
 
 
 def _v_changed(key: str, element_key: str) -> None:
     choice = ss[key]
     if choice.startswith("element:"):
         ss[element_key] = 0
-        ss["ad_v"] = f"{choice}:0"
+        ss[keys.AD_V] = f"{choice}:0"
     else:
-        ss["ad_v"] = choice
+        ss[keys.AD_V] = choice
 
 
 def _element_changed(name: str, element_key: str) -> None:
-    ss["ad_v"] = f"element:{name}:{int(ss[element_key])}"
+    ss[keys.AD_V] = f"element:{name}:{int(ss[element_key])}"
 
 
 def _sync(key: str, value) -> None:
@@ -73,11 +74,11 @@ def _sync(key: str, value) -> None:
 def switch(page: str, inputs: dict[str, tuple]) -> None:
     """The switch ``reverse (VJP) | forward (JVP)`` and, in forward mode, the direction v over the program's
     ``inputs`` (forward_mode.input_shapes). Keys are ``page``'s; the values are the session's."""
-    mode_key, v_key, element_key = f"{page}_ad_mode", f"{page}_ad_v", f"{page}_ad_element"
-    forward = ss.get("ad_mode") == "forward"
-    with st.container(key=f"{page}_modes"):
+    mode_key, v_key, element_key = keys.mode_switch(page)
+    forward = ss.get(keys.AD_MODE) == "forward"
+    with st.container(key=keys.modes(page)):
         left, middle, right = st.columns([2, 1.3, 1], vertical_alignment="bottom")
-    _sync(mode_key, ss.get("ad_mode", "reverse"))
+    _sync(mode_key, ss.get(keys.AD_MODE, "reverse"))
     left.segmented_control(
         "Mode", list(forward_mode.MODES), format_func=forward_mode.MODES.get, required=True, key=mode_key,
         on_change=_mode_changed, args=(mode_key,),
@@ -86,7 +87,7 @@ def switch(page: str, inputs: dict[str, tuple]) -> None:
              "each box then shows its tangent, the derivative of its value along v.")
     if not forward:
         return
-    direction = forward_mode.parse_direction(ss.get("ad_v"))
+    direction = forward_mode.parse_direction(ss.get(keys.AD_V))
     if forward_mode.direction_problem(direction, inputs):
         direction = forward_mode.ONES  # the page's run said why (its note); the picker shows what it took
     elif direction.kind == "element" and math.prod(inputs[direction.name]) == 1:

@@ -17,7 +17,7 @@ from components.common.link_warnings import link_warnings
 from components.jacobian_view import jacobian_view
 from explorer import numbers
 from explorer.graph import names as graph_names
-from explorer.program import check, link, poke, presets, rules
+from explorer.program import check, keys, link, poke, presets, rules
 from explorer.program import view_data as graph_data
 from explorer.words import markdown_safe
 
@@ -43,7 +43,7 @@ def program_error(program: str, exc: Exception) -> None:
 
 
 def _load_default() -> None:
-    ss["program"] = ss["explorer_editor"] = presets.program(presets.DEFAULT)
+    ss[keys.PROGRAM] = ss[keys.EDITOR] = presets.program(presets.DEFAULT)
 
 
 def nothing_drawn() -> None:
@@ -59,13 +59,13 @@ NOTHING_DRAWN = ("**Nothing to draw yet.** This program does not run: the messag
 
 
 def _load_preset() -> None:
-    name = ss.get("explorer_preset")
+    name = ss.get(keys.PRESET)
     if name:
-        ss["program"] = ss["explorer_editor"] = presets.program(name)
+        ss[keys.PROGRAM] = ss[keys.EDITOR] = presets.program(name)
 
 
 def _edited() -> None:
-    ss["program"] = ss["explorer_editor"]
+    ss[keys.PROGRAM] = ss[keys.EDITOR]
 
 
 def editor(program: str) -> None:
@@ -73,25 +73,25 @@ def editor(program: str) -> None:
     # NOTE: a fresh editor gets the program as its default value (so the browser shows it at once);
     # an existing one is updated through session state when the program changed elsewhere.
     default = {}
-    if "explorer_editor" not in ss:
+    if keys.EDITOR not in ss:
         default["value"] = program
-    elif ss["explorer_editor"] != program:
-        ss["explorer_editor"] = program
+    elif ss[keys.EDITOR] != program:
+        ss[keys.EDITOR] = program
     # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up, and a long line
     # stays one line (it scrolls sideways) rather than wrapping to read as two.
-    st.html("<style>.st-key-explorer_editor textarea {font-family: 'Source Code Pro', monospace; "
-            "font-size: 0.85rem; white-space: pre; overflow-wrap: normal; overflow-x: auto}</style>")
+    st.html(f"<style>.st-key-{keys.EDITOR} textarea {{font-family: 'Source Code Pro', monospace; "
+            "font-size: 0.85rem; white-space: pre; overflow-wrap: normal; overflow-x: auto}}</style>")
     # NOTE: the box names the preset whose text the editor holds, however it got there (a link, the default,
     # the Stepper, typing it back); the placeholder only while the program is the user's own.
-    ss["explorer_preset"] = presets.named(program)
+    ss[keys.PRESET] = presets.named(program)
     st.selectbox("Load a preset", presets.names(), index=None, placeholder="Choose an example program…",
-                 key="explorer_preset", on_change=_load_preset,
+                 key=keys.PRESET, on_change=_load_preset,
                  format_func=lambda name: f"{name} — {presets.description(name)}")
-    st.text_area("Program", key="explorer_editor", on_change=_edited, height=300,
+    st.text_area("Program", key=keys.EDITOR, on_change=_edited, height=300,
                  help="One `name = expression` per line; the last line is the output. Ctrl+Enter runs it.", **default)
 
 
-def checks(analysis, knobs, poked) -> None:
+def checks(analysis, sliders, poked) -> None:
     """The gradient check: its verdicts, its table and how it was made."""
     for kind, message in check.check_verdicts(analysis.checks):
         getattr(st, kind)(markdown_safe(message))
@@ -100,28 +100,28 @@ def checks(analysis, knobs, poked) -> None:
     # NOTE: a static table, not st.dataframe: this tab is open on the first load, and the data grid's
     # JavaScript competed with Graphviz's, delaying the graph by ~0.8 s (first load 4.1-4.5 s -> 3.4-3.7 s).
     st.table(check.check_table(list(analysis.checks)))
-    at = f" Checked at the poked values ({poke.described(poked, knobs)}); Reset returns to the program's."
+    at = f" Checked at the poked values ({poke.described(poked, sliders)}); Reset returns to the program's."
     st.caption(check.CHECK_CAPTION + (at if poked else ""))
 
 
 def _pick_node() -> None:
     """The select box, for keyboard users: the graph's selection follows it."""
-    ss["explorer_picked"] = ss["explorer_node"]
-    ss["explorer_select_seq"] = ss.get("explorer_select_seq", 0) + 1
+    ss[keys.PICKED] = ss[keys.NODE]
+    ss[keys.SELECT_SEQ] = ss.get(keys.SELECT_SEQ, 0) + 1
 
 
-def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=None) -> None:
-    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian. ``view_of(node id, dark)``
-    is its inspector.NodeView (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
+def inspector(graph, steps, picked, jacobian, inspect, element=None, forward=None) -> None:
+    """One node: its VJP rule (with its numbers), data, grad, heatmaps and Jacobian. ``inspect(node id, dark)``
+    is its inspector.Inspection (bounded tables and heatmaps), ``jacobian(node id)`` its Jacobian view; for
     big operands, any element of an input's grad worked out (``element(node id, slot, index)``: rules.element_of).
     In forward mode (``forward``: forward_mode.ForwardRun) its JVP rule, with its numbers, and tangent too."""
     # NOTE: the pick is kept outside the widget's own state, which Streamlit drops while the tab is closed. It is
     # written only when it differs: a write sets the widget in the browser, and would undo a choice made there
     # while this run was under way (as it lost the cost lab's key presses).
-    if ss.get("explorer_node") != (want := graph.output if picked is None else picked):
-        ss["explorer_node"] = want
+    if ss.get(keys.NODE) != (want := graph.output if picked is None else picked):
+        ss[keys.NODE] = want
     st.caption("Click a box in the graph, or choose it here.")
-    node_id = st.selectbox("Node", [node.id for node in graph.nodes], key="explorer_node", on_change=_pick_node,
+    node_id = st.selectbox("Node", [node.id for node in graph.nodes], key=keys.NODE, on_change=_pick_node,
                            format_func=lambda i: graph_names.node_choice(graph.nodes[i]))
     node = graph.nodes[node_id]
     if node.formula:
@@ -137,9 +137,9 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=Non
         st.markdown(f"**{node.kind}**: a leaf, no op; its grad is the sum of what its users sent back.")
     if forward is not None and node.requires_grad:
         _forward_rule(forward, node)
-    view = view_of(node_id, st.context.theme.type == "dark")
+    inspection = inspect(node_id, st.context.theme.type == "dark")
     d_col, g_col = st.columns(2)
-    for column, title, shown in ((d_col, "data", view.data), (g_col, "grad", view.grad)):
+    for column, title, shown in ((d_col, "data", inspection.data), (g_col, "grad", inspection.grad)):
         with column:
             st.markdown(f"**{title}**")
             if shown is None:
@@ -147,9 +147,9 @@ def inspector(graph, steps, picked, jacobian, view_of, element=None, forward=Non
                 continue
             st.caption(shown.summary + (f" {shown.note}" if shown.note else ""))
             st.dataframe(shown.table, width="stretch")
-    st.plotly_chart(view.figure, width="stretch")
+    st.plotly_chart(inspection.figure, width="stretch")
     if node.op and node.requires_grad:
-        jacobian_view(jacobian(node_id), key="explorer_jacobian")
+        jacobian_view(jacobian(node_id), key=keys.JACOBIAN)
 
 
 def _forward_rule(run, node) -> None:
@@ -178,18 +178,18 @@ def _another_element(graph, node, element) -> None:
     names = rules.rule_slots(PRIMITIVES[node.op], len(node.parents))
     choices = [(slot, index) for slot, p in enumerate(node.parents) if graph.nodes[p].requires_grad
                for index in itertools.islice(np.ndindex(*graph.nodes[p].shape), ELEMENTS_OFFERED)]
-    pick = st.selectbox("Work out another element", choices, index=None, key=f"explorer_element_{node.id}",
+    pick = st.selectbox("Work out another element", choices, index=None, key=keys.element(node.id),
                         placeholder="Choose an element of an input's grad…",
                         format_func=lambda c: f"d{names[c[0]]}[{', '.join(map(str, c[1]))}]")
     if pick is not None:
         st.code(element(node.id, *pick), language=None, wrap_lines=True)
 
 
-def export(graph, steps, view, analysis, poked, svg_of, forward=None) -> None:
+def export(graph, steps, options, analysis, poked, svg_of, forward=None) -> None:
     """The graph as DOT and SVG (``svg_of(dot)``, None without Graphviz), in forward mode (``forward``) with its
     tangents, and the program as Python."""
     st.caption("Take the graph or the program elsewhere (drawn with the parts and direction chosen above).")
-    dot = graph_data.download_dot(graph, steps, view, forward)
+    dot = graph_data.download_dot(graph, steps, options, forward)
     e1, e2, e3 = st.columns(3)
     download = ":material/download:"
     e1.download_button("DOT (Graphviz)", dot, file_name="autograd-graph.dot", mime="text/vnd.graphviz", icon=download)
@@ -214,10 +214,10 @@ def tabs(show_checks, show_node, show_export, show_cost, stale: bool) -> None:
     # SVG and the highlighted code are not built, sent or loaded by the browser until someone asks for them.
     # Each tab draws in `results` (dimmed while stale), but the cost tab's lab runs a program of the learner's own,
     # not the editor's: show_cost is given `results` for its other half.
-    results = functools.partial(st.container, key="explorer_results_tab")
+    results = functools.partial(st.container, key=keys.RESULTS_TAB)
     shows = ((show_checks, results), (show_node, results), (show_export, results),
              (lambda: show_cost(results), contextlib.nullcontext))
-    for tab, (show, within) in zip(st.tabs(TABS, key="explorer_tab", on_change="rerun"), shows):
+    for tab, (show, within) in zip(st.tabs(TABS, key=keys.TAB, on_change="rerun"), shows):
         if tab.open:
             with tab:
                 if stale:
@@ -225,4 +225,4 @@ def tabs(show_checks, show_node, show_export, show_cost, stale: bool) -> None:
                 with within(), session.failures_shown():
                     show()
     if stale:  # NOTE: dimmed by their keys, so nothing is remounted: the graph is not laid out again
-        st.html("<style>[class*='st-key-explorer_results'] {opacity: 0.45}</style>")
+        st.html(f"<style>[class*='st-key-{keys.RESULTS}'] {{opacity: 0.45}}</style>")

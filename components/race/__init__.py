@@ -19,7 +19,9 @@ import streamlit as st
 from components.common import session
 from components.common.assets import module_loader, served_url
 from components.common.link_warnings import say_ignored
+from explorer.program import keys as program_keys
 from explorer.race import course as race
+from explorer.race import keys
 from explorer.race import setup as race_setup
 from explorer.words import markdown_safe
 
@@ -63,55 +65,55 @@ def _started(key: str) -> None:
     except (KeyError, TypeError, ValueError):
         return
     _set(start=point)
-    ss["race_version"] = ss.get("race_version", 0) + 1  # the number inputs show the new point
+    ss[keys.VERSION] = ss.get(keys.VERSION, 0) + 1  # the number inputs show the new point
 
 
 # ----------------------------------------------------------------------------- the settings
 
 
 def _set(**changes) -> None:
-    ss["race_setup"] = replace(ss["race_setup"], **changes)
+    ss[keys.SETUP] = replace(ss[keys.SETUP], **changes)
 
 
 def _key(name: str) -> str:
-    return f"race_{name}_{ss.get('race_version', 0)}"
+    return keys.widget(name, ss.get(keys.VERSION, 0))
 
 
 def _surface_changed() -> None:
     name = ss[_key("surface")]
-    steps = ss["race_setup"].steps
+    steps = ss[keys.SETUP].steps
     if name == race.OWN:
         _set(surface=race.OWN, x="", y="")  # own_setup picks the plane and the start from the program
     else:
-        ss["race_setup"] = race_setup.preset_setup(name, steps)
-    ss["race_version"] = ss.get("race_version", 0) + 1
+        ss[keys.SETUP] = race_setup.preset_setup(name, steps)
+    ss[keys.VERSION] = ss.get(keys.VERSION, 0) + 1
 
 
 def _runner_changed(i: int, field: str) -> None:
-    runners = list(ss["race_setup"].runners)
+    runners = list(ss[keys.SETUP].runners)
     value = ss[_key(f"{field}_{i}")]
     runners[i] = race.runner(value) if field == "kind" else replace(runners[i], **{field: float(value)})
-    if field == "kind" and ss["race_setup"].surface in race.SURFACES:
-        runners[i] = race.SURFACES[ss["race_setup"].surface].runner(value)
+    if field == "kind" and ss[keys.SETUP].surface in race.SURFACES:
+        runners[i] = race.SURFACES[ss[keys.SETUP].surface].runner(value)
     _set(runners=tuple(runners))
     if field == "kind":
-        ss["race_version"] = ss.get("race_version", 0) + 1
+        ss[keys.VERSION] = ss.get(keys.VERSION, 0) + 1
 
 
 def _add_runner() -> None:
-    setup = ss["race_setup"]
+    setup = ss[keys.SETUP]
     used = [r.kind for r in setup.runners]
     kind = next((k for k in race.KINDS if k not in used), "adam")
     surface = race.SURFACES.get(setup.surface)
     _set(runners=setup.runners + ((surface.runner(kind) if surface else race.runner(kind)),))
-    ss["race_version"] = ss.get("race_version", 0) + 1
+    ss[keys.VERSION] = ss.get(keys.VERSION, 0) + 1
 
 
 def _remove_runner(i: int) -> None:
-    runners = list(ss["race_setup"].runners)
+    runners = list(ss[keys.SETUP].runners)
     del runners[i]
     _set(runners=tuple(runners))
-    ss["race_version"] = ss.get("race_version", 0) + 1
+    ss[keys.VERSION] = ss.get(keys.VERSION, 0) + 1
 
 
 _STEP_OF = {"lr": 0.001, "momentum": 0.05, "beta1": 0.01, "beta2": 0.001, "eps": 1e-8, "weight_decay": 0.01}
@@ -138,9 +140,9 @@ def settings(setup: race_setup.Setup, planes: list[str] | None) -> None:
                         key=_key("y"), on_change=lambda: _set(y=ss[_key("y")]))
     left, right, steps = st.columns(3)
     left.number_input(f"Start {setup.x}", value=float(setup.start[0]), format="%g", step=0.1, key=_key("sx"),
-                      on_change=lambda: _set(start=(ss[_key("sx")], ss["race_setup"].start[1])))
+                      on_change=lambda: _set(start=(ss[_key("sx")], ss[keys.SETUP].start[1])))
     right.number_input(f"Start {setup.y}", value=float(setup.start[1]), format="%g", step=0.1, key=_key("sy"),
-                       on_change=lambda: _set(start=(ss["race_setup"].start[0], ss[_key("sy")])))
+                       on_change=lambda: _set(start=(ss[keys.SETUP].start[0], ss[_key("sy")])))
     steps.number_input("Steps", 1, race.MAX_STEPS, setup.steps, step=50, key=_key("steps"),
                        on_change=lambda: _set(steps=int(ss[_key("steps")])))
     for i, r in enumerate(setup.runners):
@@ -180,24 +182,24 @@ def own_setup(setup: race_setup.Setup, text: str) -> list[str]:
             st.warning(markdown_safe(f"This program has no plane `{setup.x},{setup.y}` (its inputs of one number: "
                                      f"{', '.join(planes)}): the race runs on {x}, {y}."), icon=":material/info:")
         _set(x=x, y=y, start=(info["values"][x], info["values"][y]))
-        ss["race_version"] = ss.get("race_version", 0) + 1
+        ss[keys.VERSION] = ss.get(keys.VERSION, 0) + 1
         race_setup.sync(ss, st.query_params)  # the URL says the new plane and start
     return planes
 
 
 def program_editor(text: str) -> None:
     """The learner's program (the one the Expression Explorer shows: editing it here edits it there)."""
-    if ss.get("race_program") != text:
-        ss["race_program"] = text
-    st.html("<style>.st-key-race_program textarea {font-family: 'Source Code Pro', monospace; "
+    if ss.get(keys.EDITOR) != text:
+        ss[keys.EDITOR] = text
+    st.html(f"<style>.st-key-{keys.EDITOR} textarea {{font-family: 'Source Code Pro', monospace; "
             "font-size: 0.85rem}</style>")
-    st.text_area("Program", key="race_program", height=150, on_change=_program_edited,
+    st.text_area("Program", key=keys.EDITOR, height=150, on_change=_program_edited,
                  help="The race minimises the output (summed) over two inputs that hold one number each. "
                       "Ctrl+Enter runs it.")
 
 
 def _program_edited() -> None:
-    ss["program"] = ss["race_program"]
+    ss[program_keys.PROGRAM] = ss[keys.EDITOR]
 
 
 def problems_said(problems: list[str]) -> None:

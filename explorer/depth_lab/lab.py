@@ -1,9 +1,9 @@
 """The initialisation and depth lab: a deep MLP at step 0 on one batch, each layer's activations and gradients.
 
 `LabConfig` holds the learner's choices (data set, initialisation, activation, width, depth, batch,
-seed), each declared once with its widget and range (explorer/settings.Setting), and
+seed), each declared once with its widget and range (explorer.settings.Setting), and
 read from a URL by `LabConfig.from_query`. `analyse(config)` builds the network with the engine
-(nn.Linear layers drawn by explorer/playground/catalogue.INITS), runs one batch forward and backward, and returns
+(nn.Linear layers drawn by explorer.playground.catalogue.INITS), runs one batch forward and backward, and returns
 each hidden layer's activation statistics, histogram and weight-gradient norm; `findings(result)`
 says in words what they show (vanishing or exploding gradients, saturation, dead units, symmetry).
 No Streamlit here; the page runs `analyse` in the sandbox (it can be large: see MAX_NUMBERS).

@@ -32,7 +32,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import graphviz
 import numpy as np
+from graphviz import quoting
 
 from autograd.ops import PRIMITIVES
 from explorer.numbers import SMALL, format_array, lines_in_full, shape_dtype_text, shape_text, value_lines
@@ -101,11 +103,41 @@ _BR = '<br align="left"/>'
 
 # ----------------------------------------------------------------------------- text in a label
 # (the numbers themselves are written by explorer.numbers)
+#
+# Graphviz reads text two ways here: a box's label is HTML-like (XML: <<table>…</table>>), and a tag's or an edge's
+# label is a quoted string. In both it turns \N into the node's name and \G into the graph's (\\ into \), reads
+# &amp; as &, and in a quoted string \n, \l and \r break the line. So every text a program or the engine names
+# (a tensor's name, an op) goes through one of the three helpers below and is drawn as itself: its backslashes
+# doubled by the graphviz package's escape(), a quoted string quoted by its quote(); the package writes no HTML, so
+# the XML entities are ours.
 
 
+def _xml(text: str) -> str:
+    """Text as XML in an HTML-like label, its backslashes doubled (the entities as the old DOT wrote them)."""
+    return (graphviz.escape(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+@functools.lru_cache(maxsize=4096)
 def _esc(text: str) -> str:
-    """Escapes text for a Graphviz HTML-like label."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    """Text in a Graphviz HTML-like label, drawn as itself (a newline breaks the line: XML would drop it)."""
+    return _xml(text).replace("\n", _BR)
+
+
+@functools.lru_cache(maxsize=1024)
+def _attr(text: str) -> str:
+    """An attribute's value in an HTML-like label (a cell's tooltip), drawn as itself."""
+    return _xml(text).replace("\n", "&#10;")
+
+
+@functools.lru_cache(maxsize=1024)
+def _quoted(text: str) -> str:
+    """A DOT quoted string (a tag's or an edge's label) that Graphviz draws as ``text`` itself; always in quotes,
+    as the graph view and the tests read ``label="…"``."""
+    quoted = quoting.quote(graphviz.escape(text.replace("&", "&amp;")))
+    if not quoted.startswith('"'):  # quote() leaves an ID (x, add) bare
+        quoted = f'"{quoted}"'
+    return quoted.replace("\n", "\\n")
 
 
 def _small_font(array: np.ndarray | None, compact: bool) -> bool:
@@ -160,7 +192,7 @@ def _value_row(box: int, part: str, lines: list[str], small: bool, tip: str, wor
         body = f'<font point-size="12">{body}</font>'
     return (
         f'<tr><td align="left" valign="top"><font color="{colour}">{word or part}</font></td>'
-        f'<td id="n{box}.{part[0]}" tooltip="{_esc(tip)}" align="left">{body}</td></tr>'
+        f'<td id="n{box}.{part[0]}" tooltip="{_attr(tip)}" align="left">{body}</td></tr>'
     )
 
 
@@ -436,12 +468,12 @@ def to_dot(
                 colour = TEXT_COLOURS["broadcast"]
                 attrs.append(f'class="broadcast", color="{colour}", fontcolor="{colour}", style=dashed')
             if words:
-                attrs.append(f'label="{_esc(" · ".join(words))}"')
+                attrs.append(f"label={_quoted(' · '.join(words))}")
             edges.append((src, b, slot, attrs))
         for k, d in enumerate(node.data_parents, start=len(parents)):  # labels, index tensors: data, not grads
             if box_of(d) in visible:
-                word = data_role(node)
-                edges.append((box_of(d), b, k, [f'id="e{b}.{k}"', 'class="data"', "style=dashed", f'label="{word}"']))
+                label = f"label={_quoted(data_role(node))}"
+                edges.append((box_of(d), b, k, [f'id="e{b}.{k}"', 'class="data"', "style=dashed", label]))
     hubs, tag_hidden = _hubs(boxes, edges, hidden_parents)
     out = [
         "digraph autograd {",
@@ -451,9 +483,9 @@ def to_dot(
     ]
     if notice:
         if tag_hidden:
-            notice += f"\\n{len(hidden_parents):,} boxes take inputs not drawn: each is tagged with their names"
+            notice += f"\n{len(hidden_parents):,} boxes take inputs not drawn: each is tagged with their names"
         out.append(
-            f'  notice [label="{notice}", id="notice", class="notice", shape=note, style=filled, '
+            f'  notice [label={_quoted(notice)}, id="notice", class="notice", shape=note, style=filled, '
             'fillcolor="#fef3c7", color="#d97706", fontcolor="#92400e"];'
         )
     for b in boxes:
@@ -471,8 +503,8 @@ def to_dot(
     for src, b, slot, attrs in edges:
         if src in hubs:
             tag, kind = f"t{b}_{slot}", "chain" if src in chains else nodes[src].kind
-            name = _esc(_hub_name(graph, src, chains))
-            out.append(f'  {tag} [label="{name}", {_tag_attrs(kind, f"t{src}-{b}.{slot}")}];')
+            name = _quoted(_hub_name(graph, src, chains))
+            out.append(f'  {tag} [label={name}, {_tag_attrs(kind, f"t{src}-{b}.{slot}")}];')
             out.append(f"  {tag} -> n{b} [{', '.join(attrs)}, arrowsize=0.4];")
         else:
             out.append(f"  n{src} -> n{b} [{', '.join(attrs)}];")
@@ -480,7 +512,7 @@ def to_dot(
         if tag_hidden:
             names = list(dict.fromkeys(_hub_name(graph, p, {}) for p in hidden))
             name = ", ".join(names[:2]) + (", …" if len(names) > 2 else "")
-            out.append(f'  tn{b} [label="{_esc(name)}", {_tag_attrs("notice", f"tnotice-{b}")}];')
+            out.append(f'  tn{b} [label={_quoted(name)}, {_tag_attrs("notice", f"tnotice-{b}")}];')
             out.append(f'  tn{b} -> n{b} [id="en{b}", style=dashed, color="#d97706", arrowsize=0.4];')
         else:
             out.append(f'  notice -> n{b} [id="en{b}", style=dashed, color="#d97706"];')

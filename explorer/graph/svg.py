@@ -51,6 +51,10 @@ def to_svg(dot: str, cpu_seconds: float = 10.0, memory_mb: int = 640) -> str | N
     may have less: the message says which) and twice that time on the clock (a large graph took 3.75-4.6 s of
     CPU, with no limit at all); past them, DrawingError says so. The pages run this in a sandbox worker
     (components/common/session.py), so it is cancelled with its tab too.
+
+    NOTE: dot runs in a subprocess of our own, not through the graphviz package's ``pipe``: that takes no timeout
+    and no ``preexec_fn``, so it could set neither limit in dot's process nor stop it on the clock. The bytes are
+    the same (tests/explorer/graph/test_svg.py).
     """
     binary = _dot_binary()
     if binary is None:

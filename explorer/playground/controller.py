@@ -28,7 +28,7 @@ from explorer.numbers import json_numbers
 from explorer.playground import datasets, model_files, step_graph, training
 from explorer.playground import snapshot as run_snapshot
 from explorer.playground.settings import SLOW_MOTION, TrainConfig, changed_settings
-from server.run_store import TAKEN, RunStore, new_run_id, runs
+from server.run_store import KEPT, MB, TAKEN, TOO_BIG, RunStore, StoreDown, new_run_id, runs
 
 TICK_SECONDS = 0.2  # the live fragment's period while playing (faster speeds)
 BIG_TICK_SECONDS = 0.4  # ... for networks whose frames are big (over FRAME_PAYLOAD bytes)
@@ -39,6 +39,7 @@ TRAIN_BUDGET = 0.6  # share of a tick's period that training may take
 CATCH_UP_SECONDS = 0.5  # after a stall, at most this much wall clock's worth of steps is made up
 HISTORY_EVERY = 1.0  # seconds between full curve histories while playing
 SAVE_EVERY = 1.0  # seconds between snapshots in the run store while playing (every action saves at once)
+RETRY_EVERY = 2.0  # seconds between a page's tries while the run store fails (the store backs off on its own)
 # NOTE: a page that comes back playing (a reload mid-Play) gets its full message and the fragment's first
 # frames at once; the browser renders only the last of updates that arrive together, so the layout is resent
 # for most of a second after a full run (4 KB a message at the defaults) instead of hanging on the view's one "need".
@@ -47,7 +48,7 @@ DIGITS = 4  # significant digits of the numbers the live view draws (curves, poi
 GRAPH_TEXTS_KEPT = 128  # step graphs' texts kept per session (by step: a frame resent, or replayed, is not redone)
 # NOTE: json.dumps (as Streamlit sends a component's data) writes every non-ASCII character as a 6-byte
 # escape, and the step graph's texts are mostly sparkline blocks: in a frame they travel as ASCII stand-ins
-# (none of which explorer.dot ever writes), which live_view.js puts back: 3.3 -> 2.2 KiB a frame at the defaults.
+# (none of which explorer.graph.dot ever writes), which live_view.js puts back: 3.3 -> 2.2 KiB a frame at the defaults.
 GLYPHS = "▁▂▃▄▅▆▇█…"
 STAND_INS = "!#$%&*;?~"
 _TO_ASCII = str.maketrans(GLYPHS, STAND_INS)
@@ -78,6 +79,7 @@ class Playground:
         upload: Upload | None = None,
         user: str = "",
         holder: str | None = None,
+        waiting_for: str | None = None,
     ):
         self.clock = clock
         self.store = store if store is not None else runs()
@@ -98,7 +100,15 @@ class Playground:
         self._recent: deque[training.Frame] = deque(maxlen=SLOW_MOTION)  # slow motion resends these
         self._graph_texts: OrderedDict[int, dict] = OrderedDict()  # step -> the step graph's texts
         self._graph_layout: dict | None = None
-        self.save()  # a reload finds even an untouched run
+        self.store_problem: str | None = None  # why the run's last snapshot is not in the run store, in words
+        # A link's run that the store could not be asked for: the page shows this run meanwhile, unsaved, under
+        # the link's id (so the URL and a reload keep asking for it) and opens the link's run once it can.
+        self.waiting_for = waiting_for
+        self.notice: str | None = None  # something the page says once (what became of the run it waited for)
+        if waiting_for is not None:
+            self.run_id = waiting_for
+        else:
+            self.save()  # a reload finds even an untouched run
 
     # ------------------------------------------------------------------ runs
     @property
@@ -243,41 +253,104 @@ class Playground:
 
     # --------------------------------------------------------------- storing
     def save(self) -> None:
-        """Keep the run's snapshot in the store under its id (server/run_store.py), in place of the last.
+        """Keep the run's snapshot in the store under its id (server/run_store/), in place of the last.
         If another page has taken the run over meanwhile (the learner opened its link elsewhere), this
-        page's run goes on under a new id, so neither overwrites the other. A store that fails (its
-        database gone) is logged; the run goes on in this page."""
+        page's run goes on under a new id, so neither overwrites the other. A store that cannot be written
+        keeps the run in this page: `store_message` says so until a save (the next tick's, or `retry_store`)
+        works. A learner who trains the run shown while waiting for a link's run makes it a run of its own."""
+        if self.waiting_for is not None:
+            self.waiting_for, self.run_id = None, new_run_id()
         blob = run_snapshot.dump(self.state, self.upload, self.playing)
+        problem = None
         try:
-            if self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing) == TAKEN:
+            done = self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing)
+            if done == TAKEN:
                 self.run_id = new_run_id()
-                self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing)
-        except Exception as err:  # noqa: BLE001 - sqlite3 or redis errors: the learner's run must go on
+                done = self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing)
+        except Exception as err:  # noqa: BLE001 - the store's guard missed it (a bug): the learner's run must go on
             logging.getLogger(__name__).warning("run %s not saved: %r", self.run_id, err)
+            done, problem = KEPT, f"{type(err).__name__}: {err}"
+        self.store_problem = _unsaved(done, len(blob), self.store, problem or self.store.problem)
         self._saved = self.clock()
+
+    @property
+    def store_message(self) -> str | None:
+        """What the page says while the run is not in the run store (None while it is)."""
+        if self.store_problem is None:
+            return None
+        return f"{self.store_problem[0].upper()}{self.store_problem[1:]}"
+
+    @property
+    def retry_every(self) -> float | None:
+        """Seconds between the page's calls of `retry_store` (None: nothing to retry)."""
+        return RETRY_EVERY if self.store_problem is not None else None
+
+    def retry_store(self) -> bool:
+        """Try the run store again (the page calls this every `retry_every` seconds while paused; while playing
+        each tick saves): save the run, or open the link's run the page waits for. True when what the page
+        shows changed (another run: the page's widgets must take its settings)."""
+        if self.waiting_for is not None:
+            return self._open_waited()
+        if self.store_problem is None:
+            return False
+        self.save()
+        return self.store_problem is None
+
+    def _open_waited(self) -> bool:
+        run_id = self.waiting_for
+        found, why = type(self)._from_store(run_id, clock=self.clock, store=self.store, user=self.user)
+        if isinstance(why, StoreDown):
+            self.store_problem = _unreadable(run_id, str(why))
+            return False
+        self.waiting_for, self.store_problem = None, None
+        if found is None:
+            self.notice = missing_run(why)
+            self.run_id = new_run_id()
+            self.save()  # the run shown becomes a run of its own
+            return True
+        # NOTE: the page holds this object (its buttons call its methods), so it takes the found run's place.
+        self.state, self.upload, self.run_id, self.holder = found.state, found.upload, found.run_id, found.holder
+        self.store_problem = found.store_problem
+        self._recent.clear()
+        self._graph_texts.clear()
+        self._graph_layout = None
+        self.generation += 1
+        self.playing = False
+        if found.playing:
+            self.play()
+        return True
 
     @classmethod
     def restore(
         cls, run_id: str, *, clock: Callable[[], float] = time.monotonic, store: RunStore | None = None, user: str = ""
     ) -> Playground | None:
         """The run saved under `run_id`, or None if the store does not have it (or cannot read it).
-        The same run (same id) if this learner may take it over, playing if it was; a copy under a
-        new id, paused, if another learner's page is playing it now."""
+        The same run (same id) if it is this learner's, playing if it was; else a copy under a new id, paused."""
+        return cls._from_store(run_id, clock=clock, store=store, user=user)[0]
+
+    @classmethod
+    def _from_store(
+        cls, run_id: str, *, clock: Callable[[], float], store: RunStore | None, user: str
+    ) -> tuple[Playground | None, str | StoreDown | None]:
+        """`restore`'s run, and else why not: a clause for the page (None: no reason known), or the StoreDown
+        that says the store cannot be asked now."""
         store = store if store is not None else runs()
         holder = secrets.token_hex(8)
         try:
             opened = store.open(run_id, user=user, holder=holder)
             if opened is None:
-                return None
+                return None, store.why_missing(run_id)
             snapshot = run_snapshot.load(opened.blob, Upload)
-        except Exception as err:  # noqa: BLE001 - a store that fails, or a snapshot that does not fit
+        except StoreDown as err:
+            return None, err
+        except Exception as err:  # noqa: BLE001 - a snapshot that does not fit (or a bug in the store's guard)
             logging.getLogger(__name__).warning("run %s not restored: %r", run_id, err)
-            return None
+            return None, f"its snapshot could not be continued ({err})"
         found = cls(clock=clock, store=store, run_id=run_id if opened.owned else None, state=snapshot.state,
                     upload=snapshot.upload, user=user, holder=holder)
         if snapshot.playing and opened.owned:
             found.play()
-        return found
+        return found, None
 
     @classmethod
     def from_url(
@@ -285,11 +358,13 @@ class Playground:
         user: str = "",
     ) -> tuple[Playground, list[str]]:
         """The run a page's URL asks for, and what in the URL could not be used. A `run` id that the
-        store holds is continued (see `restore`); otherwise a new run starts from the URL's settings."""
+        store holds is continued (see `restore`); otherwise a new run starts from the URL's settings (and while
+        the store cannot be asked, the page waits for the link's run: `waiting_for`)."""
         params = {k: str(v) for k, v in params.items()}
         run_id = params.pop("run", None)
+        why = None
         if run_id:
-            found = cls.restore(run_id, clock=clock, store=store, user=user)
+            found, why = cls._from_store(run_id, clock=clock, store=store, user=user)
             if found is not None:
                 return found, []
         problems = []
@@ -297,11 +372,12 @@ class Playground:
             params = {k: v for k, v in params.items() if k not in ("dataset", "noise", "n")}
             problems.append("the link's uploaded points are not on this server; showing two moons instead")
         config, refused = TrainConfig.from_query(params)
+        if isinstance(why, StoreDown):
+            waiting = cls(config, clock=clock, store=store, user=user, waiting_for=run_id)
+            waiting.store_problem = _unreadable(run_id, str(why))
+            return waiting, problems + refused
         if run_id:
-            problems.append(
-                "the run in this link is no longer stored (the runs least recently used make room for new "
-                "ones): it starts again from step 0 with the link's settings"
-            )
+            problems.append(missing_run(why))
         return cls(config, clock=clock, store=store, user=user), problems + refused
 
     # ------------------------------------------------------------- the step graph
@@ -380,6 +456,28 @@ class Playground:
         if graph:
             data["g"] = self._frame_graph(f)
         return data
+
+
+def missing_run(why: str | None) -> str:
+    """What the page says of a link whose run the store does not have, and why if the store knows."""
+    because = f" ({why})" if why else ""
+    return (f"the run in this link is not in the run store{because}: it starts again from step 0 with the link's "
+            "settings")
+
+
+def _unreadable(run_id: str, problem: str) -> str:
+    return (f"the run store cannot be read: {problem}; this page opens the link's run ({run_id}) as soon as it can. "
+            "The run below is a new one meanwhile, not saved: training it makes it a run of its own")
+
+
+def _unsaved(done: str, size: int, store: RunStore, problem: str | None) -> str | None:
+    """Why a save left the run out of the store, in words (None: it is in)."""
+    if done == KEPT:
+        return f"the run store cannot be written: {problem}; this run is kept in this page until it can be"
+    if done == TOO_BIG:
+        return (f"this run is too big for the run store ({size / MB:.1f} MB; at most {store.max_run_bytes / MB:g} MB "
+                "a run): it is kept in this page only, and a reload starts it again")
+    return None
 
 
 def step_caption(step: int) -> str:

@@ -34,7 +34,7 @@ def parse_hidden(text: str) -> tuple[int, ...]:
     for part in text.replace(";", ",").replace(" ", ",").split(","):
         if not part:
             continue
-        if not part.isdigit():
+        if not (part.isascii() and part.isdigit()):
             raise ValueError(
                 f"hidden layer widths are whole numbers separated by commas; {clip_text(part)!r} is not one"
             )

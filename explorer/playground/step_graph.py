@@ -22,9 +22,9 @@ from autograd import functional as F
 from autograd.graph import Graph, order, trace
 from explorer.playground import training
 from explorer.program import view_data as graph_data
+from language.messages import MAX_CHARS
 
 POINTS = 4  # training points in a step graph
-PROGRAM_LIMIT = 10_000  # characters the expression language accepts
 
 
 # ----------------------------------------------------------------------------- the step on the engine
@@ -197,7 +197,7 @@ def step_program(state: training.TrainState) -> str:
     weight, computed from the grads backward() gives (written out, since a program cannot read `.grad`)
     and the optimiser's state at this step; the output is the loss.
 
-    Numbers are rounded to fit the language's 10,000 characters; a network too big for its update to
+    Numbers are rounded to fit the language's MAX_CHARS (10,000 characters); a network too big for its update to
     fit leaves the update out (and says so); one too big even then raises ValueError.
     """
     graph = step_graph(state)
@@ -243,13 +243,13 @@ def step_program(state: training.TrainState) -> str:
                 lines.append("# The output, where backward() starts: the loss. (End with W1_new to see its graph.)")
             else:
                 lines.append(f"# The optimiser's update ({describe_optimizer(opt)}) is left out: with it the program")
-                lines.append(f"# would be over the Explorer's {PROGRAM_LIMIT:,} characters.")
+                lines.append(f"# would be over the Explorer's {MAX_CHARS:,} characters.")
             lines.append("loss")
             text = "\n".join(lines) + "\n"
-            if len(text) <= PROGRAM_LIMIT:
+            if len(text) <= MAX_CHARS:
                 return text
     raise ValueError(
         f"This network has {sum(p.data.size for p in state.model.parameters())} weights: too many to "
-        f"show as a program under {PROGRAM_LIMIT:,} characters. Use smaller hidden layers "
+        f"show as a program under {MAX_CHARS:,} characters. Use smaller hidden layers "
         "(e.g. 2 layers of 8) to see a step's graph."
     )

@@ -12,11 +12,12 @@ import numpy as np
 from autograd.graph import forward_steps
 from explorer.graph.dot import slot_names
 from explorer.graph.names import node_heading, node_label
-from explorer.numbers import array_text, fmt_number, plugged_text
+from explorer.numbers import HUGE_WHOLE, array_text, fmt_number, plugged_text, whole_from_link
 from explorer.program.poke import resolve
 from explorer.program.rules import PLUG_LIMIT
 from explorer.program.run import data_only
 from explorer.program.stepper import SeedView, Timeline, step_labeller
+from explorer.words import clip_text
 from language import compile_program
 
 # ----------------------------------------------------------------------------- the direction v
@@ -74,9 +75,9 @@ def parse_direction(text: str | None) -> Direction:
         return Direction("input", rest)
     if kind == "element":
         name, _, index = rest.rpartition(":")
-        if name and index.isdigit():
-            return Direction("element", name, int(index))
-    raise ValueError(f"a direction is 'ones', 'input:NAME' or 'element:NAME:INDEX', got {text!r}")
+        if name and index.isascii() and index.isdigit():
+            return Direction("element", name, whole_from_link(index))
+    raise ValueError(f"a direction is 'ones', 'input:NAME' or 'element:NAME:INDEX', got {clip_text(str(text))!r}")
 
 
 def direction_seeds(direction: Direction, inputs: Mapping) -> dict:
@@ -106,13 +107,15 @@ def direction_problem(direction: Direction, shapes: Mapping[str, tuple]) -> str 
         return None
     if direction.name not in shapes:
         known = ", ".join(shapes) or "none"
-        return f"the direction names `{direction.name}`, which is not an input of this program (inputs: {known})"
+        return (f"the direction names `{clip_text(direction.name)}`, which is not an input of this program "
+                f"(inputs: {clip_text(known, 160)})")
     size = int(np.prod(shapes[direction.name], dtype=np.int64))
     if direction.kind == "element" and size == 0:
-        return f"`{direction.name}` has no elements: no element of it can be 1"
+        return f"`{clip_text(direction.name)}` has no elements: no element of it can be 1"
     if direction.kind == "element" and not 0 <= direction.index < size:
-        return (f"`{direction.name}` has {size:,} element{'s' * (size != 1)} (0 to {size - 1:,}); element "
-                f"{direction.index:,} is not one of them")
+        index = f"{direction.index:,}" if direction.index < HUGE_WHOLE else "past 10^18"
+        return (f"`{clip_text(direction.name)}` has {size:,} element{'s' * (size != 1)} (0 to {size - 1:,}); element "
+                f"{index} is not one of them")
     return None
 
 
@@ -121,12 +124,12 @@ def mode_from_link(mode: str | None, v: str | None) -> tuple[str, Direction, lis
     all ones, each with a problem said (whether v fits the program is direction_problem's, once it has run)."""
     problems = []
     if mode not in (None, *MODES):
-        problems.append(f"`mode={mode}` is not `reverse` or `forward`: opened in reverse mode")
+        problems.append(f"`mode={clip_text(str(mode))}` is not `reverse` or `forward`: opened in reverse mode")
         mode = "reverse"
     try:
         direction = parse_direction(v)
     except ValueError as exc:
-        problems.append(f"`v={v}`: {exc}; v = ones instead")
+        problems.append(f"`v={clip_text(str(v))}`: {exc}; v = ones instead")
         direction = ONES
     return mode or "reverse", direction, problems
 
@@ -264,7 +267,7 @@ def tangents_at(run: ForwardRun, k: int) -> dict:
 
 
 def forward_timeline(run: ForwardRun) -> Timeline:
-    """When each node changes state in the forward stepper (explain.Timeline's rule, the walk reversed): an input
+    """When each node changes state in the forward stepper (stepper.Timeline's rule, the walk reversed): an input
     is done from the seed on, holding its share of v; the node of step k is active at position k and done from
     k + 1 on (the last one stays active, as backward's last does)."""
     graph, n = run.graph, len(run.steps)
@@ -302,7 +305,7 @@ class ForwardStepView:
 
 
 def describe_forward_step(graph, step, total: int) -> ForwardStepView:
-    """What one forward-mode step did, in words and numbers: the mirror of explain.describe_step."""
+    """What one forward-mode step did, in words and numbers: the mirror of stepper.describe_step."""
     node = graph.nodes[step.node]
     label_of = step_labeller(graph)
 

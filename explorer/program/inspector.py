@@ -1,6 +1,6 @@
 """What the node inspector shows of one node, bounded whatever its size: a preview table, a summary, heatmaps.
 
-``node_view(text, poked, node_id)`` runs the program and returns plain data, so the page runs it in a sandbox
+``inspect_node(text, poked, node_id)`` runs the program and returns plain data, so the page runs it in a sandbox
 worker (components/common/session.py): a 1,000,000-number tensor sent whole became a table of one row and 1,000,000
 columns and a heatmap of as many cells (139.6 s of the server's CPU, +4.4 GB, a 216.8 MB message the browser
 never got). Here the browser gets at most PREVIEW_ROWS x PREVIEW_COLS numbers per table and a heatmap of at
@@ -38,7 +38,10 @@ class Preview:
 
 
 @dataclass(frozen=True)
-class NodeView:
+class Inspection:
+    """What the inspector shows of one node: its data and grad (None if it has none) as previews, and both as
+    heatmaps."""
+
     data: Preview
     grad: Preview | None
     figure: object  # a Plotly figure: data and grad as heatmaps
@@ -87,8 +90,8 @@ def binned(table: np.ndarray, cells: tuple[int, int] = HEATMAP_CELLS) -> tuple[n
     return sums / np.outer(np.diff(row_edges), np.diff(col_edges)), row_edges[:-1], col_edges[:-1]
 
 
-def node_view(text: str, poked: tuple, node_id: int, dark: bool = False) -> NodeView | None:
-    """The inspector's view of node ``node_id`` of the program run with its ``poked`` values (None if no such
+def inspect_node(text: str, poked: tuple, node_id: int, dark: bool = False) -> Inspection | None:
+    """What the inspector shows of node ``node_id`` of the program run with its ``poked`` values (None if no such
     node). ``dark``: the page's theme, for the heatmap's numbers."""
     graph, _ = run.step_program(text, poked)
     if not 0 <= node_id < len(graph.nodes):
@@ -96,7 +99,7 @@ def node_view(text: str, poked: tuple, node_id: int, dark: bool = False) -> Node
     node = graph.nodes[node_id]
     grad = None if node.grad is None else preview(node.grad)
     figure = heatmap_figure(node.data, node.grad, names.node_label(node), dark=dark)
-    return NodeView(preview(node.data), grad, figure)
+    return Inspection(preview(node.data), grad, figure)
 
 # ----------------------------------------------------------------------------- values as text
 

@@ -16,7 +16,7 @@ from autograd.graph import order, trace
 from autograd.jacobian import LIMIT, NodeJacobian, counted_vjp, jacobian
 from explorer.graph import names as graph_names
 from explorer.graph.dot import slot_names
-from explorer.numbers import fmt_number, json_numbers, shape_text
+from explorer.numbers import finite_or_none, fmt_number, json_numbers, shape_text
 from explorer.program import poke
 from language import compile_program
 
@@ -30,13 +30,9 @@ VIEW_ENTRIES = 4_000_000
 VIEW_WORK = 40_000_000
 
 
-def _finite(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
-
-
 def _full(values, limit: int = LIMIT) -> list:
     """The first ``limit`` numbers at full precision (the vectors compared to the printed precision)."""
-    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64).ravel()[:limit]]
+    return [finite_or_none(v) for v in np.asarray(values, dtype=np.float64).ravel()[:limit]]
 
 
 # ----------------------------------------------------------------------------- reading J's structure
@@ -138,11 +134,11 @@ def view_data(jac: NodeJacobian, title: str, inputs: list[tuple[str, str]], out_
             "shown_cols": j.shown_cols,
             "matrix": json_numbers(j.matrix),
             "numeric": json_numbers(j.numeric) if j.matrix.size <= NUMERIC_CELLS else None,
-            "numeric_error": _finite(j.max_numeric_error),
+            "numeric_error": finite_or_none(j.max_numeric_error),
             "numeric_ok": j.matches_numeric(),
             "vjp": _full(j.vjp, j.shown_cols),
             "gtj": None if j.gtj is None else _full(j.gtj, j.shown_cols),
-            "max_error": None if max_error is None else _finite(max_error),
+            "max_error": finite_or_none(max_error),
             "structure": structure(j.matrix, j.whole, inputs[j.slot][0], _weights(jac.op, j.slot, inputs)),
         })
     errors = [s["max_error"] for s in sections if s["max_error"] is not None]

@@ -7,6 +7,8 @@ import urllib.parse
 from collections.abc import MutableMapping
 
 from explorer import links
+from explorer.program import keys
+from language.messages import MAX_CHARS
 
 #: The longest program a link carries, once URL-encoded. The server refuses a request whose address is
 #: much over ~120 KB (measured: 120 KB answered, 128 KB reset), so a program whose link would come near
@@ -30,8 +32,8 @@ def link_length(text: str) -> int:
     return len(urllib.parse.quote_plus(text))
 
 
-def sync_program(state: MutableMapping, query: MutableMapping, default: str) -> str:
-    """Keeps ``state['program']`` and the URL's ``?program=`` in step; returns the program.
+def sync_program(session: MutableMapping, query: MutableMapping, default: str) -> str:
+    """Keeps ``session['program']`` and the URL's ``?program=`` in step; returns the program.
 
     A link (a query param this session did not write) wins over the session's program, so a
     shared URL reproduces its program; otherwise the session's program is written to the URL,
@@ -39,15 +41,15 @@ def sync_program(state: MutableMapping, query: MutableMapping, default: str) -> 
     that fitted: see ``link_note``).
     """
     from_url = query.get("program")
-    if links.link_wins(state, "program", from_url):
-        state["program"] = from_url
-    if not isinstance(state.get("program"), str):
-        state["program"] = default
-    text = state["program"]
+    if links.link_wins(session, "program", from_url):
+        session[keys.PROGRAM] = from_url
+    if not isinstance(session.get(keys.PROGRAM), str):
+        session[keys.PROGRAM] = default
+    text = session[keys.PROGRAM]
     if query.get("program") != text and link_length(text) <= LINK_LIMIT:
         query["program"] = text
     if query.get("program") == text:
-        links.wrote(state, "program", text)
+        links.wrote(session, "program", text)
     return text
 
 
@@ -58,6 +60,6 @@ def link_note(text: str) -> str:
         return ""
     return (
         f"This program is too long for a link: {size / 1024:,.0f} KB once encoded in an address, and a link "
-        f"holds at most {LINK_LIMIT // 1024} KB (programs are at most 10,000 characters, ~20 KB). The address "
-        "bar keeps the last program that fitted; download this one with Export → As Python."
+        f"holds at most {LINK_LIMIT // 1024} KB (programs are at most {MAX_CHARS:,} characters, ~20 KB). The "
+        "address bar keeps the last program that fitted; download this one with Export → As Python."
     )

@@ -22,8 +22,15 @@ from language import compile_program
 BUILD_ENTRIES = 250_000
 #: ...as long as each way costs at most this many counted operations...
 BUILD_OPERATIONS = 20_000_000
-#: ...and this many passes (each pass walks the graph in Python: ~10 µs a node at the least).
+#: ...and this many passes...
 BUILD_PASSES = 4_096
+#: ...and this many node visits one way (passes × the graph's nodes: each pass walks the whole graph in Python), so
+#: that a program inside every other cap (4,096 inputs through a 700-node chain: 2.9 million visits) is not built
+#: for the sandbox's whole CPU time. Each way is built twice (the faster build is shown).
+BUILD_VISITS = 200_000
+#: What one node visit of a build takes (benchmarks/cost_tab.py measures it: 3.3-4.8 µs of CPU on this project's
+#: 2-core machine, for chains of 52-402 nodes and 64-512 inputs): the estimate a note gives of an unbuilt J.
+SECONDS_PER_VISIT = 4e-6
 
 
 @dataclass(frozen=True)
@@ -105,8 +112,18 @@ def operation_counts(output, inputs) -> tuple[int, int]:
     return int(forward), int(reverse)
 
 
+def node_visits(output, inputs) -> tuple[int, int]:
+    """(forward mode's, reverse mode's) node visits for output's full Jacobian: each pass walks the whole graph, n
+    passes forward (one per input number), m back (none when the output does not depend on anything that requires
+    grad)."""
+    nodes = len(toposort(output)) if output.requires_grad else 1
+    n = sum(t.data.size for t in inputs)
+    return n * nodes, (int(output.data.size) * nodes if output.requires_grad else 0)
+
+
 def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter, max_entries: int = BUILD_ENTRIES,
-                  max_operations: int = BUILD_OPERATIONS, max_passes: int = BUILD_PASSES) -> JacobianCost:
+                  max_operations: int = BUILD_OPERATIONS, max_passes: int = BUILD_PASSES,
+                  max_visits: int = BUILD_VISITS) -> JacobianCost:
     """The cost of output's full Jacobian with respect to ``inputs`` (leaf Tensors that require grad) both ways:
     passes, counted operations, and, when it is small enough, the time ``clock`` measures building it (the
     faster of two builds each way; building runs backward() m times: the graph's grads are cleared afterwards)."""
@@ -122,6 +139,13 @@ def jacobian_cost(output, inputs, clock: Callable[[], float] = time.perf_counter
                 f"{max_operations:,} allowed here")
     elif max(n, m) > max_passes:
         note = f"building J would take {max(n, m):,} passes one way, more than the {max_passes:,} allowed here"
+    elif max(visits := node_visits(output, inputs)) > max_visits:
+        way = "forward" if visits[0] >= visits[1] else "reverse"
+        passes = n if way == "forward" else m
+        seconds_needed = 2 * sum(visits) * SECONDS_PER_VISIT  # NOTE: each way is built twice
+        note = (f"J would take about {seconds_needed:,.0f} s to build: {passes:,} {way} passes over "
+                f"{max(visits) // max(passes, 1):,} nodes are {max(visits):,} node visits, more than the "
+                f"{max_visits:,} allowed here")
     seconds = {"forward": None, "reverse": None}
     difference = entry = None
     nonfinite = 0

@@ -1,10 +1,10 @@
 """What one page run shows of a program, from one evaluation: graph, backward steps, sliders, check or Jacobians.
 
-    view = page_data.explorer_view(text, poked)   # PageView: graph, steps, knobs, analysis
-    view = page_data.stepper_view(text, poked)    # PageView: graph, steps, knobs, jacobians
-    view = page_data.stepper_view(text, poked, "input:x")   # ... and forward: the forward-mode pass along v
-    view = page_data.drag_view(text, poked, "ones")         # a slider's move: graph, steps (and forward) only
-    view = page_data.stepper_drag_view(text, poked)         # ... on the Stepper: with the steps' Jacobians
+    page_data.explorer_run(text, poked)             # ProgramRun: graph, steps, sliders, analysis
+    page_data.stepper_run(text, poked)              # ProgramRun: graph, steps, sliders, jacobians
+    page_data.stepper_run(text, poked, "input:x")   # ... and forward: the forward-mode pass along v
+    page_data.drag_run(text, poked, "ones")         # a slider's move: graph, steps (and forward) only
+    page_data.stepper_drag_run(text, poked)         # ... on the Stepper: with the steps' Jacobians
 
 One compile and one forward and backward pass per (program, poked values, direction): the pages make one sandboxed
 call for a whole run (components/common/session.py caches it), and fetch the rest when it is asked for: the poke
@@ -25,46 +25,46 @@ from language import EVALUATIONS, compile_program
 
 
 @dataclass(frozen=True)
-class PageView:
+class ProgramRun:
     """A program run with its poked values, backward() recorded step by step."""
 
     graph: object  # autograd.graph.Graph, grads filled in
     steps: tuple  # autograd.graph.Step per VJP that ran (none if nothing requires grad)
-    knobs: tuple  # explorer.program.poke.Knob per input that may be poked
-    analysis: gradient_check.Analysis | None = None  # the Explorer's gradient check (explorer_view)
-    jacobians: dict | None = None  # the Stepper's Jacobian views within its budget (stepper_view)
+    sliders: tuple  # explorer.program.poke.Slider per input that may be poked
+    analysis: gradient_check.Analysis | None = None  # the Explorer's gradient check (explorer_run)
+    jacobians: dict | None = None  # the Stepper's Jacobian views within its budget (stepper_run)
     evaluations: dict = field(default_factory=dict)  # what making it cost: language.program.EVALUATIONS' counts
     forward: object = None  # forward_mode.ForwardRun along the direction asked for (forward mode), or None
 
 
-def explorer_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
-    """The Expression Explorer's run: graph, steps, knobs and the gradient check (gradient_check.analyse_program's), and
-    with a ``direction`` (forward_mode's URL form) the forward-mode pass along it (all ones, with a note,
+def explorer_run(text: str, poked: poke.Poked = (), direction: str | None = None) -> ProgramRun:
+    """The Expression Explorer's run: graph, steps, sliders and the gradient check (gradient_check.analyse_program's),
+    and with a ``direction`` (forward_mode's URL form) the forward-mode pass along it (all ones, with a note,
     when it does not fit the program). Raises ExpressionError for a bad program, or one whose steps would be too
     big to record."""
-    return _view(text, poked, direction, check=True)
+    return _run(text, poked, direction, check=True)
 
 
-def stepper_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
-    """The Backward Stepper's run: graph, steps, knobs and the steps' Jacobian views within the budget
+def stepper_run(text: str, poked: poke.Poked = (), direction: str | None = None) -> ProgramRun:
+    """The Backward Stepper's run: graph, steps, sliders and the steps' Jacobian views within the budget
     (explorer.program.jacobian_view.step_jacobians'; the rest are asked for one by one), and with a ``direction`` the
     forward-mode pass along it (whose steps visit the same nodes, so the Jacobians serve both)."""
-    return _view(text, poked, direction, jacobians=True)
+    return _run(text, poked, direction, jacobians=True)
 
 
-def drag_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
+def drag_run(text: str, poked: poke.Poked = (), direction: str | None = None) -> ProgramRun:
     """What a slider's move redraws on the Explorer: graph and steps, and with a ``direction`` the forward pass
     along it (no sliders or check: the page run after the drag settles makes those)."""
-    return _view(text, poked, direction, knobs=False)
+    return _run(text, poked, direction, with_sliders=False)
 
 
-def stepper_drag_view(text: str, poked: poke.Poked = (), direction: str | None = None) -> PageView:
-    """What a slider's move redraws on the Stepper: drag_view's, and the steps' Jacobian views within the budget."""
-    return _view(text, poked, direction, jacobians=True, knobs=False)
+def stepper_drag_run(text: str, poked: poke.Poked = (), direction: str | None = None) -> ProgramRun:
+    """What a slider's move redraws on the Stepper: drag_run's, and the steps' Jacobian views within the budget."""
+    return _run(text, poked, direction, jacobians=True, with_sliders=False)
 
 
-def _view(text: str, poked: poke.Poked, direction: str | None = None, *, check: bool = False,
-          jacobians: bool = False, knobs: bool = True) -> PageView:
+def _run(text: str, poked: poke.Poked, direction: str | None = None, *, check: bool = False,
+         jacobians: bool = False, with_sliders: bool = True) -> ProgramRun:
     """One evaluation of ``text`` at ``poked``: graph and steps, and what the flags ask for (the gradient check, the
     steps' Jacobians within the budget, the sliders)."""
 
@@ -73,12 +73,12 @@ def _view(text: str, poked: poke.Poked, direction: str | None = None, *, check: 
     program = compile_program(text)
     program.check_stepper()
     own = None
-    if poked and knobs:  # the program's own input values: the sliders' ranges and a scale's base
+    if poked and with_sliders:  # the program's own input values: the sliders' ranges and a scale's base
         with no_grad():
             own = program.run().inputs
     result = program.run(inputs=poke.resolve(program, poked, own))
     eval_seconds = time.monotonic() - started
-    sliders = poke.knobs_of(program, own or result.inputs) if knobs else ()
+    sliders = poke.sliders_of(program, own or result.inputs) if with_sliders else ()
     graph, steps = run.recorded_backward(result.output, result.uses)
     forward = None
     if direction is not None:  # after backward(): the meeting line takes the inputs' grads it left
@@ -87,4 +87,4 @@ def _view(text: str, poked: poke.Poked, direction: str | None = None, *, check: 
                                         time_budget=gradient_check.check_seconds()) if check else None
     views = budgeted_views(graph, result) if jacobians else None
     spent = {name: EVALUATIONS[name] - before[name] for name in ("compiles", "runs", "recorded")}
-    return PageView(graph, steps, sliders, analysis, views, spent, forward)
+    return ProgramRun(graph, steps, sliders, analysis, views, spent, forward)

@@ -6,7 +6,7 @@ two inputs as a contour plot with the gradient arrow.
 Plain Python (no Streamlit). The functions that evaluate a program take its text and the poked values
 (a hashable ``Poked``) and return plain data, so the pages can run them in-process or in a worker.
 
-    knobs = poke.knobs(text)                       # one Knob per input that may take a new value
+    sliders = poke.sliders(text)                   # one Slider per input that may take a new value
     poked = (("a", -3.5), ("W", 1.5))              # a: its new value; W: its program values times 1.5
     inputs = poke.resolve(program, poked)          # name -> array, for Program.run(inputs=...)
     poke.curve(text, poked, "a", lo, hi)           # the output (summed) as a moves over [lo, hi]
@@ -23,7 +23,8 @@ import numpy as np
 from autograd import no_grad
 from explorer import links
 from explorer.graph.names import node_label
-from explorer.numbers import fmt_number, json_numbers
+from explorer.numbers import finite_or_none, fmt_number, json_numbers, number_from_link
+from explorer.program import keys
 from explorer.words import clip_text
 from language import compile_program
 from language.source import ExpressionError
@@ -43,12 +44,10 @@ SURFACE_POINTS = 25
 #: The largest poked value or scale, either sign (a link's or a report's; further out, a slider's range and its
 #: steps stop being numbers a browser can draw: 1e308 made the range infinite and the page an OverflowError).
 POKE_LIMIT = 1e6
-#: Problems said about one link's poked values at most (a link of a thousand bad parts gets one more line).
-MAX_PROBLEMS = 8
 
 
 @dataclass(frozen=True)
-class Knob:
+class Slider:
     """One slider: ``kind`` 'value' (a one-element input: the slider is its value) or 'scale' (an array
     input: the slider multiplies the program's own values, so 1 is the program)."""
 
@@ -64,13 +63,13 @@ class Knob:
     def contains(self, value: float) -> bool:
         return self.lo <= value <= self.hi
 
-    def widened(self, value: float) -> Knob:
-        """The same knob with its range stretched (by whole steps) to hold ``value`` (a link's poked value)."""
+    def widened(self, value: float) -> Slider:
+        """The same slider with its range stretched (by whole steps) to hold ``value`` (a link's poked value)."""
         if self.contains(value):
             return self
         lo = self.lo - self.step * math.ceil(max(self.lo - value, 0) / self.step)
         hi = self.hi + self.step * math.ceil(max(value - self.hi, 0) / self.step)
-        return Knob(self.name, self.shape, self.kind, self.base, lo, hi, self.step, self.array)
+        return Slider(self.name, self.shape, self.kind, self.base, lo, hi, self.step, self.array)
 
     def as_dict(self) -> dict:
         """What the browser needs (no arrays)."""
@@ -90,7 +89,7 @@ def _rounded(x: float, step: float) -> float:
     return round(x, decimals)
 
 
-def knob_for(name: str, value: np.ndarray) -> Knob:
+def slider_for(name: str, value: np.ndarray) -> Slider:
     """The slider an input gets, from its program value: a one-element input moves over its value ± max(1, |v|)
     (the value sits on a step); an array input is scaled by s in SCALE_RANGE."""
     value = np.asarray(value, dtype=np.float64)
@@ -100,50 +99,50 @@ def knob_for(name: str, value: np.ndarray) -> Knob:
             v = 0.0
         span = max(1.0, abs(v))
         step = _nice_step(span)
-        return Knob(name, tuple(value.shape), "value", v, _rounded(v - span, step), _rounded(v + span, step), step)
+        return Slider(name, tuple(value.shape), "value", v, _rounded(v - span, step), _rounded(v + span, step), step)
     lo, hi = SCALE_RANGE
-    return Knob(name, tuple(value.shape), "scale", 1.0, lo, hi, 0.01, value.copy())
+    return Slider(name, tuple(value.shape), "scale", 1.0, lo, hi, 0.01, value.copy())
 
 
-def knobs(text: str) -> tuple:
-    """One Knob per input of the program that may take a new value (inputs that set a shape, an index or an
+def sliders(text: str) -> tuple:
+    """One Slider per input of the program that may take a new value (inputs that set a shape, an index or an
     axis do not), in the program's order. Raises ExpressionError for a bad program."""
 
-    return knobs_of(compile_program(text))
+    return sliders_of(compile_program(text))
 
 
-def knobs_of(program, leaves: dict | None = None) -> tuple:
-    """knobs of a compiled program; ``leaves`` (name -> leaf Tensor) are those of a run of it with no inputs
+def sliders_of(program, leaves: dict | None = None) -> tuple:
+    """sliders of a compiled program; ``leaves`` (name -> leaf Tensor) are those of a run of it with no inputs
     given, if there was one (else it runs here)."""
     if leaves is None:
         with no_grad():
             leaves = program.run().inputs
-    return tuple(knob_for(name, leaves[name].data) for name in program.inputs if name not in program.fixed)
+    return tuple(slider_for(name, leaves[name].data) for name in program.inputs if name not in program.fixed)
 
 
 # ----------------------------------------------------------------------------- poked values
 
 
-def normal(values: Mapping[str, float], knobs_: tuple) -> Poked:
-    """Poked values as a Poked: known knobs only, finite numbers only, the program's own values left out."""
-    by_name = {k.name: k for k in knobs_}
+def normal(values: Mapping[str, float], sliders_: tuple) -> Poked:
+    """Poked values as a Poked: known sliders only, finite numbers only, the program's own values left out."""
+    by_name = {k.name: k for k in sliders_}
     kept = []
     for name, value in values.items():
-        knob = by_name.get(name)
-        if knob is None:
+        slider = by_name.get(name)
+        if slider is None:
             continue
         try:
             value = float(value)
         except (TypeError, ValueError):
             continue
-        if math.isfinite(value) and abs(value) <= POKE_LIMIT and value != knob.base:
+        if math.isfinite(value) and abs(value) <= POKE_LIMIT and value != slider.base:
             kept.append((name, value))
     return tuple(sorted(kept))
 
 
 def resolve(program, poked: Poked, own: dict | None = None) -> dict:
-    """name -> array for ``program.run(inputs=...)``: a 'value' knob's number in the input's shape, a 'scale'
-    knob's s times the program's own values (``own``: the leaves of a run with no inputs given, else that run
+    """name -> array for ``program.run(inputs=...)``: a 'value' slider's number in the input's shape, a 'scale'
+    slider's s times the program's own values (``own``: the leaves of a run with no inputs given, else that run
     is made here, only if there is a scale)."""
     inputs = {}
     scaled = {}
@@ -162,9 +161,9 @@ def resolve(program, poked: Poked, own: dict | None = None) -> dict:
     return inputs
 
 
-def link_text(poked: Poked, knobs_: tuple) -> str:
+def link_text(poked: Poked, sliders_: tuple) -> str:
     """Poked values for a URL: ``a=-3.5,W*=1.5`` (``*=``: a scale)."""
-    kinds = {k.name: k.kind for k in knobs_}
+    kinds = {k.name: k.kind for k in sliders_}
     return ",".join(f"{name}{'*' if kinds.get(name) == 'scale' else ''}={value:.8g}" for name, value in poked)
 
 
@@ -173,11 +172,11 @@ def allowed_text() -> str:
     return f"a finite number from {-POKE_LIMIT:,.0f} to {POKE_LIMIT:,.0f}"
 
 
-def from_link(text: str, knobs_: tuple) -> tuple[Poked, list[str]]:
-    """A URL's poked values (see link_text) and what was ignored in them, each as a short reason (at most
-    MAX_PROBLEMS of them, then how many more): unknown inputs, a value where a scale goes or the other way
-    round, values that are not finite numbers within ±POKE_LIMIT, an input poked twice (the first counts)."""
-    by_name = {k.name: k for k in knobs_}
+def from_link(text: str, sliders_: tuple) -> tuple[Poked, list[str]]:
+    """A URL's poked values (see link_text) and what was ignored in them, each as a short reason (a page says
+    a few of them and counts the rest: explorer.links.said_once): unknown inputs, a value where a scale goes or the
+    other way round, values that are not finite numbers within ±POKE_LIMIT, an input poked twice (the first counts)."""
+    by_name = {k.name: k for k in sliders_}
     values, problems = {}, []
     for part in (p.strip() for p in text.split(",")):
         if not part:
@@ -185,64 +184,62 @@ def from_link(text: str, knobs_: tuple) -> tuple[Poked, list[str]]:
         name, sep, number = part.partition("=")
         scale = name.endswith("*")
         name = name.rstrip("*").strip()
-        knob = by_name.get(name)
+        slider = by_name.get(name)
         shown = f"`{clip_text(part)}`"
-        if not sep or knob is None:
+        if not sep or slider is None:
             problems.append(f"{shown} (this program has no input named `{clip_text(name)}` that can be poked)"
                             if sep else f"{shown} (expected name=value)")
             continue
-        if scale != (knob.kind == "scale"):
-            wanted = f"`{name}*=s` (a scale: it is an array)" if knob.kind == "scale" else f"`{name}=v` (a number)"
+        if scale != (slider.kind == "scale"):
+            wanted = f"`{name}*=s` (a scale: it is an array)" if slider.kind == "scale" else f"`{name}=v` (a number)"
             problems.append(f"{shown} (write {wanted})")
             continue
         if name in values:
             problems.append(f"{shown} (`{name}` is poked twice; the first value counts)")
             continue
         try:
-            value = float(number)
+            value = number_from_link(number)  # ASCII digits only
         except ValueError:
             value = math.nan
         if not (math.isfinite(value) and abs(value) <= POKE_LIMIT):
             problems.append(f"{shown} (not {allowed_text()})")
             continue
         values[name] = value
-    if len(problems) > MAX_PROBLEMS:
-        problems[MAX_PROBLEMS:] = [f"{len(problems) - MAX_PROBLEMS:,} more parts"]
-    return normal(values, knobs_), problems
+    return normal(values, sliders_), problems
 
 
-def sync(state: MutableMapping, query: MutableMapping, program: str, knobs_: tuple) -> tuple[Poked, list[str]]:
-    """Keeps ``state['poked']`` for ``program`` and the URL's ``?poke=`` in step; returns (poked, problems).
+def sync(session: MutableMapping, query: MutableMapping, program: str, sliders_: tuple) -> tuple[Poked, list[str]]:
+    """Keeps ``session['poked']`` for ``program`` and the URL's ``?poke=`` in step; returns (poked, problems).
 
     A link's ``poke`` (one this session did not write) wins, as a link's program does; a new program
     starts from its own values; otherwise the session's poked values are written to the URL. Whenever the
-    values are set here rather than by the sliders, ``state['poke_version']`` grows (the sliders follow it).
+    values are set here rather than by the sliders, ``session['poke_version']`` grows (the sliders follow it).
     """
     problems: list[str] = []
-    if state.get("_poked_program") != program:
-        state["_poked_program"] = program
-        state["poked"] = ()
-        state["poke_version"] = state.get("poke_version", 0) + 1
+    if session.get(keys.POKED_PROGRAM) != program:
+        session[keys.POKED_PROGRAM] = program
+        session[keys.POKED] = ()
+        session[keys.POKE_VERSION] = session.get(keys.POKE_VERSION, 0) + 1
     from_url = query.get("poke")
-    if links.link_wins(state, "poke", from_url):
-        state["poked"], problems = from_link(from_url, knobs_)
-        state["poke_version"] = state.get("poke_version", 0) + 1
-    poked = normal(dict(state.get("poked", ())), knobs_)
-    state["poked"] = poked
-    text = link_text(poked, knobs_)
+    if links.link_wins(session, "poke", from_url):
+        session[keys.POKED], problems = from_link(from_url, sliders_)
+        session[keys.POKE_VERSION] = session.get(keys.POKE_VERSION, 0) + 1
+    poked = normal(dict(session.get(keys.POKED, ())), sliders_)
+    session[keys.POKED] = poked
+    text = link_text(poked, sliders_)
     if text:
         if query.get("poke") != text:
             query["poke"] = text
     elif "poke" in query:
         del query["poke"]
-    links.wrote(state, "poke", text)
+    links.wrote(session, "poke", text)
     return poked, problems
 
 
-def knob_values(knobs_: tuple, poked: Poked) -> dict:
+def slider_values(sliders_: tuple, poked: Poked) -> dict:
     """name -> the slider's position: the poked value, else the program's."""
     values = dict(poked)
-    return {k.name: values.get(k.name, k.base) for k in knobs_}
+    return {k.name: values.get(k.name, k.base) for k in sliders_}
 
 
 # ----------------------------------------------------------------------------- the pictures
@@ -250,18 +247,18 @@ def knob_values(knobs_: tuple, poked: Poked) -> dict:
 
 @dataclass(frozen=True)
 class Point:
-    """Where the program is: the output (summed, as backward() seeds it) and its slope along each knob."""
+    """Where the program is: the output (summed, as backward() seeds it) and its slope along each slider."""
 
     output: float
-    slopes: dict  # name -> d(output)/d(knob): the input's grad (a value), Σ program values ⊙ grad (a scale)
+    slopes: dict  # name -> d(output)/d(slider): the input's grad (a value), Σ program values ⊙ grad (a scale)
 
 
-def point(graph, knobs_: tuple) -> Point:
+def point(graph, sliders_: tuple) -> Point:
     """The output and the slopes of a poked program's traced graph (grads filled in by backward())."""
     out = graph.nodes[graph.output]
     grads = {node.name: node.grad for node in graph.nodes if node.kind == "input" and node.name}
     slopes = {}
-    for k in knobs_:
+    for k in sliders_:
         grad = grads.get(k.name)
         if grad is None:
             slopes[k.name] = 0.0
@@ -283,10 +280,10 @@ def _sums(program, base_inputs: dict, name: str, xs, other: str | None = None, y
     with no_grad():
         own = program.run().inputs if scale else {}
 
-    def value_of(knob_name, v):
-        if scale and knob_name in scale:
-            return own[knob_name].data * v
-        return np.full(program.inputs[knob_name], v, dtype=np.float64)
+    def value_of(input_name, v):
+        if scale and input_name in scale:
+            return own[input_name].data * v
+        return np.full(program.inputs[input_name], v, dtype=np.float64)
 
     grid_y = [None] if other is None else ys
     out = np.empty((len(grid_y), len(xs)))
@@ -328,11 +325,11 @@ class Surface:
     zs: np.ndarray  # zs[i, j]: the output (summed) at (xs[j], ys[i])
 
 
-def square(x_knob: Knob, y_knob: Knob) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The ranges of a contour plot over two knobs: each knob's range centred, both as wide as the wider,
+def square(x_slider: Slider, y_slider: Slider) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The ranges of a contour plot over two sliders: each slider's range centred, both as wide as the wider,
     so one unit is as long on both axes and the gradient arrow is drawn at right angles to the contours."""
-    span = max(x_knob.hi - x_knob.lo, y_knob.hi - y_knob.lo)
-    cx, cy = (x_knob.lo + x_knob.hi) / 2, (y_knob.lo + y_knob.hi) / 2
+    span = max(x_slider.hi - x_slider.lo, y_slider.hi - y_slider.lo)
+    cx, cy = (x_slider.lo + x_slider.hi) / 2, (y_slider.lo + y_slider.hi) / 2
     return (cx - span / 2, cx + span / 2), (cy - span / 2, cy + span / 2)
 
 
@@ -350,19 +347,15 @@ def surface(text: str, poked: Poked, x_name: str, y_name: str, x_range: tuple, y
     return Surface(x_name=x_name, y_name=y_name, xs=xs, ys=ys, zs=zs)
 
 
-def _finite(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
-
-
-def picture_data(knobs_: tuple, poked: Poked, at: Point, active: str, curve_: Curve | None,
+def picture_data(sliders_: tuple, poked: Poked, at: Point, active: str, curve_: Curve | None,
                  surface_: Surface | None) -> dict:
-    """What the poke view draws: the sliders (with each slope), the curve of the active knob with its tangent
-    point, and the contour plot of the active knob against its partner (if there is one)."""
-    values = knob_values(knobs_, poked)
+    """What the poke view draws: the sliders (with each slope), the curve of the active slider with its tangent
+    point, and the contour plot of the active slider against its partner (if there is one)."""
+    values = slider_values(sliders_, poked)
     data = {
-        "knobs": [k.as_dict() | {"value": values[k.name], "slope": _finite(at.slopes.get(k.name, 0.0))}
-                  for k in knobs_],
-        "output": _finite(at.output),
+        "sliders": [k.as_dict() | {"value": values[k.name], "slope": finite_or_none(at.slopes.get(k.name, 0.0))}
+                    for k in sliders_],
+        "output": finite_or_none(at.output),
         "active": active,
         "poked": bool(poked),
     }
@@ -374,9 +367,9 @@ def picture_data(knobs_: tuple, poked: Poked, at: Point, active: str, curve_: Cu
     return data
 
 
-def partner(knobs_: tuple, active: str, previous: str | None) -> str | None:
-    """The knob the contour plot pairs with the active one: the one moved before it, else the first other."""
-    names = [k.name for k in knobs_]
+def partner(sliders_: tuple, active: str, previous: str | None) -> str | None:
+    """The slider the contour plot pairs with the active one: the one moved before it, else the first other."""
+    names = [k.name for k in sliders_]
     if previous in names and previous != active:
         return previous
     return next((n for n in names if n != active), None)
@@ -395,28 +388,28 @@ def _without(poked: Poked, *names: str) -> Poked:
     return tuple((n, v) for n, v in poked if n not in names)
 
 
-def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previous: str | None, *,
+def pictures(text: str, sliders_: tuple, poked: Poked, graph, active: str, previous: str | None, *,
              curve=curve, surface=surface, unfinished: tuple[type[Exception], ...] = ()) -> dict:
     """picture_data for a program run with ``poked`` (its traced ``graph``): the curve of ``active`` and the contour
-    plot of ``active`` and its partner (see ``partner``), the two on the axes in the knobs' order. ``curve``
+    plot of ``active`` and its partner (see ``partner``), the two on the axes in the sliders' order. ``curve``
     and ``surface`` compute the pictures (these functions, or cached versions of them); each is asked without
     the values it sweeps, so a drag of ``active`` asks again only for its point. A picture whose computation
     raises ExpressionError or one of ``unfinished`` (e.g. the sandbox's limits, when they run in it) is left out."""
 
     failed = (ExpressionError, *unfinished)
 
-    values = knob_values(knobs_, poked)
-    knobs_ = tuple(k.widened(values[k.name]) for k in knobs_)
-    by_name = {k.name: k for k in knobs_}
-    knob = by_name[active]
+    values = slider_values(sliders_, poked)
+    sliders_ = tuple(k.widened(values[k.name]) for k in sliders_)
+    by_name = {k.name: k for k in sliders_}
+    slider = by_name[active]
     try:
-        curve_ = curve(text, _without(poked, active), active, knob.lo, knob.hi)
+        curve_ = curve(text, _without(poked, active), active, slider.lo, slider.hi)
     except failed:  # NOTE: a picture that did not finish is left out, the rest drawn
         curve_ = None
-    other = partner(knobs_, active, previous)
+    other = partner(sliders_, active, previous)
     surface_ = None
     if other is not None:
-        # NOTE: the axes in the knobs' order, whichever of the two moves: the same picture (and one cache
+        # NOTE: the axes in the sliders' order, whichever of the two moves: the same picture (and one cache
         # entry) for a drag of either.
         x_name, y_name = sorted((active, other), key=list(by_name).index)
         x_range, y_range = square(by_name[x_name], by_name[y_name])
@@ -424,13 +417,13 @@ def pictures(text: str, knobs_: tuple, poked: Poked, graph, active: str, previou
             surface_ = surface(text, _without(poked, x_name, y_name), x_name, y_name, x_range, y_range)
         except failed:
             surface_ = None
-    data = picture_data(knobs_, poked, point(graph, knobs_), active, curve_, surface_)
+    data = picture_data(sliders_, poked, point(graph, sliders_), active, curve_, surface_)
     data["out"] = output_name(graph)
     return data
 
 
-def described(poked: Poked, knobs_: tuple) -> str:
+def described(poked: Poked, sliders_: tuple) -> str:
     """Poked values in words: ``a = -2.5, W × 1.5``."""
-    kinds = {k.name: k.kind for k in knobs_}
+    kinds = {k.name: k.kind for k in sliders_}
     return ", ".join(f"{name} {'×' if kinds.get(name) == 'scale' else '='} {fmt_number(value)}"
                      for name, value in poked)

@@ -111,16 +111,16 @@ def _widest(versions: list[tuple[int, list[str], str]]) -> list[str]:
     return max((lines for _, lines, _ in versions), key=lambda lines: (max(map(len, lines)), len(lines)))
 
 
-def download_dot(graph, steps, view: dict, forward=None) -> str:
-    """The DOT text of the picture as the graph view shows it: ``view`` = {show: parts, rankdir}; in forward mode
+def download_dot(graph, steps, options: dict, forward=None) -> str:
+    """The DOT text of the picture as the graph view shows it: ``options`` = {show: parts, rankdir}; in forward mode
     (``forward``: explorer.program.forward_mode.ForwardRun) each box's tangent where its grad is drawn."""
-    show = view.get("show", dotmod.PARTS)
+    show = options.get("show", dotmod.PARTS)
     return dotmod.to_dot(
         graph if forward is None else forward.graph,
         show_data="data" in show,
         show_grad="grad" in show,
         show_shape="shape" in show,
-        rankdir=view.get("rankdir", "TB"),
+        rankdir=options.get("rankdir", "TB"),
         max_nodes=MAX_DRAWN,
         broadcast=program_stepper.broadcast_edges(graph, steps) if forward is None else None,
         grad_word="grad" if forward is None else "tangent",

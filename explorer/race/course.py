@@ -204,7 +204,7 @@ class Race:
 
                 program = compile_program(self.text)
             own = program.run().inputs
-            kx, ky = (poke.knob_for(n, own[n].data) for n in (self.x, self.y))
+            kx, ky = (poke.slider_for(n, own[n].data) for n in (self.x, self.y))
             (x0, x1), (y0, y1) = poke.square(kx, ky)
             (x0, x1), (y0, y1) = ((x0 * 2 - (x0 + x1) / 2, x1 * 2 - (x0 + x1) / 2),
                                   (y0 * 2 - (y0 + y1) / 2, y1 * 2 - (y0 + y1) / 2))  # twice as wide

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from explorer import links
+from explorer.numbers import number_from_link
+from explorer.race import keys
 from explorer.race.course import KINDS, MAX_RUNNERS, MAX_STEPS, OWN, SURFACES, Race, check_runner, runner
 from explorer.settings import PartlyRead, Setting, read_query, settings_query
 
@@ -26,7 +28,7 @@ def runners_text(runners: tuple) -> str:
 
 def runners_from_text(text: str) -> tuple[tuple, list[str]]:
     """The runners a URL's text names (see runners_text) and what was wrong in it, each in words."""
-    runners, problems = [], []
+    runners, problems, extra = [], [], 0
     for part in (p.strip() for p in text.split(";")):
         if not part:
             continue
@@ -46,7 +48,7 @@ def runners_from_text(text: str) -> tuple[tuple, list[str]]:
                 bad = f"{KINDS[kind].title} has no setting `{name[:20]}` (it has {', '.join(KINDS[kind].settings)})"
                 break
             try:
-                settings[name] = float(value)
+                settings[name] = number_from_link(value)
             except ValueError:
                 bad = f"`{value[:20]}` is not a number"
                 break
@@ -55,9 +57,12 @@ def runners_from_text(text: str) -> tuple[tuple, list[str]]:
         if bad:
             problems.append(f"`{part[:60]}`: {bad}")
         elif len(runners) == MAX_RUNNERS:
-            problems.append(f"`{part[:60]}`: a race has at most {MAX_RUNNERS} optimisers")
+            extra += 1
         else:
             runners.append(r)
+    if extra:
+        problems.append(f"a race has at most {MAX_RUNNERS} optimisers: the first {MAX_RUNNERS} race, "
+                        f"{extra:,} more {'was' if extra == 1 else 'were'} left out")
     return tuple(runners), problems
 
 
@@ -71,7 +76,7 @@ def pair_from_text(text: str) -> tuple | None:
     if len(parts) != 2:
         return None
     try:
-        pair = (float(parts[0]), float(parts[1]))
+        pair = (number_from_link(parts[0]), number_from_link(parts[1]))
     except ValueError:
         return None
     return pair if all(math.isfinite(v) for v in pair) else None
@@ -181,23 +186,23 @@ def setup_from_query(query: Mapping, default: Setup = DEFAULT) -> tuple[Setup, l
     return setup, problems + more
 
 
-def sync(state, query, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
-    """Keeps ``state['race_setup']`` and the URL in step; returns (setup, what a link got wrong).
+def sync(session, query, default: Setup = DEFAULT) -> tuple[Setup, list[str]]:
+    """Keeps ``session['race_setup']`` and the URL in step; returns (setup, what a link got wrong).
 
     A link's params (ones this session did not write) win, as a link's program does; otherwise the session's
-    setup is written to the URL. When the setup is set here rather than by a widget, ``state['race_version']``
+    setup is written to the URL. When the setup is set here rather than by a widget, ``session['race_version']``
     grows (the widgets are made anew with its values)."""
     problems: list[str] = []
     from_url = {k: query[k] for k in QUERY_KEYS if k in query}
-    if links.link_wins(state, "race", from_url):
-        state["race_setup"], problems = setup_from_query(from_url, state.get("race_setup", default))
-        state["race_version"] = state.get("race_version", 0) + 1
-    setup = state.setdefault("race_setup", default)
+    if links.link_wins(session, "race", from_url):
+        session[keys.SETUP], problems = setup_from_query(from_url, session.get(keys.SETUP, default))
+        session[keys.VERSION] = session.get(keys.VERSION, 0) + 1
+    setup = session.setdefault(keys.SETUP, default)
     wanted = setup_query(setup)
     for key in QUERY_KEYS:
         if key in wanted and query.get(key) != wanted[key]:
             query[key] = wanted[key]
         elif key not in wanted and key in query:
             del query[key]
-    links.wrote(state, "race", wanted)
+    links.wrote(session, "race", wanted)
     return setup, problems

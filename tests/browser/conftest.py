@@ -13,7 +13,6 @@ Without Chromium or playwright the tests skip with the reason; with env CI set t
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import tempfile
 from pathlib import Path
@@ -27,6 +26,7 @@ from .server import (
     browser_unavailable_reason,
     launch_chromium,
     start_streamlit,
+    unavailable,
 )
 
 # Console errors that are not the app's fault, each documented:
@@ -55,12 +55,6 @@ def pytest_runtest_makereport(item, call):
     report = yield
     setattr(item, f"rep_{report.when}", report)
     return report
-
-
-def _unavailable(reason: str):
-    if os.environ.get("CI"):
-        pytest.fail(f"browser tests cannot run under CI: {reason}", pytrace=False)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
@@ -96,7 +90,7 @@ def app_url(streamlit_app) -> str:
 def browser():
     reason = browser_unavailable_reason()
     if reason:
-        _unavailable(reason)
+        unavailable(reason)
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
@@ -106,7 +100,7 @@ def browser():
             chromium = launch_chromium(playwright, profile)
         except PlaywrightError as error:
             playwright.stop()
-            _unavailable(f"Chromium did not launch ({error})")
+            unavailable(f"Chromium did not launch ({error})")
         yield chromium
         chromium.close()
         playwright.stop()

@@ -14,17 +14,17 @@ POKE = '[data-testid="poke"]'
 JACOBIAN = '[data-testid="jacobian"]'
 
 
-def knob(page, name: str):
-    return page.locator(f'{POKE} [data-testid="poke-knob"][data-name="{name}"] input')
+def slider(page, name: str):
+    return page.locator(f'{POKE} [data-testid="poke-slider"][data-name="{name}"] input')
 
 
 def drag(page, name: str, to: float) -> None:
     """Drag slider `name` with the mouse from its thumb to fraction `to` of its track, in small moves."""
-    slider = knob(page, name)
-    slider.scroll_into_view_if_needed()
-    box = slider.bounding_box()
-    lo, hi = float(slider.get_attribute("min")), float(slider.get_attribute("max"))
-    at = (float(slider.input_value()) - lo) / (hi - lo)
+    thumb = slider(page, name)
+    thumb.scroll_into_view_if_needed()
+    box = thumb.bounding_box()
+    lo, hi = float(thumb.get_attribute("min")), float(thumb.get_attribute("max"))
+    at = (float(thumb.input_value()) - lo) / (hi - lo)
     y = box["y"] + box["height"] / 2
     page.mouse.move(box["x"] + 8 + at * (box["width"] - 16), y)
     page.mouse.down()
@@ -48,7 +48,7 @@ def drag_and_settle(page, name: str, to: float) -> float:
     wait_for_answers(page)
     page.wait_for_function("() => new URLSearchParams(location.search).get('poke') !== null")
     wait_for_idle(page)
-    return float(knob(page, name).input_value())
+    return float(slider(page, name).input_value())
 
 
 def poke_state(page) -> dict:

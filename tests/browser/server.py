@@ -16,6 +16,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 CHROMIUM_ARGS = (
@@ -147,6 +149,13 @@ def find_chromium() -> str | None:
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return None
+
+
+def unavailable(reason: str):
+    """Skips a test whose browser or server cannot run here, and fails it under CI (which installs them all)."""
+    if os.environ.get("CI"):
+        pytest.fail(f"browser tests cannot run under CI: {reason}", pytrace=False)
+    pytest.skip(reason)
 
 
 def browser_unavailable_reason() -> str | None:

@@ -1,6 +1,6 @@
 """A class behind HAProxy in a real headless Chromium: two Streamlit processes started by deploy/classroom.py,
 one SQLite run store. A reload keeps the run (playing), an upload reaches its session's process, and a run
-link opened in a fresh browser continues the run (or forks it while its owner plays)."""
+link opened in a fresh browser forks the run, whether its owner plays or is paused."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 
 from deploy.classroom import Classroom, free_ports
 
-from .conftest import _unavailable
 from .helpers import app_exception, click_button, install_run_tracker, open_page
+from .server import unavailable
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -24,7 +24,7 @@ LV = '[data-testid="live-view"]'
 @pytest.fixture(scope="module")
 def classroom(tmp_path_factory, artifacts):
     if shutil.which("haproxy") is None:
-        _unavailable("haproxy is not installed (apt-get install -y haproxy; .ci/run installs it)")
+        unavailable("haproxy is not installed (apt-get install -y haproxy; .ci/run installs it)")
     data = tmp_path_factory.mktemp("classroom-data")
     port, *backends = free_ports(3)
     room = Classroom(processes=2, port=port, host="127.0.0.1", backend_ports=backends, restart=False,
@@ -100,7 +100,7 @@ def test_a_csv_upload_reaches_the_process_of_its_session(page, classroom, tmp_pa
         "box => box.textContent + ' ' + Array.from(box.querySelectorAll('input'), (i) => i.value).join(' ')")
 
 
-def test_a_run_link_in_a_fresh_browser_continues_the_run_or_forks_it_while_its_owner_plays(page, browser, classroom):
+def test_a_run_link_in_a_fresh_browser_forks_the_run_whether_its_owner_plays_or_not(page, browser, classroom):
     _open(page, f"{classroom.url}/playground")
     click_button(page, "Play")
     _wait_step(page, lambda s: s >= 60)
@@ -117,14 +117,18 @@ def test_a_run_link_in_a_fresh_browser_continues_the_run_or_forks_it_while_its_o
         page.get_by_role("button", name="Play", exact=True).wait_for()
         page.locator(f'{LV}[data-playing="0"]').wait_for()  # the paused frame drawn: its step is the snapshot's
         paused = _step(page)
-        # Paused: a fresh browser (no cookies, whichever process it reaches) continues the same run.
+        # Paused too (issue 28 item 7): a fresh browser (no cookies, whichever process it reaches) continues a
+        # copy under its own id, and the link goes on showing the owner's run.
         fresh = _fresh(browser, contexts)
         later = fresh.new_page()
         _open(later, link)
         _wait_step(later, lambda s: s == paused)
-        assert _run_id(later) == run
+        assert _run_id(later) not in (run, _run_id(fork))
         click_button(later, "Step")
         _wait_step(later, lambda s: s == paused + 1)
+        _open(page, link)  # the owner's bookmark
+        _wait_step(page, lambda s: s == paused)
+        assert _run_id(page) == run
         assert app_exception(later) is None and app_exception(fork) is None
     finally:
         for context in contexts:

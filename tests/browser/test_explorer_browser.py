@@ -333,8 +333,8 @@ def test_dragging_a_slider_changes_every_number_in_place(page, browser, app_url,
         box_texts,
         drag,
         expected_data,
-        knob,
         poke_state,
+        slider,
         tangent_geometry,
         texts_outside_their_box,
         wait_for_answers,
@@ -350,7 +350,7 @@ def test_dragging_a_slider_changes_every_number_in_place(page, browser, app_url,
     assert int(poke_state(page)["sent"]) >= 2, "values go to the server while the slider moves, not only at the end"
     page.wait_for_function("() => new URLSearchParams(location.search).get('poke') !== null")
     wait_for_idle(page)
-    a = float(knob(page, "a").input_value())
+    a = float(slider(page, "a").input_value())
     assert a != -4.0 and poke_in_url(page.url) == f"a={a:.8g}"
     shown = box_texts(page)
     assert shown == expected_data(DEFAULT_PROGRAM, (("a", a),)), "every box shows the engine's numbers for a"
@@ -371,7 +371,7 @@ def test_dragging_a_slider_changes_every_number_in_place(page, browser, app_url,
         wait_for_view(fresh, ready=1)
         fresh.wait_for_selector('[data-testid="poke"] [data-testid="poke-curve"]')
         wait_for_idle(fresh)
-        assert float(knob(fresh, "a").input_value()) == pytest.approx(a)
+        assert float(slider(fresh, "a").input_value()) == pytest.approx(a)
         assert settled_texts(fresh, shown) == shown
     finally:
         other.close()
@@ -379,7 +379,7 @@ def test_dragging_a_slider_changes_every_number_in_place(page, browser, app_url,
     wait_for_rerun(page, page.locator('[data-testid="poke"] .pk-reset').click)
     page.wait_for_function("() => new URLSearchParams(location.search).get('poke') === null")
     wait_for_idle(page)
-    assert float(knob(page, "a").input_value()) == -4.0
+    assert float(slider(page, "a").input_value()) == -4.0
     assert settled_texts(page, before) == before
 
 

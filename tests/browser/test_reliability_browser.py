@@ -36,8 +36,8 @@ CPU_BOUND = "W = randn(1000, 1000)\nx = randn(1000, 1000)\ny = (W @ x).sum()"
 #: The tasks the pages give the sandbox, by function name (a worker's process name while it runs one, cut to the
 #: 15 bytes Linux keeps of a process name).
 TASKS = tuple(name[:15] for name in (
-    "explorer_view", "stepper_view", "step_program", "analyse_program", "node_view", "node_jacobian", "element_of",
-    "drag_view", "stepper_drag_view", "step_jacobians", "knobs", "curve", "surface", "to_svg", "program_cost",
+    "explorer_run", "stepper_run", "step_program", "analyse_program", "inspect_node", "node_jacobian", "element_of",
+    "drag_run", "stepper_drag_run", "step_jacobians", "sliders", "curve", "surface", "to_svg", "program_cost",
     "lab_cost", "lab_counts"))
 
 
@@ -135,7 +135,7 @@ def stopped(process: psutil.Process) -> bool:
 def worker_in(server, task: str, timeout: float = 60.0) -> psutil.Process | None:
     """A worker running ``task`` (a function's name).
 
-    NOTE: a page load asks for one evaluation of its program (explorer_view: evaluated, differentiated, then its
+    NOTE: a page load asks for one evaluation of its program (explorer_run: evaluated, differentiated, then its
     gradient check for up to 3 s), then the pictures on demand. A tab closed while a short one is in flight
     leaves nothing to kill (it ends within the sandbox's grace); one in the check has seconds of it left.
     Its name says so whatever the machine's load (a share of a core, measured before, did not:
@@ -170,7 +170,7 @@ def test_closing_the_tab_kills_the_evaluation_it_was_waiting_for(browser, page, 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     tab = context.new_page()
     tab.goto(link(patient_server, "/", CPU_BOUND), wait_until="domcontentloaded")
-    worker = worker_in(patient_server, "explorer_view")
+    worker = worker_in(patient_server, "explorer_run")
     assert worker is not None, "the program's check is evaluated in a worker process of the server"
     found = time.monotonic()
     context.close()
@@ -179,7 +179,7 @@ def test_closing_the_tab_kills_the_evaluation_it_was_waiting_for(browser, page, 
 
     def over():
         seen.append((round(time.monotonic() - closed, 2), "stopped" if stopped(worker) else task_of(worker)))
-        return seen[-1][1] != "explorer_view"
+        return seen[-1][1] != "explorer_run"
 
     # NOTE: the evaluation has ~15 s of check left; stopped within 10 s of the close, it was killed, not finished
     assert wait_until(over, timeout=10)

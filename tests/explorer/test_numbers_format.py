@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from components.common.assets import CODE_DIR
-from explorer.numbers import fmt_number, fmt_percent, ticks
+from explorer.numbers import finite_or_none, fmt_number, fmt_percent, ticks
 from tests.support.helpers import ROOT, node_or_skip
 
 TABLE = json.loads((ROOT / "tests" / "support" / "number_format.json").read_text(encoding="utf-8"))
@@ -58,6 +58,12 @@ def test_numpy_scalars_and_integers():
     assert fmt_number(np.float32(0.1)) == "0.1"
     assert fmt_number(np.int64(12345)) == "1.234e4"
     assert fmt_number(7) == "7"
+
+
+def test_finite_or_none_keeps_full_precision_and_drops_what_json_cannot_say():
+    assert finite_or_none(0.1 + 0.2) == 0.30000000000000004 and type(finite_or_none(np.float32(2.5))) is float
+    assert finite_or_none(np.int64(3)) == 3.0
+    assert [finite_or_none(v) for v in (math.nan, math.inf, -math.inf, None)] == [None] * 4
 
 
 def test_the_browser_twin_agrees_on_random_doubles():

@@ -180,18 +180,18 @@ def test_integer_labels_stay_integer_and_say_so():
 def test_the_graph_view_s_toggles_and_direction_reach_the_download_and_the_stepper():
     at = app().run()
     data = view_data(at)
-    assert data["view"]["show"] == ["data", "grad", "shape"] and data["view"]["rankdir"] == "TB"
+    assert data["options"]["show"] == ["data", "grad", "shape"] and data["options"]["rankdir"] == "TB"
     assert ">data<" in data["dot"] and "rankdir=TB" in data["dot"]
     # the browser lays out the toggled picture itself; the server hears of it afterwards
-    view = {"show": ["grad"], "rankdir": "LR", "speed": 8}
-    report(at, view=view)
+    options = {"show": ["grad"], "rankdir": "LR", "speed": 8}
+    report(at, options=options)
     no_exception(at)
     assert graph_dot(at) == data["dot"], "the picture sent does not change: the browser cuts the rows"
-    assert at.session_state["graph_view"] == view, "the Export tab draws its DOT with this view"
+    assert at.session_state["graph_options"] == options, "the Export tab draws its DOT with these options"
     open_tab(at, "Export")
     assert any("parts and direction chosen above" in c.value for c in at.caption)
     at.switch_page(STEPPER).run()
-    assert view_data(at)["view"] == view, "the same view on both pages"
+    assert view_data(at)["options"] == options, "the same options on both pages"
 
 
 def test_inspect_a_node_shows_its_rule_with_its_numbers():
@@ -428,7 +428,7 @@ def test_a_check_that_fails_after_the_graph_is_drawn_is_a_message(monkeypatch):
     sandboxed = session.sandboxed
 
     def failing(fn, *args):  # the evaluation runs in a worker process: it is failed on its way there
-        if fn is page_data.explorer_view and args[1]:  # at the poked values: the program's own graph is drawn
+        if fn is page_data.explorer_run and args[1]:  # at the poked values: the program's own graph is drawn
             raise RuntimeError("the check ran out of time")
         return sandboxed(fn, *args)
 
@@ -447,9 +447,10 @@ def test_a_check_that_fails_after_the_graph_is_drawn_is_a_message(monkeypatch):
 def test_every_input_gets_a_slider_and_the_pictures_of_its_grad():
     at = app().run()
     data = sent(at, "components.poke")
-    assert [(k["name"], k["kind"], k["value"], k["lo"], k["hi"]) for k in data["knobs"]] == [
+    assert [(k["name"], k["kind"], k["value"], k["lo"], k["hi"]) for k in data["sliders"]] == [
         ("a", "value", -4.0, -8.0, 0.0), ("b", "value", 2.0, 0.0, 4.0)]
-    assert [k["slope"] for k in data["knobs"]] == [pytest.approx(138.8338, abs=1e-4), pytest.approx(645.5773, abs=1e-4)]
+    assert [k["slope"] for k in data["sliders"]] == [
+        pytest.approx(138.8338, abs=1e-4), pytest.approx(645.5773, abs=1e-4)]
     assert data["output"] == pytest.approx(24.7041, abs=1e-4) and data["out"] == "g"
     assert data["pictures_wanted"] and "curve" not in data, "the pictures are made once the view asks"
     trigger(at, "components.poke", "pictures")
@@ -473,9 +474,9 @@ def test_a_poked_value_reaches_the_graph_in_place_the_url_and_the_check():
     assert data["values"] == graph_data.value_texts(poked_graph), "the poked numbers, every box"
     assert (data["dot"], data["key"]) == (layout["dot"], layout["key"]), "over the same drawing: no new layout"
     poke_data = sent(at, "components.poke")
-    assert poke_data["answered"] == 1 and poke_data["knobs"][0]["value"] == -3.0
+    assert poke_data["answered"] == 1 and poke_data["sliders"][0]["value"] == -3.0
     a_grad = next(n.grad for n in poked_graph.nodes if n.name == "a" and n.kind == "input")
-    assert poke_data["knobs"][0]["slope"] == pytest.approx(float(a_grad))
+    assert poke_data["sliders"][0]["slope"] == pytest.approx(float(a_grad))
     poke_to(at, {"a": -3.0, "b": 2.0}, final=True, seq=2)  # the drag ended: the page runs whole
     no_exception(at)
     assert at.query_params["poke"] in ("a=-3", ["a=-3"]), "a link keeps the poked value"
@@ -492,15 +493,15 @@ def test_a_link_with_poked_values_reproduces_them_and_reset_returns_to_the_progr
     at.run()
     no_exception(at)
     data = sent(at, "components.poke")
-    assert [k["value"] for k in data["knobs"]] == [-2.5, 7.0]
-    assert data["knobs"][1]["hi"] >= 7.0, "the slider's range stretches to hold the link's value"
+    assert [k["value"] for k in data["sliders"]] == [-2.5, 7.0]
+    assert data["sliders"][1]["hi"] >= 7.0, "the slider's range stretches to hold the link's value"
     assert any("zz" in w.value for w in at.warning), "what a link gets wrong is said, not hidden"
     assert view_data(at)["values"] is not None
     version = data["version"]
     trigger(at, "components.poke", "reset")
     no_exception(at)
     data = sent(at, "components.poke")
-    assert [k["value"] for k in data["knobs"]] == [-4.0, 2.0] and data["version"] > version
+    assert [k["value"] for k in data["sliders"]] == [-4.0, 2.0] and data["version"] > version
     assert "poke" not in at.query_params and view_data(at)["values"] is None
 
 
@@ -510,7 +511,8 @@ def test_a_new_program_starts_from_its_own_values():
     at.selectbox(key="explorer_preset").select("broadcasting bias").run()
     no_exception(at)
     data = sent(at, "components.poke")
-    assert [(k["name"], k["kind"], k["value"]) for k in data["knobs"]] == [("X", "scale", 1.0), ("bias", "scale", 1.0)]
+    assert [(k["name"], k["kind"], k["value"]) for k in data["sliders"]] == [
+        ("X", "scale", 1.0), ("bias", "scale", 1.0)]
     assert "poke" not in at.query_params
 
 

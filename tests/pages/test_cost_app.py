@@ -77,7 +77,7 @@ def test_a_too_big_program_shows_the_counts_only():
 
 
 def test_the_program_s_jacobian_is_built_at_the_poked_values():
-    from explorer.program import cost_view
+    from explorer.program import cost_report
 
     at = app()
     at.query_params["program"] = presets.program(presets.DEFAULT)
@@ -89,4 +89,4 @@ def test_the_program_s_jacobian_is_built_at_the_poked_values():
     own = program_cost(presets.program(presets.DEFAULT))
     assert poked.max_entry != own.max_entry, "a poke that changes J"
     captions = [c.value for c in at.caption]
-    assert cost_view.difference_text(poked).split(" (")[0] in " ".join(captions).replace("\\", ""), captions
+    assert cost_report.difference_text(poked).split(" (")[0] in " ".join(captions).replace("\\", ""), captions

@@ -193,8 +193,8 @@ def test_a_jsons_depth_is_counted_outside_strings():
 #: The evaluations each program page asks the sandbox for, and whether their failure is said (a picture that
 #: did not finish is left out, the graph and the rest drawn).
 ASKED = {
-    "explorer": {"explorer_view": True, "curve": False, "surface": False},
-    "stepper": {"stepper_view": True, "curve": False, "surface": False},
+    "explorer": {"explorer_run": True, "curve": False, "surface": False},
+    "stepper": {"stepper_run": True, "curve": False, "surface": False},
 }
 DEATH = ("The evaluation stopped unexpectedly (signal 9), perhaps for lack of memory (one evaluation may use "
          "640 MB); make the program smaller.")

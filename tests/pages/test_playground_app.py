@@ -28,8 +28,10 @@ class Clock:
         return self.now
 
 
-def open_page(query: dict | None = None) -> AppTest:
+def open_page(query: dict | None = None, learner: str | None = None) -> AppTest:
     app = AppTest.from_file(APP, default_timeout=60)
+    if learner is not None:  # the key a browser's cookie gives (components/common/learner.py); else one a session
+        app.session_state["learner_key"] = learner
     app.run()  # st.navigation registers the pages on the first run
     if query:
         app.query_params.clear()
@@ -208,13 +210,16 @@ def test_reloading_an_untouched_page_says_nothing(at):
     assert not again.warning and pg(again).state.step == 0
 
 
-def test_a_new_session_with_the_run_in_its_url_continues_the_run(at):
+def test_a_new_session_with_the_run_in_its_url_continues_the_run():
+    at = open_page(learner="ann")
     for _ in range(3):
         button(at, "Step").click().run()
     url = {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
-    again = open_page(url)
+    again = open_page(url, learner="ann")  # a reload: the same browser
     assert pg(again).state.step == 3 and not again.warning
     assert pg(again).run_id == url["run"]  # one run id per run: a reload continues it
+    other = open_page(url, learner="bob")  # another browser: a copy of it, under an id of its own
+    assert pg(other).state.step == 3 and pg(other).run_id != url["run"]
 
 
 def test_show_step_graph_puts_the_program_in_session_state(at):
@@ -237,7 +242,7 @@ def step_graph(at) -> dict:
 
 def test_the_step_graph_is_laid_out_once_and_retexted_by_the_frames(at):
     first = step_graph(at)
-    assert first["caption"] == "Step 0" and first["view"]["rankdir"] == "TB"
+    assert first["caption"] == "Step 0" and first["options"]["rankdir"] == "TB"
     nodes = {node.name: node for node in playground_graph.step_graph(pg(at).state).nodes if node.name}
     x, loss = str(nodes["X"].id), str(nodes["loss"].id)
     assert 'class="kind-const"' in first["dot"] and 'class="kind-param"' in first["dot"]

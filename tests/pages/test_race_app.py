@@ -94,6 +94,14 @@ def test_divergence_stops_a_path_with_a_message():
     assert adam["stopped"] is None
 
 
+def test_runners_that_diverge_alike_are_one_warning():
+    at = race_page(opt=";".join(["sgd(lr=0.01)"] * 6))
+    no_exception(at)
+    [warning] = texts(at.warning)
+    assert warning.startswith("SGD (lr 0.01) diverged at step ") and warning.endswith("(6 times).")
+    assert all(path["stopped"] for path in view(at)["paths"])
+
+
 def send_start(at: AppTest, x: float, y: float) -> AppTest:
     """The view's trigger: the learner clicked or dragged the start point to (x, y)."""
     from streamlit.components.v2.bidi_component.main import _make_trigger_id

@@ -27,7 +27,7 @@ from autograd.ops import PRIMITIVES
 from explorer import numbers, words
 from explorer.graph import names
 from explorer.graph.svg import to_svg
-from explorer.program import check, cost_view, jacobian_view, page_data, poke, presets, rules
+from explorer.program import check, cost_report, jacobian_view, page_data, poke, presets, rules
 from explorer.program import inspector as program_inspector
 from explorer.program import run as program_run
 from explorer.program import view_data as graph_data
@@ -138,15 +138,15 @@ def exports(text, graph, steps, analysis) -> int:
 
 def poke_panel(text, graph) -> int:
     """The sliders, a poked run of both pages, and the pictures of the first input's grad."""
-    knobs = poke.knobs(text)
-    if not knobs:
+    sliders = poke.sliders(text)
+    if not sliders:
         return 0
-    knob = knobs[0]
-    moved = knob.base + knob.step if knob.kind == "value" else 1.5
-    poked = poke.normal({knob.name: moved}, knobs)
+    slider = sliders[0]
+    moved = slider.base + slider.step if slider.kind == "value" else 1.5
+    poked = poke.normal({slider.name: moved}, sliders)
     poked_graph, poked_steps = program_run.step_program(text, poked)
     graph_data.value_texts(poked_graph)
-    data = poke.pictures(text, knobs, poked, poked_graph, knob.name, None)
+    data = poke.pictures(text, sliders, poked, poked_graph, slider.name, None)
     json.dumps(data)
     return 1
 
@@ -167,16 +167,16 @@ def cost_panel(text) -> int:
         assert agree or (cost.nonfinite and cost.max_difference == math.inf), (cost.max_difference, text)
     else:
         assert cost.note.startswith("Not built") and cost.forward.seconds is None, text
-    assert 'data-testid="ad-cost"' in cost_view.cost_html(cost, "ad-cost", "the program")
-    assert cost.verdict and cost_view.shape_text(cost).startswith(f"n = {n:,} input number")
+    assert 'data-testid="ad-cost"' in cost_report.cost_html(cost, "ad-cost", "the program")
+    assert cost.verdict and cost_report.shape_text(cost).startswith(f"n = {n:,} input number")
     return 1
 
 
 def stepper(text) -> int:
     """The Backward Stepper's data: every step's panel (the seed's and one per step), every step's grads,
     and the Jacobians (those past the budget asked for one by one, as the browser does)."""
-    view = page_data.stepper_drag_view(text, ())
-    graph, steps, jacobians = view.graph, view.steps, view.jacobians
+    page_run = page_data.stepper_drag_run(text, ())
+    graph, steps, jacobians = page_run.graph, page_run.steps, page_run.jacobians
     data = graph_data.view_data(graph, steps, stepper=True)
     if not steps:
         return 1
@@ -210,9 +210,9 @@ def forward(text) -> int:
     """Forward mode on both pages: the Explorer's graph of tangents and the Stepper's forward walk for each
     direction, every tangent drawn being the walk's own, and the two modes meeting on the output."""
     panels = 0
-    view = page_data.stepper_view(text, (), "ones")
-    for v in directions(view.graph):
-        run = page_data.explorer_view(text, (), v).forward if v != "ones" else view.forward
+    page_run = page_data.stepper_run(text, (), "ones")
+    for v in directions(page_run.graph):
+        run = page_data.explorer_run(text, (), v).forward if v != "ones" else page_run.forward
         assert run.direction.text == v and not run.note, (v, run.note)
         data = graph_data.view_data(run.graph, forward=run)
         json.dumps(data)

@@ -52,10 +52,10 @@ def _page(page: str, tab: str | None, fail_at: int | None, monkeypatch, forward:
 
 
 CALLS = {
-    "Inspect a node": {"explorer_view", "node_view", "node_jacobian"},
-    "Export": {"explorer_view", "to_svg"},
-    "Forward vs reverse": {"explorer_view", "program_cost", "lab_cost", "lab_counts"},
-    None: {"stepper_view"},
+    "Inspect a node": {"explorer_run", "inspect_node", "node_jacobian"},
+    "Export": {"explorer_run", "to_svg"},
+    "Forward vs reverse": {"explorer_run", "program_cost", "lab_cost", "lab_counts"},
+    None: {"stepper_run"},
 }
 
 

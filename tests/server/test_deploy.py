@@ -1,24 +1,19 @@
 """deploy/: HAProxy's configuration as the launcher writes it, and the launcher starting and stopping a class."""
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import urllib.request
 
 import psutil
-import pytest
 
 from deploy.classroom import CONFIG, haproxy_config, healthy
-from tests.support.helpers import ROOT
+from tests.support.helpers import ROOT, program_or_skip
 
 
 def _need_haproxy():
-    if shutil.which("haproxy") is None:
-        if os.environ.get("CI"):
-            pytest.fail("haproxy is missing (.ci/run installs Debian's haproxy)", pytrace=False)
-        pytest.skip("haproxy is not installed (apt-get install -y haproxy)")
+    program_or_skip("haproxy", "haproxy", "the classroom's balancer tests")
 
 
 def test_the_config_keeps_each_browser_on_its_process_and_its_websocket_open(tmp_path):

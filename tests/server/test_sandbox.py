@@ -152,6 +152,7 @@ def _without_cap_sys_resource() -> None:
         raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE)")
 
 
+@pytest.mark.slow  # over 10 s (python -m pytest -m "not slow" leaves it out)
 def test_fifty_evaluations_in_a_row_without_cap_sys_resource_all_finish():
     """Issue 23 item 3: RLIMIT_CPU counts a worker's whole life and without CAP_SYS_RESOURCE its hard limit never
     rises again; per-task hard limits killed a long-lived worker with SIGXCPU after ~12 s of CPU in all. Here 50

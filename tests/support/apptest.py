@@ -34,7 +34,7 @@ def graph_dot(at: AppTest) -> str:
 
 
 def report(at: AppTest, **state) -> AppTest:
-    """Run the page as the browser does when the graph view reports its state (step, selected, view).
+    """Run the page as the browser does when the graph view reports its state (step, selected, options).
 
     NOTE: AppTest has no accessor for a components.v2 component's state, so this sends the widget
     state the frontend would send (the component's JSON value) through AppTest's own run.

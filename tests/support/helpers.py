@@ -84,17 +84,23 @@ def fan_out_program(lines: int, per_line: int) -> str:
     return "x = randn(4)\n" + sums + "y = (" + " + ".join(f"y{k}" for k in range(lines)) + ").sum()\n"
 
 
-def node_or_skip(why: str) -> str:
-    """The path of Node, for a test that runs JS; without Node it skips, except under CI, where it fails (.ci/run
-    installs Debian's nodejs, so a missing Node there is a broken install, not a reason to pass)."""
+def program_or_skip(program: str, package: str, why: str) -> str:
+    """The path of ``program``, for a test that runs it; without it the test skips, except under CI, where it
+    fails (.ci/run installs Debian's ``package``, so a missing program there is a broken install, not a pass)."""
     import os
     import shutil
 
     import pytest
 
-    node = shutil.which("node")
-    if node is None:
+    path = shutil.which(program)
+    if path is None:
         if os.environ.get("CI"):
-            pytest.fail(f"node is not installed, and CI must run {why} (Debian: apt-get install nodejs)")
-        pytest.skip(f"node is not installed (Debian: apt-get install nodejs); {why} did not run")
-    return node
+            pytest.fail(f"{program} is not installed, and CI must run {why} (Debian: apt-get install {package})",
+                        pytrace=False)
+        pytest.skip(f"{program} is not installed (Debian: apt-get install {package}); {why} did not run")
+    return path
+
+
+def node_or_skip(why: str) -> str:
+    """The path of Node, for a test that runs JS (see program_or_skip)."""
+    return program_or_skip("node", "nodejs", why)

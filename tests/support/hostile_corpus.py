@@ -39,13 +39,13 @@ ATOMS = {
 }
 
 
-def _poke_values(knob: str, scale: bool, atoms: tuple = tuple(ATOMS)) -> dict[str, str]:
+def _poke_values(slider: str, scale: bool, atoms: tuple = tuple(ATOMS)) -> dict[str, str]:
     mark = "*" if scale else ""
-    out = {f"poke {knob}{mark}={atom}": f"{knob}{mark}={ATOMS[atom]}" for atom in atoms}
-    out[f"poke {knob} wrong kind"] = f"{knob}{'' if scale else '*'}=1.5"
-    out[f"poke {knob} twice"] = f"{knob}{mark}=1,{knob}{mark}=2"
+    out = {f"poke {slider}{mark}={atom}": f"{slider}{mark}={ATOMS[atom]}" for atom in atoms}
+    out[f"poke {slider} wrong kind"] = f"{slider}{'' if scale else '*'}=1.5"
+    out[f"poke {slider} twice"] = f"{slider}{mark}=1,{slider}{mark}=2"
     out["poke unknown"] = "zz=1"
-    out["poke no value"] = knob
+    out["poke no value"] = slider
     out["poke 1000 parts"] = ",".join(f"q{i}=1" for i in range(1000))
     return out
 

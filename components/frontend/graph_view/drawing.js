@@ -152,7 +152,7 @@ export function prepare(svg) {
   for (const g of svg.querySelectorAll("g.node")) {
     const tag = /^t(\d+|notice)-/.exec(g.id);
     if (tag) {
-      // a tag standing for a box that feeds many (explorer/dot.py draws it instead of a long edge): it
+      // a tag standing for a box that feeds many (explorer/graph/dot.py draws it instead of a long edge): it
       // points at that box, it is not one
       g.removeAttribute("id");
       g.dataset.ref = tag[1];

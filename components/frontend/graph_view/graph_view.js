@@ -3,7 +3,7 @@
 // It imports drawing.js (Graphviz and its SVG), stepper.js (the Backward Stepper) and controls.js.
 //
 // Streamlit calls the default export on mount and on every data update, with the same parentElement
-// and data = explorer.program.view_data.view_data(...) + {viz_url, view, layouts, speeds, start, selected,
+// and data = explorer.program.view_data.view_data(...) + {viz_url, options, layouts, speeds, start, selected,
 // select_seq, values} (see components/graph_view/__init__.py for the protocol).
 //
 // - Layout: the DOT is laid out once per program and per choice of parts (data / grad / shape) and
@@ -32,7 +32,7 @@
 // data-steps, data-selected (node id, '' if none), data-zoom (1 = 100 %), data-ready ('1' once drawn),
 // data-layouts (layouts made), data-layout (busy / done / timeout / failed: the latest layout), data-updates
 // (in-place repaints), data-theme (light / dark), data-caption; each box g.node[data-node=<id>] with class
-// active / done / waiting / selected, each tag (a use of a box that feeds many, explorer/dot.py)
+// active / done / waiting / selected, each tag (a use of a box that feeds many, explorer/graph/dot.py)
 // g.node[data-ref=<id of that box>]; the stepper's panel
 // [data-testid="graph-view-panel"][data-step][data-tab] (step / jacobian), its tabs .gv-tab[data-tab], and
 // in its Jacobian tab the Jacobian view's own hooks (jacobian.js).
@@ -134,7 +134,7 @@ class GraphView {
     const newProgram = !first && data.key !== this.data.key;
     this.data = data;
     if (first) {
-      this.options = { ...data.view };
+      this.options = { ...data.options };
       this.rankSelect.replaceChildren(...Object.entries(data.layouts).map(([k, label]) => el("option", { value: k, text: label })));
     }
     if (!first && !newProgram && this.stepper && data.steps && data.steps.version !== this.stepper.s.version) {
@@ -416,7 +416,7 @@ class GraphView {
     });
   }
 
-  // ------------------------------------------------------------------------- view options
+  // ------------------------------------------------------------------------- display options
 
   togglePart(part) {
     const shown = this.options.show;
@@ -430,7 +430,7 @@ class GraphView {
     this.options = { ...this.options, ...change };
     this.syncToolbar();
     if (relayout) this.relayout(false);
-    this.report("view", { ...this.options });
+    this.report("options", { ...this.options });
   }
 
   report(name, value) {

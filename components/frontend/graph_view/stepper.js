@@ -1,7 +1,7 @@
 // The Backward Stepper inside the graph view (graph_view.js), and its mirror in forward mode (steps.mode:
 // a JVP per node, parents first, tangents where grads are). Every step was sent once
 // (explorer/program/view_data.py), so moving is local: at position k each box takes its state (the Timeline
-// rule of explorer/explain.py, evaluated here), its grad cell the last version at or before k, and
+// rule of explorer/program/stepper.py, evaluated here), its grad cell the last version at or before k, and
 // the panel and the controls follow. Play runs on the clock (a late frame catches up), and the server
 // hears the position afterwards (state `step`): after the user pauses, and once a second while playing.
 // The panel has two tabs: the step (its rule, upstream grad and contributions) and the Jacobian of the
@@ -104,7 +104,7 @@ export class Stepper {
 
   // ------------------------------------------------------------------------- what position k shows
 
-  // Timeline.state (explorer/explain.py) of node `i` at position `k`.
+  // Timeline.state (explorer/program/stepper.py) of node `i` at position `k`.
   nodeState(i, k) {
     const s = this.s;
     if (!s.takes_part[i]) return null;

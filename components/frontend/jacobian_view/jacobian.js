@@ -1,7 +1,7 @@
 // The Jacobian view: an op node's J = ∂out/∂input for each input, drawn as a labelled heatmap (output
 // element × input element), the upstream g beside its rows, gᵀJ and the VJP's own result under its
 // columns, the check against central differences, and the cost (numbers in J against the operations
-// the VJP did). Data: explorer/jacobian_view.view_data.
+// the VJP did). Data: explorer.program.jacobian_view.view_data.
 //
 // One module, two users: the Explorer's inspector mounts it alone (mount.js), the Backward Stepper shows
 // it in its panel's Jacobian tab (components/frontend/graph_view/stepper.js imports JacobianView).
@@ -14,13 +14,13 @@
 import { el, escapeHtml, svg } from "../web/dom.js";
 import { formatCount, formatNumber, formatShort } from "../web/format.js";
 
-const JV_LEVELS = 8; // colour steps each side of 0 (classes jv-p1..8, jv-n1..8; CSS mixes the theme's colours)
-const JV_MAX_CELL = 40;
-const JV_MIN_CELL = 5;
-const JV_MAX_HEIGHT = 520; // px of J's cells at most
+const LEVELS = 8; // colour steps each side of 0 (classes jv-p1..8, jv-n1..8; CSS mixes the theme's colours)
+const MAX_CELL = 40;
+const MIN_CELL = 5;
+const MAX_HEIGHT = 520; // px of J's cells at most
 
 // Element i of a tensor of `shape` as its index: "[1, 2]" ("" for a scalar).
-function jvIndex(i, shape) {
+function indexText(i, shape) {
   if (!shape.length) return "";
   const idx = [];
   for (let d = shape.length - 1; d >= 0; d--) {
@@ -30,20 +30,20 @@ function jvIndex(i, shape) {
   return `[${idx.join(", ")}]`;
 }
 
-function jvLevel(v, scale) {
+function levelClass(v, scale) {
   if (v === null || v === undefined || !Number.isFinite(v)) return "jv-nan";
   if (v === 0 || !(scale > 0)) return "jv-z";
-  const k = Math.max(1, Math.min(JV_LEVELS, Math.ceil((JV_LEVELS * Math.abs(v)) / scale)));
+  const k = Math.max(1, Math.min(LEVELS, Math.ceil((LEVELS * Math.abs(v)) / scale)));
   return (v > 0 ? "jv-p" : "jv-n") + k;
 }
 
-function jvScale(values) {
+function largestAbs(values) {
   let m = 0;
   for (const v of values) if (v !== null && Number.isFinite(v)) m = Math.max(m, Math.abs(v));
   return m;
 }
 
-function jvVector(values, total) {
+function vectorText(values, total) {
   const shown = values.map(formatNumber).join(", ");
   return `[${shown}${total > values.length ? `, … (${formatCount(total - values.length)} more)` : ""}]`;
 }
@@ -121,11 +121,11 @@ export class JacobianView {
     const gtj = s.gtj;
     const lines = el("div", { class: "jv-vectors" });
     const row = (label, values) => lines.append(el("div", { class: "jv-vrow" }, [
-      el("span", { class: "jv-vlabel", text: label }), el("code", { text: jvVector(values, s.cols) })]));
+      el("span", { class: "jv-vlabel", text: label }), el("code", { text: vectorText(values, s.cols) })]));
     if (gtj) row("gᵀJ", gtj);
     row("VJP(g)", s.vjp);
     box.append(lines);
-    const scale = 1 + jvScale(s.vjp);
+    const scale = 1 + largestAbs(s.vjp);
     if (!s.gtj) {
       box.append(el("div", { class: "jv-check jv-muted", text: `J is too big to build whole here (${formatCount(s.rows * s.cols)} numbers), `
         + "so gᵀJ is not formed; the VJP's result is shown." }));
@@ -150,17 +150,17 @@ export class JacobianView {
     const rows = s.shown_rows, cols = s.shown_cols;
     // full names for the hover; the axes show the index alone (the heading names the tensors)
     const outLabels = [], inLabels = [];
-    for (let i = 0; i < rows; i++) outLabels.push(d.out + jvIndex(i, d.out_shape));
-    for (let j = 0; j < cols; j++) inLabels.push(s.label + jvIndex(j, s.shape));
-    const rowText = (i) => jvIndex(i, d.out_shape) || d.out;
-    const colText = (j) => jvIndex(j, s.shape) || s.label;
+    for (let i = 0; i < rows; i++) outLabels.push(d.out + indexText(i, d.out_shape));
+    for (let j = 0; j < cols; j++) inLabels.push(s.label + indexText(j, s.shape));
+    const rowText = (i) => indexText(i, d.out_shape) || d.out;
+    const colText = (j) => indexText(j, s.shape) || s.label;
     const longest = (n, text) => Array.from({ length: n }, (_, i) => text(i).length).reduce((a, b) => Math.max(a, b), 1);
     const labelW = Math.min(120, 10 + 6.6 * longest(rows, rowText));
     const labelH = Math.min(120, 10 + 6.6 * longest(cols, colText));
     const width = Math.max(240, this.root.clientWidth || 480);
     const gap = 6, stripLabel = 46;
     let cell = Math.floor((width - labelW - gap - 4) / (cols + 1));
-    cell = Math.max(JV_MIN_CELL, Math.min(JV_MAX_CELL, cell, Math.floor(JV_MAX_HEIGHT / rows)));
+    cell = Math.max(MIN_CELL, Math.min(MAX_CELL, cell, Math.floor(MAX_HEIGHT / rows)));
     const x0 = labelW + cell + gap; // J's left edge: row labels, then the g strip, then a gap
     const y0 = labelH; // column labels above
     const strips = s.gtj ? 2 : 1;
@@ -170,7 +170,7 @@ export class JacobianView {
     const map = svg("svg", { class: "jv-map", width: String(svgWidth), height: String(height),
       viewBox: `0 0 ${svgWidth} ${height}`, role: "img",
       "aria-label": `Jacobian of ${d.title} with respect to ${s.label}: ${rows} by ${cols} shown` });
-    const scale = jvScale(s.matrix), gScale = jvScale(d.g), vScale = Math.max(jvScale(s.vjp), jvScale(s.gtj || []));
+    const scale = largestAbs(s.matrix), gScale = largestAbs(d.g), vScale = Math.max(largestAbs(s.vjp), largestAbs(s.gtj || []));
     const text = cell >= 32; // numbers inside the cells, to 2 significant digits
     const every = Math.max(1, Math.ceil(12 / cell)); // a label every `every` rows and columns: 12 px apart at least
     const font = Math.max(8, Math.min(11, cell - 2));
@@ -230,7 +230,7 @@ export class JacobianView {
   }
 
   cell(cls, x, y, w, h, v, scale, info) {
-    const rect = svg("rect", { x: String(x), y: String(y), width: String(w), height: String(h), class: `${cls} ${jvLevel(v, scale)}` });
+    const rect = svg("rect", { x: String(x), y: String(y), width: String(w), height: String(h), class: `${cls} ${levelClass(v, scale)}` });
     for (const [k, val] of Object.entries(info)) rect.dataset[k] = String(val);
     rect.dataset.v = v === null ? "nan" : String(v);
     return rect;
@@ -247,7 +247,7 @@ export class JacobianView {
     const r = Number(rect.dataset.r), c = Number(rect.dataset.c);
     const v = rect.dataset.v === "nan" ? null : Number(rect.dataset.v);
     let html;
-    if (rect.dataset.kind === "g") html = `<b>g${escapeHtml(jvIndex(r, d.out_shape))}</b> = ${formatNumber(v)}<br>the upstream grad of ${escapeHtml(outLabels[r])}`;
+    if (rect.dataset.kind === "g") html = `<b>g${escapeHtml(indexText(r, d.out_shape))}</b> = ${formatNumber(v)}<br>the upstream grad of ${escapeHtml(outLabels[r])}`;
     else if (rect.dataset.kind === "gtj") html = `<b>(gᵀJ)</b> for ${escapeHtml(inLabels[c])} = ${formatNumber(v)}<br>Σᵢ g[i] · J[i, ${c}]`;
     else if (rect.dataset.kind === "vjp") html = `<b>VJP(g)</b> for ${escapeHtml(inLabels[c])} = ${formatNumber(v)}<br>what backward() sent ${escapeHtml(s.label)}`;
     else {

@@ -2,7 +2,7 @@
 // levels, ticks, ranges.
 
 // Contour segments ([[x, y], [x, y]] in pixels, one level's) joined end to end: [{points, closed, length}].
-export function pkChains(segments) {
+export function contourChains(segments) {
   const key = ([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`;
   const at = new Map(); // point key -> indices of the segments that end there
   segments.forEach((seg, i) => seg.forEach((p) => {
@@ -39,7 +39,7 @@ export function pkChains(segments) {
 
 // How far from (px, py) along the unit direction (dx, dy) the plot's square [left, left + side] x [top, top + side]
 // goes on.
-export function pkRoom(px, py, dx, dy, left, top, side) {
+export function roomAlong(px, py, dx, dy, left, top, side) {
   let t = Infinity;
   if (dx > 0) t = Math.min(t, (left + side - px) / dx);
   if (dx < 0) t = Math.min(t, (left - px) / dx);
@@ -48,15 +48,15 @@ export function pkRoom(px, py, dx, dy, left, top, side) {
   return Math.max(0, t);
 }
 
-// A knob's value as its step shows it (no 0.30000000000000004).
-export function pkStepped(value, step) {
+// A slider's value as its step shows it (no 0.30000000000000004).
+export function stepped(value, step) {
   const decimals = Math.max(0, -Math.floor(Math.log10(step)) + 1);
   return Number(value.toFixed(decimals));
 }
 
 // The y range worth showing: the middle 96 % of the finite values (a pole would flatten the rest), with
 // the point itself, padded.
-export function pkRange(values, must) {
+export function shownRange(values, must) {
   const finite = values.filter((v) => v !== null && Number.isFinite(v)).sort((a, b) => a - b);
   if (must !== null && Number.isFinite(must)) finite.push(must);
   if (!finite.length) return [-1, 1];
@@ -69,7 +69,7 @@ export function pkRange(values, must) {
 }
 
 // The contour levels of sorted finite values: their (1/count), (2/count), … ((count-1)/count) quantiles.
-export function pkLevels(sorted, count) {
+export function contourLevels(sorted, count) {
   const levels = [];
   for (let q = 1; q < count; q++) levels.push(sorted[Math.floor((q / count) * (sorted.length - 1))]);
   return levels;
@@ -77,7 +77,7 @@ export function pkLevels(sorted, count) {
 
 // Marching squares: the segments ([[x, y], [x, y]], in the grid's units) where the surface zs (row i at ys[i],
 // column j at xs[j], flat row-major) crosses `level`; a cell with a missing or non-finite corner has none.
-export function pkSegments(xs, ys, zs, level) {
+export function contourSegments(xs, ys, zs, level) {
   const n = xs.length, segments = [];
   const z = (i, j) => zs[i * n + j];
   for (let i = 0; i < ys.length - 1; i++) {

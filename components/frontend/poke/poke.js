@@ -12,23 +12,23 @@
 // changes (Reset, a new program, a link).
 //
 // Hooks: root [data-testid="poke"] with data-active, data-sent (last seq sent), data-answered, data-updates
-// (answers painted); each slider row [data-testid="poke-knob"][data-name]; the curve
+// (answers painted); each slider row [data-testid="poke-slider"][data-name]; the curve
 // [data-testid="poke-curve"] with data-x0, data-y0, data-slope and its tangent line.pk-tangent and point
 // circle.pk-point; the contour plot [data-testid="poke-contour"].
 
 import { el, svg } from "../web/dom.js";
 import { formatNumber, ticks } from "../web/format.js";
-import { pkChains, pkLevels, pkRange, pkRoom, pkSegments, pkStepped } from "./plot.js";
+import { contourChains, contourLevels, contourSegments, roomAlong, shownRange, stepped } from "./plot.js";
 
-const PK_IDLE_MS = 400;
-const PK_LOST_MS = 2500;
-const PK_PICTURES_AGAIN_MS = 5000; // the pictures asked for again if they have not come by then
-const PK_LEVELS = 10; // contour lines at the 10 %, 20 %, … 90 % quantiles of the grid's values
-// Closed contour loops shorter than this fraction of the plot's side, and open pieces shorter than PK_MIN_PIECE
+const IDLE_MS = 400;
+const LOST_MS = 2500;
+const PICTURES_AGAIN_MS = 5000; // the pictures asked for again if they have not come by then
+const LEVELS = 10; // contour lines at the 10 %, 20 %, … 90 % quantiles of the grid's values
+// Closed contour loops shorter than this fraction of the plot's side, and open pieces shorter than MIN_PIECE
 // (a corner the frame cuts off), are left out: in a nearly flat region a quantile level follows the grid's
 // small wobbles and drew little closed islands.
-const PK_MIN_LOOP = 0.35;
-const PK_MIN_PIECE = 0.1;
+const MIN_LOOP = 0.35;
+const MIN_PIECE = 0.1;
 
 class Poke {
   constructor(parent) {
@@ -41,9 +41,9 @@ class Poke {
     this.updates = 0;
     this.root = el("div", { class: "pk", "data-testid": "poke", "data-sent": "0", "data-answered": "0", "data-updates": "0" });
     this.head = el("div", { class: "pk-head" });
-    this.knobBox = el("div", { class: "pk-knobs" });
+    this.sliderBox = el("div", { class: "pk-sliders" });
     this.pictures = el("div", { class: "pk-pictures" });
-    this.root.append(this.head, this.knobBox, this.pictures);
+    this.root.append(this.head, this.sliderBox, this.pictures);
     parent.append(this.root);
     this.width = 0; // the pictures' width, kept by the observer (reading it per answer would force a layout)
     this.resize = new ResizeObserver(() => {
@@ -64,13 +64,13 @@ class Poke {
     this.data = data;
     if (data.version !== this.version) {
       this.version = data.version;
-      this.values = Object.fromEntries(data.knobs.map((k) => [k.name, k.value]));
+      this.values = Object.fromEntries(data.sliders.map((k) => [k.name, k.value]));
       this.active = data.active;
       this.pending = null;
-      this.buildKnobs();
+      this.buildSliders();
     }
     this.renderHead();
-    this.syncKnobs();
+    this.syncSliders();
     if (this.inflight !== null && data.answered >= this.inflight) this.answered();
     this.renderPictures();
     // The pictures of a program come once they are asked for (the page run that sent this evaluated it once).
@@ -91,7 +91,7 @@ class Poke {
     this.picturesAsked = setTimeout(() => {
       this.picturesAsked = null;
       if (this.data.pictures_wanted && this.root.isConnected) this.askPictures();
-    }, PK_PICTURES_AGAIN_MS);
+    }, PICTURES_AGAIN_MS);
   }
 
   answered() {
@@ -103,7 +103,7 @@ class Poke {
   // ------------------------------------------------------------------------- the sliders
 
   renderHead() {
-    const poked = this.data.poked || this.data.knobs.some((k) => this.values[k.name] !== k.base);
+    const poked = this.data.poked || this.data.sliders.some((k) => this.values[k.name] !== k.base);
     if (!this.resetButton) {
       this.resetButton = el("button", { type: "button", class: "pk-reset", title: "Back to the program's own values",
         onclick: () => this.reset() }, [el("span", { text: "Reset" })]);
@@ -114,27 +114,27 @@ class Poke {
     if (this.resetButton.disabled !== !poked) this.resetButton.disabled = !poked;
   }
 
-  buildKnobs() {
+  buildSliders() {
     this.rows = {};
-    this.knobBox.replaceChildren();
-    for (const k of this.data.knobs) {
-      const slider = el("input", { type: "range", min: String(k.lo), max: String(k.hi), step: String(k.step),
+    this.sliderBox.replaceChildren();
+    for (const k of this.data.sliders) {
+      const input = el("input", { type: "range", min: String(k.lo), max: String(k.hi), step: String(k.step),
         "aria-label": k.kind === "scale" ? `scale of ${k.name}` : k.name });
-      slider.value = String(this.values[k.name]);
-      slider.addEventListener("input", () => this.moved(k, Number(slider.value)));
+      input.value = String(this.values[k.name]);
+      input.addEventListener("input", () => this.moved(k, Number(input.value)));
       const name = el("button", { type: "button", class: "pk-name", title: `Draw the output against ${k.name}`,
         onclick: () => this.pick(k.name) }, [el("code", { text: k.name })]);
       const value = el("span", { class: "pk-value" });
       const slope = el("span", { class: "pk-slope" });
-      const row = el("div", { class: "pk-knob", "data-testid": "poke-knob", "data-name": k.name }, [name, slider, value, slope]);
-      this.rows[k.name] = { row, slider, value, slope, knob: k };
-      this.knobBox.append(row);
+      const row = el("div", { class: "pk-slider", "data-testid": "poke-slider", "data-name": k.name }, [name, input, value, slope]);
+      this.rows[k.name] = { row, input, value, slope, slider: k };
+      this.sliderBox.append(row);
     }
   }
 
-  syncKnobs() {
+  syncSliders() {
     const out = this.data.out;
-    for (const k of this.data.knobs) {
+    for (const k of this.data.sliders) {
       const r = this.rows[k.name];
       if (!r) continue;
       const v = this.values[k.name];
@@ -149,19 +149,19 @@ class Poke {
     }
   }
 
-  moved(knob, value) {
-    this.values[knob.name] = pkStepped(value, knob.step);
-    this.active = knob.name;
-    this.syncKnobs();
+  moved(slider, value) {
+    this.values[slider.name] = stepped(value, slider.step);
+    this.active = slider.name;
+    this.syncSliders();
     this.queue(false);
     clearTimeout(this.idle);
-    this.idle = setTimeout(() => this.queue(true), PK_IDLE_MS);
+    this.idle = setTimeout(() => this.queue(true), IDLE_MS);
   }
 
   pick(name) {
     if (name === this.active) return;
     this.active = name;
-    this.syncKnobs();
+    this.syncSliders();
     this.queue(false);
   }
 
@@ -187,7 +187,7 @@ class Poke {
     this.root.dataset.sent = String(this.seq);
     this.setStateValue("poke", { values: { ...this.values }, active: this.active, seq: this.seq, final });
     clearTimeout(this.lost);
-    this.lost = setTimeout(() => this.answered(), PK_LOST_MS);
+    this.lost = setTimeout(() => this.answered(), LOST_MS);
   }
 
   // ------------------------------------------------------------------------- the pictures
@@ -226,22 +226,22 @@ class Poke {
     const caption = 48;
     const curve = 190 + caption;
     const size = Math.min(each, two ? each : 360);
-    const contour = this.data.knobs.length > 1 ? Math.max(140, Math.min(size - 52, 300)) + 38 + caption : 0;
+    const contour = this.data.sliders.length > 1 ? Math.max(140, Math.min(size - 52, 300)) + 38 + caption : 0;
     const tall = two ? Math.max(curve, contour) : curve + (contour ? contour + 12 : 0);
     return el("p", { class: "pk-muted", text: "Drawing the pictures…", style: `min-height: ${tall}px; margin: 0` });
   }
 
-  knob(name) {
-    return this.data.knobs.find((k) => k.name === name);
+  slider(name) {
+    return this.data.sliders.find((k) => k.name === name);
   }
 
-  // The output against the active knob, and the tangent at the current point: slope = its grad.
+  // The output against the active slider, and the tangent at the current point: slope = its grad.
   curve(d, width, key) {
     const c = d.curve;
-    const k = this.knob(c.name);
+    const k = this.slider(c.name);
     const height = 190, left = 52, right = 10, top = 10, bottom = 30;
     const [xlo, xhi] = [c.xs[0], c.xs[c.xs.length - 1]];
-    const [ylo, yhi] = pkRange(c.ys, d.output);
+    const [ylo, yhi] = shownRange(c.ys, d.output);
     const sx = (x) => left + ((x - xlo) / (xhi - xlo)) * (width - left - right);
     const sy = (y) => top + (1 - (y - ylo) / (yhi - ylo)) * (height - top - bottom);
     const plot = svg("svg", { class: "pk-plot", width: String(width), height: String(height), viewBox: `0 0 ${width} ${height}`,
@@ -276,8 +276,8 @@ class Poke {
       document.createTextNode(`${d.out} against ${wrt}, the other inputs as set. The `),
       el("span", { class: "pk-tangent-word", text: "tangent" }), where]));
     const move = (data) => {
-      const knob = data.knobs.find((kn) => kn.name === c.name);
-      const x0 = knob.value, y0 = data.output, slope = knob.slope;
+      const slider = data.sliders.find((kn) => kn.name === c.name);
+      const x0 = slider.value, y0 = data.output, slope = slider.slope;
       const shown = y0 !== null && Number.isFinite(y0) && slope !== null && Number.isFinite(slope);
       figure.dataset.x0 = String(x0);
       figure.dataset.y0 = String(y0);
@@ -293,13 +293,13 @@ class Poke {
         point.setAttribute("cy", sy(y0).toFixed(2));
       }
       where.textContent = ` touches the curve at ${wrt} = ${formatNumber(x0)}: its slope is ∂${data.out}/∂${wrt} = ${formatNumber(slope)}`
-        + (knob.kind === "scale" ? ` (Σ ${c.name}₀ ⊙ ${c.name}.grad).` : `, ${c.name}.grad.`);
+        + (slider.kind === "scale" ? ` (Σ ${c.name}₀ ⊙ ${c.name}.grad).` : `, ${c.name}.grad.`);
     };
     const holds = (y) => y === null || !Number.isFinite(y) || (y >= ylo && y <= yhi);
     return { figure, key, move, holds };
   }
 
-  // The output over two knobs (equal units on both axes), its contours, and the gradient arrow.
+  // The output over two sliders (equal units on both axes), its contours, and the gradient arrow.
   contour(d, size, key) {
     const s = d.surface;
     const n = s.xs.length;
@@ -314,7 +314,7 @@ class Poke {
     // levels: quantiles of the finite values, so that a pole does not squash every other contour; the
     // shading is each value's rank among them (light: small, dark: large), drawn smooth from the grid
     const finite = s.zs.filter((v) => v !== null && Number.isFinite(v)).sort((a, b) => a - b);
-    const levels = pkLevels(finite, PK_LEVELS);
+    const levels = contourLevels(finite, LEVELS);
     const clip = `pk-clip-${Math.random().toString(36).slice(2)}`;
     const defs = svg("defs");
     const clipPath = svg("clipPath", { id: clip });
@@ -326,14 +326,14 @@ class Poke {
     // contour lines by marching squares, joined into lines so that small closed loops can be left out
     let lines = "";
     for (const level of levels) {
-      const segments = pkSegments(s.xs, s.ys, s.zs, level).map((seg) => seg.map(([x, y]) => [sx(x), sy(y)]));
-      for (const chain of pkChains(segments)) {
-        if (chain.length < (chain.closed ? PK_MIN_LOOP : PK_MIN_PIECE) * side) continue;
+      const segments = contourSegments(s.xs, s.ys, s.zs, level).map((seg) => seg.map(([x, y]) => [sx(x), sy(y)]));
+      for (const chain of contourChains(segments)) {
+        if (chain.length < (chain.closed ? MIN_LOOP : MIN_PIECE) * side) continue;
         lines += chain.points.map(([x, y], k) => `${k ? "L" : "M"}${x.toFixed(1)},${y.toFixed(1)}`).join("");
       }
     }
     plot.append(svg("path", { d: lines, class: "pk-contours", "clip-path": `url(#${clip})` }));
-    const kx = this.knob(s.x), ky = this.knob(s.y);
+    const kx = this.slider(s.x), ky = this.slider(s.y);
     this.axes(plot, { xlo, xhi, ylo, yhi, sx, sy, left, right, top, bottom, width, height,
       xName: kx.kind === "scale" ? `s (${s.x})` : s.x, yName: ky.kind === "scale" ? `s (${s.y})` : s.y });
     const arrow = svg("line", { class: "pk-arrow" });
@@ -345,13 +345,13 @@ class Poke {
     const caption = el("figcaption", { class: "pk-caption" });
     figure.append(plot, caption);
     const move = (data) => {
-      const knobX = data.knobs.find((k) => k.name === s.x), knobY = data.knobs.find((k) => k.name === s.y);
-      const px = sx(knobX.value), py = sy(knobY.value);
-      const gx = knobX.slope, gy = knobY.slope;
+      const sliderX = data.sliders.find((k) => k.name === s.x), sliderY = data.sliders.find((k) => k.name === s.y);
+      const px = sx(sliderX.value), py = sy(sliderY.value);
+      const gx = sliderX.slope, gy = sliderY.slope;
       const norm = Math.hypot(gx, gy);
       const shown = gx !== null && gy !== null && norm > 0 && Number.isFinite(norm);
       // the arrow stays inside the plot: shorter where the point is near the edge it points to
-      const room = shown ? pkRoom(px, py, gx / norm, -gy / norm, left, top, side) : 0;
+      const room = shown ? roomAlong(px, py, gx / norm, -gy / norm, left, top, side) : 0;
       const len = Math.min(0.3 * side, room);
       arrow.style.display = head.style.display = shown && len >= 8 ? "" : "none";
       if (shown && len >= 8) {
@@ -462,7 +462,7 @@ class Poke {
 export default function (component) {
   const { data, parentElement, setStateValue, setTriggerValue } = component;
   const spec = typeof data === "string" ? JSON.parse(data) : data;
-  if (!spec || !spec.knobs) return undefined;
+  if (!spec || !spec.sliders) return undefined;
   let view = parentElement.__poke;
   if (!view || !view.root.isConnected) {
     view = new Poke(parentElement);

@@ -1,5 +1,5 @@
 """A test app for the graph view's layout budget: a DOT Graphviz takes minutes over (x feeding the 360 adds of four
-chains of 90, drawn with every edge, as explorer/dot.py drew it before its tags), a 3-s budget, and a button that
+chains of 90, drawn with every edge, as explorer/graph/dot.py drew it before its tags), a 3-s budget, and a button that
 reruns the page (it must answer while Graphviz works)."""
 
 from unittest import mock

@@ -178,7 +178,7 @@ def test_a_reload_mid_play_comes_back_playing(clock):
     assert again.tick() and again.state.step == 30
 
 
-def test_a_link_opened_by_another_learner_while_its_owner_plays_is_a_fork(clock):
+def test_a_link_opened_by_another_learner_is_a_fork_whether_its_owner_plays_or_not(clock):
     store = RunStore(clock=clock)  # the leases' clock
     pg = make(clock, store=store)
     pg.user = "ann"
@@ -190,13 +190,13 @@ def test_a_link_opened_by_another_learner_while_its_owner_plays_is_a_fork(clock)
     clock.now += 1.0
     pg.tick()  # ann's run goes on under its own id
     assert store.open(pg.run_id, user="ann", holder=pg.holder).owned
-    # Paused (or her tab gone for longer than the lease), her run goes to whoever opens its link next
-    # (same id), and ann's page then continues under a new id instead of overwriting theirs.
+    # Paused too: the link is still ann's, and carol continues a copy under an id of her own.
     pg.pause()
-    carol, _ = Playground.from_url({"run": pg.run_id}, clock=clock, store=store, user="carol")
-    assert carol.run_id == pg.run_id
+    link = pg.run_id
+    carol, _ = Playground.from_url({"run": link}, clock=clock, store=store, user="carol")
+    assert carol.run_id != link and carol.state.step == pg.state.step
     pg.step_once()
-    assert pg.run_id != carol.run_id and store.get(carol.run_id) is not None
+    assert pg.run_id == link and store.get(carol.run_id) is not None
 
 
 def test_each_learner_keeps_to_their_share_of_the_store(clock):
@@ -227,7 +227,7 @@ def store_blob(clock):
 def test_a_link_to_a_run_the_server_no_longer_has_starts_from_its_settings(clock):
     pg, problems = Playground.from_url({"run": "abcdefghijkl", "activation": "relu"}, clock=clock, store=RunStore())
     assert pg.config.activation == "relu" and pg.state.step == 0
-    assert any("no longer stored" in p for p in problems)
+    assert any("not in the run store" in p and "least recently" not in p for p in problems)
     pg, problems = Playground.from_url({"dataset": "uploaded CSV", "n": "300"}, clock=clock, store=RunStore())
     assert pg.config.dataset == "two moons" and any("uploaded points" in p for p in problems)
 

@@ -15,6 +15,7 @@ from explorer.playground import catalogue, training
 from explorer.playground import step_graph as pg
 from explorer.playground.settings import TrainConfig
 from explorer.program import view_data as graph_data
+from language.messages import MAX_CHARS
 from tests.support.playground_by_hand import numpy_step
 
 
@@ -213,7 +214,7 @@ def test_the_first_steps_update_has_no_old_state():
 def test_a_program_too_long_for_its_update_leaves_it_out_and_a_huge_one_says_so():
     state = trained(TrainConfig(hidden=(24, 24), optimizer="Adam"), steps=2)
     text = pg.step_program(state)
-    assert len(text) <= pg.PROGRAM_LIMIT and "is left out" in text and "_new" not in text
+    assert len(text) <= MAX_CHARS and "is left out" in text and "_new" not in text
     expr.evaluate(text)
     with pytest.raises(ValueError, match=r"^This network has \d+ weights: too many to show"):  # a sentence (item 15)
         pg.step_program(training.new_state(TrainConfig(hidden=(64,) * 8)))

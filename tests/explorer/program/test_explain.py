@@ -38,7 +38,7 @@ def test_a_program_too_long_for_a_link_stays_out_of_the_address_and_says_so():
     assert link.sync_program(state, query, "a = 1.0") == state["program"]
     assert query["program"] == "a = 1.0", "the address keeps the last program that fitted"
     note = link.link_note(state["program"])
-    assert "too long for a link" in note and "64 KB" in note
+    assert "too long for a link" in note and "64 KB" in note and "at most 10,000 characters" in note
     # the stale address is not taken for a link on the next run
     assert link.sync_program(state, query, "a = 1.0") == state["program"]
     state["program"] = "b = 3.0"
@@ -511,7 +511,7 @@ def test_a_float_tensor_read_as_labels_is_drawn_but_not_nudged():
     assert timeline.state(y.id, len(steps)) is None, "drawn as data, not 'waiting' for a grad that never comes"
     from explorer.program import poke
 
-    assert [k.name for k in poke.knobs(text)] == ["logits"], "no slider to make the labels fractional"
+    assert [k.name for k in poke.sliders(text)] == ["logits"], "no slider to make the labels fractional"
 
 
 @pytest.mark.parametrize(("value", "seconds"), [(None, 3.0), ("0.5", 0.5), ("20", 20.0), ("0", 0.0), ("-1", 3.0),

@@ -144,7 +144,7 @@ def test_step_and_seed_descriptions():
 
 
 def test_big_operands_get_a_sentence_instead_of_numbers():
-    # the same limit as the VJP's rule with numbers (explain.PLUG_LIMIT, 64): 6 elements are written out, 100 are not
+    # the same limit as the VJP's rule with numbers (rules.PLUG_LIMIT, 64): 6 elements are written out, 100 are not
     assert not forward_program("x = randn(6)\ny = (x * x).sum()").steps[0].plugged.startswith("Written with numbers")
     run = forward_program("x = randn(100)\ny = (x * x).sum()")
     assert run.steps[0].plugged.startswith("Written with numbers for operands of up to 64 elements")

@@ -1,5 +1,5 @@
-"""The node inspector's view of a node (explorer/program/inspector.py): bounded tables, summaries and heatmaps whatever
-the tensor's size (issue 23 item 2: a 1-D tensor of 1,000,000 numbers became a 1 x 1,000,000 table)."""
+"""What the node inspector shows of a node (explorer/program/inspector.py): bounded tables, summaries and heatmaps
+whatever the tensor's size (issue 23 item 2: a 1-D tensor of 1,000,000 numbers became a 1 x 1,000,000 table)."""
 
 import json
 
@@ -13,7 +13,7 @@ from explorer.program.inspector import (
     PREVIEW_ROWS,
     binned,
     heatmap_figure,
-    node_view,
+    inspect_node,
     preview,
 )
 
@@ -69,10 +69,10 @@ def test_a_heatmap_has_at_most_its_cells_whatever_the_size(shape):
         assert "each cell the mean of up to" in fig.layout.title.text and "mean =" in fig.data[0].hovertemplate
 
 
-def test_node_view_runs_the_program_and_bounds_what_the_page_gets():
-    view = node_view(LONG, (), 1)  # relu of a 1,000,000-number vector
-    assert view.data.table.shape == (PREVIEW_ROWS, 1) and view.grad.table.shape == (PREVIEW_ROWS, 1)
-    assert "1,000,000 numbers" in view.data.summary and view.data.note
-    assert len(json.dumps(view.figure.to_plotly_json(), default=list)) < 150_000
-    assert node_view(LONG, (), 99) is None
-    assert inspector.node_view("a = [1.0, 2.0]\nb = (a * a).sum()\n", (), 0).grad.table.tolist() == [[2.0, 4.0]]
+def test_inspect_node_runs_the_program_and_bounds_what_the_page_gets():
+    inspection = inspect_node(LONG, (), 1)  # relu of a 1,000,000-number vector
+    assert inspection.data.table.shape == (PREVIEW_ROWS, 1) and inspection.grad.table.shape == (PREVIEW_ROWS, 1)
+    assert "1,000,000 numbers" in inspection.data.summary and inspection.data.note
+    assert len(json.dumps(inspection.figure.to_plotly_json(), default=list)) < 150_000
+    assert inspect_node(LONG, (), 99) is None
+    assert inspector.inspect_node("a = [1.0, 2.0]\nb = (a * a).sum()\n", (), 0).grad.table.tolist() == [[2.0, 4.0]]

@@ -156,25 +156,25 @@ def test_past_the_budget_a_step_s_jacobian_is_sent_when_asked():
     assert set(more) == {order[1], order[3]} and all("inputs" in v for v in more.values())
 
 
-def test_knob_names_and_labels_are_consistent_with_the_graph():
+def test_slider_names_and_labels_are_consistent_with_the_graph():
     text = presets.program("attention scores")
     sm = node_id(text, "softmax")
     data = jacobian_view.node_jacobian(text, (("Q", 0.5),), sm)
     assert data["out"] == "scores" and data["inputs"][0]["label"] == "div #5"
-    assert poke.knobs(text)[0].name == "Q"
+    assert poke.sliders(text)[0].name == "Q"
 
 
 def test_the_stepper_s_one_evaluation_gives_the_same_graph_steps_and_jacobians():
     text = presets.program("attention scores")
     poked = (("V", 0.5),)
-    view = page_data.stepper_drag_view(text, poked)
-    graph, steps, views = view.graph, view.steps, view.jacobians
+    page_run = page_data.stepper_drag_run(text, poked)
+    graph, steps, views = page_run.graph, page_run.steps, page_run.jacobians
     alone_graph, alone_steps = run.step_program(text, poked)
     assert len(steps) == len(alone_steps) and [s.node for s in steps] == [s.node for s in alone_steps]
     for a, b in zip(graph.nodes, alone_graph.nodes):
         np.testing.assert_array_equal(a.data, b.data)
     assert views == jacobian_view.step_jacobians(text, poked)
-    constant = page_data.stepper_drag_view("y = eye(2).sum()\n", ())
+    constant = page_data.stepper_drag_run("y = eye(2).sum()\n", ())
     assert (constant.steps, constant.jacobians) == ((), {})
 
 
@@ -186,8 +186,8 @@ def test_a_long_vectors_step_views_are_blocks_its_memory_affords():
 
     tracemalloc.start()
     try:
-        view = page_data.stepper_drag_view("x = randn(1000000)\ny = x.relu().sum()", ())
-        steps, views = view.steps, view.jacobians
+        page_run = page_data.stepper_drag_run("x = randn(1000000)\ny = x.relu().sum()", ())
+        steps, views = page_run.steps, page_run.jacobians
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

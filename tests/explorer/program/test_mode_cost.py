@@ -1,5 +1,5 @@
 """What a full Jacobian costs each way (explorer/program/mode_cost.py) and how the Forward vs reverse tab shows it
-(cost_view.py): the counted crossover curve against built Jacobians, the winner flipping at n = m, too-big
+(cost_report.py): the counted crossover curve against built Jacobians, the winner flipping at n = m, too-big
 programs counted only, and the table's hooks and the plot as the browser gets them."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from explorer.program import cost_view, presets
+from explorer.program import cost_report, presets
 from explorer.program.mode_cost import jacobian_cost, lab_cost, lab_counts, lab_program, operation_counts, program_cost
 from language import compile_program
 from tests.support.clock import ticking
@@ -75,14 +75,14 @@ def test_a_too_big_program_shows_the_counts_only():
     # one reverse pass: tanh's 3 per output, then W @ x's grads: dx = Wᵀg (500·600) and dW = g xᵀ (500·600)
     assert cost.reverse.operations == m * (3 * m + 2 * m * 600)
     assert cost.winner == "reverse"
-    markup = cost_view.cost_html(cost, "ad-cost", "the program")
+    markup = cost_report.cost_html(cost, "ad-cost", "the program")
     assert hooks(markup, "ad-cost") == {
         "testid": "ad-cost", "n": str(n), "m": str(m), "forward-passes": str(n), "reverse-passes": str(m),
         "forward-operations": str(cost.forward.operations), "reverse-operations": str(cost.reverse.operations),
         "winner": "reverse", "built": "false",
     }
     assert markup.count("<td>not built</td>") == 2
-    assert cost_view.difference_text(cost) == cost.note
+    assert cost_report.difference_text(cost) == cost.note
 
 
 # ----------------------------------------------------------------------------- the words, table and plot
@@ -93,10 +93,10 @@ def test_the_program_s_panel_says_who_wins_and_why():
     assert cost.verdict == ("Reverse mode wins: f maps 22 input numbers to 1 output number: forward mode needs a "
                             "pass per input number (22), reverse mode one per output number (1), so 1 VJP does the "
                             f"work ({cost.reverse.operations:,} operations against {cost.forward.operations:,}).")
-    assert cost_view.shape_text(cost) == "n = 22 input numbers (x 6, W 12, b 4), m = 1 output number: J is 1 × 22"
-    assert cost_view.difference_text(cost).startswith("J built both ways: the largest |J by forward − J by reverse| "
+    assert cost_report.shape_text(cost) == "n = 22 input numbers (x 6, W 12, b 4), m = 1 output number: J is 1 × 22"
+    assert cost_report.difference_text(cost).startswith("J built both ways: the largest |J by forward − J by reverse| "
                                                       "is ")
-    markup = cost_view.cost_html(cost, "ad-cost", "the program")
+    markup = cost_report.cost_html(cost, "ad-cost", "the program")
     assert hooks(markup, "ad-cost")["built"] == "true"
     assert re.search(r'<tr data-mode="reverse" data-wins="true"[^>]*><td>reverse \(VJP\)</td><td>1 \(m\)</td>'
                      rf'<td>{cost.reverse.operations}</td><td>{cost.reverse.operations:,}</td><td>1e\+03 ms</td></tr>',
@@ -105,14 +105,14 @@ def test_the_program_s_panel_says_who_wins_and_why():
     assert f"<td>22 (n)</td><td>{per_pass:.4g}</td>" in markup and per_pass != round(per_pass)
     assert '<tr data-mode="forward" data-wins="false">' in markup
     tie = lab_cost(3, 3, clock=ticking())
-    assert '<tr data-mode="forward" data-wins="false">' in cost_view.cost_html(tie, "ad-cost-lab", "a tie")
-    assert '<tr data-mode="reverse" data-wins="false">' in cost_view.cost_html(tie, "ad-cost-lab", "a tie")
-    assert cost_view.shape_text(tie) == "n = 3 input numbers (in x), m = 3 output numbers: J is 3 × 3"
+    assert '<tr data-mode="forward" data-wins="false">' in cost_report.cost_html(tie, "ad-cost-lab", "a tie")
+    assert '<tr data-mode="reverse" data-wins="false">' in cost_report.cost_html(tie, "ad-cost-lab", "a tie")
+    assert cost_report.shape_text(tie) == "n = 3 input numbers (in x), m = 3 output numbers: J is 3 × 3"
 
 
 def test_the_crossover_plot_draws_the_counted_curves_the_chosen_n_and_n_equal_m():
     curve = lab_counts(range(1, 65), 12)
-    fig = cost_view.crossover_figure(curve, 30)
+    fig = cost_report.crossover_figure(curve, 30)
     forward, reverse, chosen, crossover = fig.data
     assert list(forward.x) == list(range(1, 65)) and list(forward.y) == list(curve.forward)
     assert list(reverse.y) == list(curve.reverse)
@@ -122,9 +122,9 @@ def test_the_crossover_plot_draws_the_counted_curves_the_chosen_n_and_n_equal_m(
     assert "m = 12, n = 30" in fig.layout.title.text
     sides = [a.text for a in fig.layout.annotations]
     assert sides == ["← forward cheaper", "reverse cheaper →"]
-    moved = cost_view.crossover_figure(curve, 3)
+    moved = cost_report.crossover_figure(curve, 3)
     assert list(moved.data[2].x) == [3, 3] and list(moved.data[0].y) == list(curve.forward)
-    at_the_end = cost_view.crossover_figure(lab_counts(range(1, 9), 8), 8)
+    at_the_end = cost_report.crossover_figure(lab_counts(range(1, 9), 8), 8)
     assert [a.text for a in at_the_end.layout.annotations] == ["← forward cheaper"], "no room right of n = m"
 
 
@@ -133,17 +133,17 @@ def test_nan_entries_of_j_are_counted_not_compared():
     # difference to report, and the words say what J holds
     cost = program_cost("s = 1.5\nt0 = s.std()\nout = t0.sum()\n", clock=ticking())
     assert cost.built and cost.nonfinite == 1 and cost.max_difference == 0.0
-    assert cost_view.difference_text(cost) == "J built both ways: every entry is nan or inf, the same both ways."
+    assert cost_report.difference_text(cost) == "J built both ways: every entry is nan or inf, the same both ways."
     cost = program_cost("a = 2.0\nb = 3.0\ny = a / 0.0 + b", clock=ticking())  # J = [inf, 1] both ways
     assert cost.nonfinite == 1 and cost.max_difference == 0.0 and cost.max_entry == 1.0
-    assert cost_view.difference_text(cost) == ("J built both ways: the largest |J by forward − J by reverse| is 0, "
+    assert cost_report.difference_text(cost) == ("J built both ways: the largest |J by forward − J by reverse| is 0, "
                                                "its largest entry 1 (the same Jacobian to rounding); 1 of its 2 "
                                                "entries is nan or inf both ways.")
     # d sqrt(x) at 0 is inf, and a one-hot seed's 0 × inf is nan: forward mode fills J's middle row with it (each
     # column's pass), reverse mode its middle column (each row's pass); not one Jacobian, and the words say so
     cost = program_cost("x = [1.0, 0.0, 4.0]\ny = x.sqrt()", clock=ticking())
     assert cost.nonfinite == 5 and cost.max_difference == math.inf and cost.max_entry == 0.5
-    assert cost_view.difference_text(cost).startswith("J built both ways: 5 of its 9 entries are nan or inf, and the "
+    assert cost_report.difference_text(cost).startswith("J built both ways: 5 of its 9 entries are nan or inf, and the "
                                                       "two ways disagree on which")
 
 
@@ -152,7 +152,37 @@ def test_programs_with_nothing_to_differentiate_say_so():
     assert (cost.n, cost.m, cost.forward.passes, cost.reverse.passes) == (0, 2, 0, 0)
     assert cost.verdict == ("A tie at 0 operations: f maps 0 input numbers to 2 output numbers, with nothing between "
                             "them to differentiate.")
-    assert cost_view.difference_text(cost) == "J is empty (2 × 0): nothing to compare."
+    assert cost_report.difference_text(cost) == "J is empty (2 × 0): nothing to compare."
     cost = program_cost("x = randn(3)\ny = zeros(2) * 1.0", clock=ticking())  # y is a leaf of its own: J = [0 | I]
     assert cost.verdict.startswith("A tie at 0 operations: f maps 5 input numbers to 2 output numbers")
     assert cost.max_entry == 1.0 and cost.max_difference == 0.0
+
+
+# ----------------------------------------------------------------------------- the caps count work (issue 28)
+
+
+def _chain(n: int, links: int) -> str:
+    """n inputs summed, then a chain of ``links`` scalar steps: few entries and operations, many node visits."""
+    steps = ["s = tanh(s)" if i % 2 else "s = s * 2" for i in range(links)]
+    return "\n".join([f"x = randn({n})", "s = x.sum()", *steps, "s"])
+
+
+def test_a_jacobian_inside_every_other_cap_but_with_millions_of_node_visits_is_counted_not_built():
+    calls = []
+
+    def clock():  # a build reads the clock: this one must not
+        calls.append(1)
+        return 0.0
+
+    cost = program_cost(_chain(4096, 300), clock=clock)
+    assert not cost.built and calls == []
+    assert (cost.n, cost.m) == (4096, 1) and cost.forward.passes == 4096
+    assert re.fullmatch(r"Not built: J would take about [\d,]+ s to build: 4,096 forward passes over [\d,]+ nodes "
+                        r"are [\d,]+ node visits, more than the 200,000 allowed here; the counts only\.", cost.note)
+    seconds = int(re.search(r"about ([\d,]+) s", cost.note).group(1).replace(",", ""))
+    assert seconds >= 10  # the sandbox's whole CPU time, which the tab used to spend
+
+
+def test_a_short_chain_is_still_built():
+    cost = program_cost(_chain(64, 100), clock=ticking())
+    assert cost.built and cost.note == ""

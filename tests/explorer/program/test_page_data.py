@@ -1,4 +1,4 @@
-"""explorer.program.page_data: one evaluation per page run. Its views equal what the separate evaluations gave, and one
+"""explorer.program.page_data: one evaluation per page run. Its runs equal what the separate evaluations gave, and one
 Explorer or Stepper load under AppTest starts exactly one sandboxed evaluation, which compiles the program once
 and runs it forward and backward once (counted by language.program.EVALUATIONS in the worker, and by the
 sandbox's log of evaluations started)."""
@@ -17,56 +17,56 @@ ONCE = {"compiles": 1, "recorded": 1}  # one compile, one forward pass recording
 _unique = itertools.count()
 
 
-def same_knobs(a: tuple, b: tuple) -> bool:
+def same_sliders(a: tuple, b: tuple) -> bool:
     return [k.as_dict() for k in a] == [k.as_dict() for k in b] and all(
         (x.array is None and y.array is None) or np.array_equal(x.array, y.array) for x, y in zip(a, b))
 
 
-def spent(view) -> dict:
-    return {name: view.evaluations[name] for name in ONCE}
+def spent(page_run) -> dict:
+    return {name: page_run.evaluations[name] for name in ONCE}
 
 
 @pytest.mark.parametrize("name", presets.names())
-def test_the_explorer_s_view_is_the_separate_evaluations_in_one(name):
+def test_the_explorer_s_run_is_the_separate_evaluations_in_one(name):
     text = presets.program(name)
-    view = page_data.explorer_view(text)
-    assert spent(view) == ONCE
+    page_run = page_data.explorer_run(text)
+    assert spent(page_run) == ONCE
     graph, steps = program_run.step_program(text)
     analysis = check.analyse_program(text)
-    assert [n.grad is None or n.grad.tolist() for n in view.graph.nodes] == \
+    assert [n.grad is None or n.grad.tolist() for n in page_run.graph.nodes] == \
         [n.grad is None or n.grad.tolist() for n in graph.nodes]
-    assert [(s.node, s.plugged) for s in view.steps] == [(s.node, s.plugged) for s in steps]
-    assert same_knobs(view.knobs, poke.knobs(text))
-    assert [(r.name, r.ok, r.checked, r.note) for r in view.analysis.checks] == \
+    assert [(s.node, s.plugged) for s in page_run.steps] == [(s.node, s.plugged) for s in steps]
+    assert same_sliders(page_run.sliders, poke.sliders(text))
+    assert [(r.name, r.ok, r.checked, r.note) for r in page_run.analysis.checks] == \
         [(r.name, r.ok, r.checked, r.note) for r in analysis.checks]
-    assert (view.analysis.python, view.analysis.note) == (analysis.python, analysis.note)
+    assert (page_run.analysis.python, page_run.analysis.note) == (analysis.python, analysis.note)
 
 
-def test_a_poked_view_has_the_program_s_own_knobs_and_the_poked_numbers():
+def test_a_poked_run_has_the_program_s_own_sliders_and_the_poked_numbers():
     text = presets.program("attention scores")
-    knobs = poke.knobs(text)
+    sliders = poke.sliders(text)
     poked = (("Q", 1.5),)  # a scale: the program's own values times 1.5
-    view = page_data.explorer_view(text, poked)
-    assert same_knobs(view.knobs, knobs), "the sliders' ranges are the program's, whatever the values"
-    assert spent(view) == ONCE and view.evaluations["runs"] >= 2, "its own values come from a run under no_grad"
+    page_run = page_data.explorer_run(text, poked)
+    assert same_sliders(page_run.sliders, sliders), "the sliders' ranges are the program's, whatever the values"
+    assert spent(page_run) == ONCE and page_run.evaluations["runs"] >= 2, "its own values come from a run under no_grad"
     graph, _ = program_run.step_program(text, poked)
-    np.testing.assert_array_equal(view.graph.nodes[view.graph.output].data, graph.nodes[graph.output].data)
-    assert [r.ok for r in view.analysis.checks] == [r.ok for r in check.analyse_program(text, poked).checks]
+    np.testing.assert_array_equal(page_run.graph.nodes[page_run.graph.output].data, graph.nodes[graph.output].data)
+    assert [r.ok for r in page_run.analysis.checks] == [r.ok for r in check.analyse_program(text, poked).checks]
 
 
-def test_the_stepper_s_view_has_the_steps_jacobians_and_knobs():
+def test_the_stepper_s_run_has_the_steps_jacobians_and_sliders():
     text = presets.program("broadcasting bias")
-    view = page_data.stepper_view(text, (("X", -0.5),))
+    page_run = page_data.stepper_run(text, (("X", -0.5),))
     alone_graph, alone_steps = program_run.step_program(text, (("X", -0.5),))
-    assert spent(view) == ONCE and view.analysis is None
-    assert [s.node for s in view.steps] == [s.node for s in alone_steps]
-    assert view.jacobians == jacobian_view.step_jacobians(text, (("X", -0.5),))
-    assert same_knobs(view.knobs, poke.knobs(text))
+    assert spent(page_run) == ONCE and page_run.analysis is None
+    assert [s.node for s in page_run.steps] == [s.node for s in alone_steps]
+    assert page_run.jacobians == jacobian_view.step_jacobians(text, (("X", -0.5),))
+    assert same_sliders(page_run.sliders, poke.sliders(text))
 
 
 def test_a_program_too_big_to_step_is_refused_as_before():
     with pytest.raises(ValueError) as raised:
-        page_data.explorer_view("x = randn(3000, 3000)\ny = (x @ x).sum()\n")
+        page_data.explorer_run("x = randn(3000, 3000)\ny = (x @ x).sum()\n")
     with pytest.raises(ValueError) as before:
         program_run.step_program("x = randn(3000, 3000)\ny = (x @ x).sum()\n")
     assert str(raised.value) == str(before.value)
@@ -103,12 +103,12 @@ def started_by(run) -> list:
 
 
 def evaluations_of(key) -> dict:
-    """What the worker counted making that evaluation's view (a cache hit: nothing is evaluated again)."""
+    """What the worker counted making that evaluation's run (a cache hit: nothing is evaluated again)."""
     from components.common import session
 
     name, args = key
-    fn = {"explorer.program.page_data.explorer_view": page_data.explorer_view,
-          "explorer.program.page_data.stepper_view": page_data.stepper_view}[name]
+    fn = {"explorer.program.page_data.explorer_run": page_data.explorer_run,
+          "explorer.program.page_data.stepper_run": page_data.stepper_run}[name]
     return spent(session.sandbox().run(fn, *args))
 
 
@@ -118,9 +118,9 @@ def test_one_explorer_load_evaluates_the_program_once():
     at.query_params["program"] = program
     calls = started_by(at.run)
     no_exception(at)
-    assert view_data(at)["dot"] and sent(at, "components.poke")["knobs"], "the graph and the sliders"
+    assert view_data(at)["dot"] and sent(at, "components.poke")["sliders"], "the graph and the sliders"
     assert at.table[0].value is not None, "and the check"
-    assert calls == [("explorer.program.page_data.explorer_view", (program, (), None))]
+    assert calls == [("explorer.program.page_data.explorer_run", (program, (), None))]
     assert evaluations_of(calls[0]) == ONCE
     # the pictures come when the view asks for them, in evaluations of their own (a curve, a grid)
     calls = started_by(lambda: trigger(at, "components.poke", "pictures"))
@@ -135,19 +135,19 @@ def test_one_stepper_load_evaluates_the_program_once():
     calls = started_by(at.switch_page(STEPPER).run)
     no_exception(at)
     assert view_data(at)["steps"]["count"] and component(at, "components.poke")
-    assert calls == [("explorer.program.page_data.stepper_view", (program, (), None))]
+    assert calls == [("explorer.program.page_data.stepper_run", (program, (), None))]
     assert evaluations_of(calls[0]) == ONCE
 
 
 @pytest.mark.parametrize("page", ["explorer", "stepper"])
 def test_a_forward_mode_load_evaluates_the_program_once(page):
-    # the forward pass is pushed through the run the reverse view made: the same single evaluation
+    # the forward pass is pushed through the run the reverse mode made: the same single evaluation
     program = fresh_program()
     at = app()
     at.query_params.update({"program": program, "mode": "forward", "v": "ones"})
     run = at.switch_page(STEPPER).run if page == "stepper" else at.run
     calls = started_by(run)
     no_exception(at)
-    assert calls == [(f"explorer.program.page_data.{page}_view", (program, (), "ones"))]
+    assert calls == [(f"explorer.program.page_data.{page}_run", (program, (), "ones"))]
     assert evaluations_of(calls[0]) == ONCE
     assert view_data(at)["mode"] == "forward"

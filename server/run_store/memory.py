@@ -1,0 +1,59 @@
+"""The run store in this process's memory only (lost on restart): for tests and a single process."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from server.cache import ByteCache
+from server.run_store.base import GONE_KEPT, SAVED, TAKEN, TOO_BIG, Opened, RunStore, _Record
+
+
+class MemoryRunStore(RunStore):
+    """This process only (lost on restart): the server's byte-bounded LRU, with a share per learner."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._gone: OrderedDict[str, str] = OrderedDict()  # evicted run id -> why, the last GONE_KEPT
+        self._lru = ByteCache(self.max_bytes, max_item=self.max_run_bytes, idle_seconds=None,
+                              group_budget=self.user_bytes, fair=True, on_evict=self._evicted)
+
+    def _evicted(self, run_id, why):
+        self._gone[run_id] = why
+        self._gone.move_to_end(run_id)
+        while len(self._gone) > GONE_KEPT:
+            self._gone.popitem(last=False)
+
+    def _save(self, run_id, blob, user, holder, lease_until, replaces):
+        with self._lru.lock:
+            record = self._lru.peek(run_id)
+            if record is not None and record.holder not in (holder, replaces):
+                return TAKEN
+            kept = self._lru.put(run_id, _Record(blob, user, holder, lease_until), len(blob), group=user)
+            self._gone.pop(run_id, None)
+            return SAVED if kept else TOO_BIG
+
+    def _open(self, run_id, user, holder, now):
+        with self._lru.lock:
+            record = self._lru.get(run_id)
+            if record is None:
+                return None
+            if self._keeps(record, user):
+                return Opened(record.blob, owned=False)
+            self._lru.put(run_id, _Record(record.blob, user, holder, 0.0), len(record.blob), group=user)
+            return Opened(record.blob, owned=True)
+
+    def _get(self, run_id):
+        record = self._lru.peek(run_id)
+        return None if record is None else record.blob
+
+    def _why(self, run_id):
+        return self._gone.get(run_id), None
+
+    def _size(self):
+        return self._lru.nbytes
+
+    def _user_size(self, user):
+        return self._lru.group_nbytes(user)
+
+    def _count(self):
+        return len(self._lru)
