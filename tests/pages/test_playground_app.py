@@ -13,9 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.playground import step_graph as playground_graph
 from explorer.playground.controller import GLYPHS, STAND_INS, Playground
-from tests.support.helpers import ROOT
+from tests.support import apptest
 
-APP = str(ROOT / "app.py")
 PAGE = "pages/playground.py"
 BUTTONS = ["Play", "Step", "Reset", "Show this step's graph"]
 
@@ -29,16 +28,7 @@ class Clock:
 
 
 def open_page(query: dict | None = None, learner: str | None = None) -> AppTest:
-    app = AppTest.from_file(APP, default_timeout=60)
-    if learner is not None:  # the key a browser's cookie gives (components/common/learner.py); else one a session
-        app.session_state["learner_key"] = learner
-    app.run()  # st.navigation registers the pages on the first run
-    if query:
-        app.query_params.clear()
-        app.query_params.update(query)
-    app.switch_page(PAGE).run()
-    assert not app.exception, app.exception
-    return app
+    return apptest.open_page(PAGE, query, learner)
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ import server.run_store as run_store
 from explorer.playground.controller import Playground
 from explorer.playground.settings import TrainConfig
 from server.run_store import RedisRunStore
+from tests.support import apptest
 from tests.support.helpers import ROOT
 from tests.support.store_faults import WAIT_SECONDS, RedisServer, step_of
 
-APP = str(ROOT / "app.py")
 PAGE = "pages/playground.py"
 
 
@@ -31,14 +31,7 @@ def redis_store(tmp_path, monkeypatch):
 
 
 def open_page(query: dict | None = None) -> AppTest:
-    app = AppTest.from_file(APP, default_timeout=60)
-    app.run()
-    if query:
-        app.query_params.clear()
-        app.query_params.update(query)
-    app.switch_page(PAGE).run()
-    assert not app.exception, app.exception
-    return app
+    return apptest.open_page(PAGE, query)
 
 
 def warnings(at) -> list[str]:

@@ -18,6 +18,22 @@ def app() -> AppTest:
     return AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
 
 
+def open_page(page: str, query: dict | None = None, learner: str | None = None) -> AppTest:
+    """The app run once (st.navigation registers the pages on the first run), then ``page`` opened with the link
+    ``query`` and, if given, as ``learner`` (the key a browser's cookie gives: components/common/learner.py; else
+    the session is a learner of its own)."""
+    at = app()
+    if learner is not None:
+        at.session_state["learner_key"] = learner
+    at.run()
+    if query:
+        at.query_params.clear()
+        at.query_params.update(query)
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
 def graph_element(at: AppTest):
     views = [e for e in at.get("bidi_component") if e.proto.component_name == "components.graph_view"]
     assert len(views) == 1, "exactly one graph view on the page"
