@@ -33,13 +33,14 @@ def ignored(problem: str, what: str = "the link") -> str:
     return f"Ignored part of {what}: {problem}."
 
 
-#: At most this many warnings for one link: the rest are counted in one more.
-MAX_SAID = 8
+#: At most this many warnings for one link (enough for every setting of the Playground, each named), the rest
+#: counted in one more.
+MAX_SAID = 20
 
 
 def said_once(problems: list[str], most: int = MAX_SAID) -> list[str]:
     """The problems a page says of its link: each once (one given many times says how many), at most ``most``, then
-    how many more (a link of 1,000 bad parts is a few warnings, not a page of them)."""
+    how many more (a link of 1,000 bad parts is MAX_SAID warnings, not a thousand)."""
     counts: dict[str, int] = {}
     for problem in problems:
         counts[problem] = counts.get(problem, 0) + 1

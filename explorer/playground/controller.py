@@ -466,7 +466,7 @@ def missing_run(why: str | None) -> str:
 
 
 def _unreadable(run_id: str, problem: str) -> str:
-    return (f"the run store cannot be read: {problem}; this page opens the link's run ({run_id}) as soon as it can. "
+    return (f"the run store cannot be read: {problem}; this page opens the link's run (`{run_id}`) as soon as it can. "
             "The run below is a new one meanwhile, not saved: training it makes it a run of its own")
 
 

@@ -25,7 +25,6 @@ from explorer.playground.controller import Upload
 from tests.support.helpers import ROOT
 
 NOBODY = 65534
-AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
 ANSWER_SECONDS = 120.0  # a child that answers nothing in this long is stuck (a failure, not a measurement)
 WAIT_SECONDS = 120.0  # the longest a test waits for a condition before it fails
 
@@ -81,8 +80,9 @@ class Learners:
         self._own_log = log is None  # removed after (the test has read what it needs: `stderr`)
         self.log = log or Path(tempfile.mkstemp(prefix="store-learners-", suffix=".log")[1])
         self._log_file = open(self.log, "w")  # noqa: SIM115 - closed in stop()
-        command = [*(AS_NOBODY if as_nobody else []), sys.executable, "-m", "tests.support.store_learners",
-                   where, str(count)]
+        # as_nobody: the learners' process drops to nobody itself, once loaded (store_learners.become)
+        command = [sys.executable, "-m", "tests.support.store_learners", where, str(count),
+                   *([str(NOBODY)] if as_nobody else [])]
         self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=self._log_file, text=True, start_new_session=True)
         self._answers: queue.Queue = queue.Queue()

@@ -1,6 +1,6 @@
 """Learners playing in a server process of their own, against a real run store, driven line by line by a test.
 
-    python -m tests.support.store_learners <AUTOGRAD_EXPLORER_RUNS value> <learners>
+    python -m tests.support.store_learners <AUTOGRAD_EXPLORER_RUNS value> <learners> [<uid to run as>]
 
 Each learner is a Playground page (explorer/playground/controller.py) that plays from the start, on a clock of
 its own that moves 0.2 s a tick (so a tick trains the same steps however loaded the machine is); the store is
@@ -16,6 +16,7 @@ of the store, or null>}, ...]}. A process the store takes down answers nothing m
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -35,7 +36,26 @@ class PageClock:
         return self.now
 
 
-def main(where: str, count: int) -> None:
+def become(uid: int) -> None:
+    """This process as the user ``uid`` (a learner's server without root), once everything it runs is loaded.
+
+    NOTE: started as root and changed here, not started as that user: a checkout (and its virtualenv) may lie in a
+    folder only root may enter (CI's fresh clone in a mktemp -d folder), where that user could not import a thing.
+    A Playground played against a memory store first loads every module a learner's process needs."""
+    warm = Playground(TrainConfig(hidden=(4,)), clock=PageClock(), store=open_store("memory"), user="warm-up")
+    warm.play()
+    warm.tick()
+    warm.pause()
+    importlib.import_module("server.run_store.sqlite_store")
+    importlib.import_module("server.run_store.redis_store")
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def main(where: str, count: int, uid: int | None = None) -> None:
+    if uid is not None:
+        become(uid)
     store = open_store(where)
     clock = PageClock()
     pages = [Playground(TrainConfig(hidden=(4,), seed=i), clock=clock, store=store, user=f"learner{i}")
@@ -59,4 +79,4 @@ def main(where: str, count: int) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None)
