@@ -14,17 +14,12 @@ from streamlit.testing.v1 import AppTest
 from explorer.playground import step_graph as playground_graph
 from explorer.playground.controller import GLYPHS, STAND_INS, Playground
 from tests.support import apptest
+from tests.support.clock import Clock
 
 PAGE = "pages/playground.py"
 BUTTONS = ["Play", "Step", "Reset", "Show this step's graph"]
 
 
-class Clock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
 
 
 def open_page(query: dict | None = None, learner: str | None = None) -> AppTest:

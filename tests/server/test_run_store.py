@@ -13,17 +13,12 @@ import pytest
 from explorer.playground.controller import Playground
 from explorer.playground.settings import TrainConfig
 from server.run_store import SAVED, TAKEN, TOO_BIG, MemoryRunStore, RedisRunStore, SQLiteRunStore, open_store
+from tests.support.clock import Clock
 from tests.support.store_faults import step_of
 
 KB = 1000
 
 
-class Clock:
-    def __init__(self):
-        self.now = 1_000_000.0
-
-    def __call__(self):
-        return self.now
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +109,7 @@ def test_a_learner_past_their_share_pushes_out_only_their_own_runs(make_store):
 
 def test_a_flood_of_fresh_keys_beside_a_class_pushes_out_only_its_own_runs(make_store):
     # The defaults scaled down a thousandfold: a 256 KB store, 64 KB a learner (issue 28 item 6).
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     store = make_store(max_bytes=256 * KB, user_bytes=64 * KB, clock=clock)
     class_runs = {f"classrun{i:04d}": bytes([i]) * 12 * KB for i in range(3)}
     for i, (run, blob) in enumerate(class_runs.items()):  # a class's three runs, paused a while ago
@@ -144,7 +139,7 @@ def test_the_store_says_why_a_run_is_missing_only_when_it_knows(make_store):
 
 
 def test_only_its_learner_takes_a_run_over_anyone_else_gets_a_copy_playing_or_paused(make_store):
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     store = make_store(clock=clock, lease_seconds=5.0)
     assert store.save("runrunrun001", b"v1", user="ann", holder="tab1", live=True) == SAVED
     # Another learner while ann's tab plays: a copy to fork from; ann keeps her run.
@@ -167,7 +162,7 @@ def test_only_its_learner_takes_a_run_over_anyone_else_gets_a_copy_playing_or_pa
 
 
 def test_a_run_link_someone_else_opens_is_a_fork_and_the_owners_link_keeps_the_owners_run(make_store):
-    store, clock = make_store(), Clock()
+    store, clock = make_store(), Clock(1_000_000.0)
     ann = Playground(TrainConfig(hidden=(4,)), clock=clock, store=store, user="ann")
     for _ in range(3):
         ann.step_once()

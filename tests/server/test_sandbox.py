@@ -15,6 +15,7 @@ from autograd.expr import ExpressionError
 from server.cache import ByteCache
 from server.sandbox import Cancelled, Limits, Sandbox, SandboxError
 from tests.support import sandbox_tasks as tasks
+from tests.support.clock import Clock
 from tests.support.helpers import ROOT
 
 LIMITS = Limits(memory_mb=256, cpu_seconds=1.5, wall_seconds=20.0, result_mb=4)
@@ -263,12 +264,6 @@ def test_a_rerun_within_the_grace_period_picks_the_evaluation_up_again(sandbox, 
 # ----------------------------------------------------------------------------- the cache
 
 
-class Clock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
 
 
 def test_the_cache_is_bounded_by_bytes_least_recently_used_first():

@@ -13,6 +13,7 @@ import pytest
 from explorer.playground.controller import Playground
 from explorer.playground.settings import TrainConfig
 from server.run_store import RedisRunStore, SQLiteRunStore
+from tests.support.clock import Clock
 from tests.support.helpers import ROOT
 from tests.support.store_faults import (
     NOBODY,
@@ -186,12 +187,6 @@ def test_damage_found_while_the_store_is_open_is_repaired_at_once(tmp_path, capl
     store.close()
 
 
-class Clock:
-    def __init__(self):
-        self.now = 1_000_000.0
-
-    def __call__(self):
-        return self.now
 
 
 def play(pg, clock, ticks: int) -> None:
@@ -217,7 +212,7 @@ def redis_server(tmp_path):
 
 def test_redis_down_the_page_keeps_its_run_a_reload_keeps_it_too_and_the_link_is_tried_again(redis_server):
     server = redis_server()
-    wall, page = Clock(), Clock()  # the store's back-off runs on ``wall``
+    wall, page = Clock(1_000_000.0), Clock(1_000_000.0)  # the store's back-off runs on ``wall``
     store = RedisRunStore(server.url, clock=wall)
     pg = Playground(TrainConfig(hidden=(4,)), clock=page, store=store, user="ann")
     pg.play()
@@ -262,7 +257,7 @@ def test_redis_with_the_recommended_persistence_keeps_every_paused_run_through_a
     serving = readme[readme.index("## Serving a class"):readme.index("## Run the tests")]
     assert "appendonly yes" in serving and "appendfsync everysec" in serving and "deploy/redis.conf" in serving
     server = redis_server(str(conf))
-    store, page = RedisRunStore(server.url), Clock()
+    store, page = RedisRunStore(server.url), Clock(1_000_000.0)
     pages = [Playground(TrainConfig(hidden=(4,), seed=i), clock=page, store=store, user=f"learner{i}")
              for i in range(5)]
     for i, pg in enumerate(pages):  # five learners' runs, paused at different steps
@@ -278,7 +273,7 @@ def test_redis_with_the_recommended_persistence_keeps_every_paused_run_through_a
 
 def test_a_redis_that_restarted_empty_is_said_so_not_blamed_on_eviction(redis_server):
     server = redis_server()  # Debian's default: no append-only file
-    store, page = RedisRunStore(server.url), Clock()
+    store, page = RedisRunStore(server.url), Clock(1_000_000.0)
     left = Playground(TrainConfig(hidden=(4,)), clock=page, store=store, user="ann")  # paused, tab closed
     left.step_once()
     playing = Playground(TrainConfig(hidden=(4,)), clock=page, store=store, user="bob")

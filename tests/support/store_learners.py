@@ -24,16 +24,11 @@ import sys
 from explorer.playground.controller import Playground
 from explorer.playground.settings import TrainConfig
 from server.run_store import open_store
+from tests.support.clock import Clock
 
 TICK = 0.2
 
 
-class PageClock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
 
 
 def become(uid: int) -> None:
@@ -42,7 +37,7 @@ def become(uid: int) -> None:
     NOTE: started as root and changed here, not started as that user: a checkout (and its virtualenv) may lie in a
     folder only root may enter (CI's fresh clone in a mktemp -d folder), where that user could not import a thing.
     A Playground played against a memory store first loads every module a learner's process needs."""
-    warm = Playground(TrainConfig(hidden=(4,)), clock=PageClock(), store=open_store("memory"), user="warm-up")
+    warm = Playground(TrainConfig(hidden=(4,)), clock=Clock(), store=open_store("memory"), user="warm-up")
     warm.play()
     warm.tick()
     warm.pause()
@@ -57,7 +52,7 @@ def main(where: str, count: int, uid: int | None = None) -> None:
     if uid is not None:
         become(uid)
     store = open_store(where)
-    clock = PageClock()
+    clock = Clock()
     pages = [Playground(TrainConfig(hidden=(4,), seed=i), clock=clock, store=store, user=f"learner{i}")
              for i in range(count)]
     for page in pages:

@@ -12,19 +12,12 @@ from explorer.playground import step_graph, training
 from explorer.playground.controller import Playground
 from explorer.playground.settings import TrainConfig
 from server.run_store import MemoryRunStore as RunStore
-
-
-class Clock:
-    def __init__(self):
-        self.now = 100.0
-
-    def __call__(self):
-        return self.now
+from tests.support.clock import Clock
 
 
 @pytest.fixture
 def clock():
-    return Clock()
+    return Clock(100.0)
 
 
 def make(clock, config=None, store=None):
