@@ -175,3 +175,28 @@ def test_clip_grad_norm_by_hand():
     a.grad = np.array([np.inf, 0.0])
     with pytest.raises(RuntimeError, match="non-finite"):
         nn.utils.clip_grad_norm_([a], 1.0, error_if_nonfinite=True)
+
+
+# ---- README's transformer block ------------------------------------------------------------------------------
+def readme_block() -> str:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### A transformer block", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_block_trains_and_is_transformer_encoder_layer_with_norm_first():
+    scope: dict = {"__name__": "readme_block"}
+    exec(compile(readme_block(), "README.md", "exec"), scope)  # the project's own README, not user text
+    losses, block = scope["losses"], scope["block"]
+    assert losses[0] > 1.5 and losses[-1] < 0.1 * losses[0], losses
+    layer = nn.TransformerEncoderLayer(16, 2, dim_feedforward=64, dropout=0.0, activation="gelu", batch_first=True,
+                                       norm_first=True)
+    ours = block.state_dict()
+    renamed = {"self_attn": "attn", "linear1": "mlp.layers.0", "linear2": "mlp.layers.2"}
+    layer.load_state_dict({key: ours[renamed.get(key.split(".")[0], key.split(".")[0]) + key[key.index("."):]]
+                           for key in layer.state_dict()})
+    x = Tensor(np.random.default_rng(0).standard_normal((2, 6, 16)))
+    mask = scope["causal"]
+    np.testing.assert_allclose(layer(x, src_mask=mask).data, block(x, mask).data, rtol=1e-12, atol=1e-12)
