@@ -71,8 +71,8 @@ class MultiheadAttention(Module):
                 average_attn_weights=True, is_causal=False):
         query, key, value = as_tensor(query), as_tensor(key), as_tensor(value)
         if is_causal and attn_mask is None:
-            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer "
-                               "module method `generate_square_subsequent_mask` to create this mask.")
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint (as in PyTorch): pass the causal "
+                               "mask itself, attn_mask=np.triu(np.ones((L, L), dtype=bool), 1)")
         batched = query.ndim == 3
         if not batched:  # one sequence: a batch of one, squeezed again at the end
             query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

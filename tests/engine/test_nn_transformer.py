@@ -200,3 +200,23 @@ def test_the_readme_block_trains_and_is_transformer_encoder_layer_with_norm_firs
     x = Tensor(np.random.default_rng(0).standard_normal((2, 6, 16)))
     mask = scope["causal"]
     np.testing.assert_allclose(layer(x, src_mask=mask).data, block(x, mask).data, rtol=1e-12, atol=1e-12)
+
+
+def test_attention_dropout_drops_weights_from_the_generator_and_only_in_train():
+    rng = np.random.default_rng(4)
+    q, k, v = (rng.standard_normal((2, 5, 3)) for _ in range(3))
+    got = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4, generator=11).data
+    plain = F.scaled_dot_product_attention(q, k, v)
+    weights = F.softmax(Tensor(q) @ Tensor(k).transpose(0, 2, 1) * (1 / np.sqrt(3)), axis=-1).data
+    keep = np.random.default_rng(11).random(weights.shape) >= 0.4  # F.dropout's draw from the same seed
+    np.testing.assert_allclose(got, (weights * keep / 0.6) @ v, rtol=1e-12)
+    assert not np.allclose(got, plain.data)
+    attn = nn.MultiheadAttention(4, 2, dropout=0.5, batch_first=True, generator=0)
+    x = Tensor(rng.standard_normal((2, 3, 4)))
+    _, w_train = attn(x, x, x, average_attn_weights=False)
+    # in train() the weights returned are the dropped ones (as PyTorch returns them): some 0, the rest doubled
+    assert np.any(w_train.data == 0) and not np.allclose(w_train.data.sum(axis=-1), 1.0)
+    attn.eval()
+    out_a, w_eval = attn(x, x, x)
+    np.testing.assert_allclose(w_eval.data.sum(axis=-1), 1.0, rtol=1e-14)
+    np.testing.assert_array_equal(out_a.data, attn(x, x, x)[0].data)
