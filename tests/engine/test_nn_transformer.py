@@ -220,3 +220,23 @@ def test_attention_dropout_drops_weights_from_the_generator_and_only_in_train():
     out_a, w_eval = attn(x, x, x)
     np.testing.assert_allclose(w_eval.data.sum(axis=-1), 1.0, rtol=1e-14)
     np.testing.assert_array_equal(out_a.data, attn(x, x, x)[0].data)
+
+
+# ---- forward mode through the composites ------------------------------------------------------------------
+@pytest.mark.parametrize("case", [c for c in CASES if c.build is None or c.label.startswith(("LayerNorm", "MHA ("))],
+                         ids=lambda c: c.label)
+def test_forward_mode_gives_the_same_jacobian_as_reverse_mode(case):
+    # built from primitives, the composites have forward mode for free: J from n JVPs equals J from m VJPs
+    from autograd.func import jacfwd, jacrev
+
+    module = case.build(OURS) if case.build is not None else None
+    if module is not None:
+        fill(module)
+
+    def f(*xs):
+        return outputs(case.run(OURS, module, *xs))[0]
+
+    nums = tuple(range(len(case.inputs)))
+    xs = [Tensor(a.copy()) for a in case.inputs]
+    for forward, reverse in zip(jacfwd(f, argnums=nums)(*xs), jacrev(f, argnums=nums)(*xs)):
+        np.testing.assert_allclose(forward.data, reverse.data, rtol=1e-10, atol=1e-12, err_msg=case.label)
