@@ -1,6 +1,6 @@
-"""Neural-network building blocks: Module, Linear, Sequential, MLP, activations, Embedding, and the
-transformer's parts (Softmax, Dropout, LayerNorm, RMSNorm, MultiheadAttention, TransformerEncoderLayer),
-with `init` and `utils`.
+"""Neural-network building blocks: Module, Linear, Sequential, MLP, activations, Embedding, and the transformer's
+parts (Softmax, Dropout, LayerNorm, RMSNorm, MultiheadAttention, TransformerEncoderLayer, TransformerEncoder), with
+`init` and `utils`.
 """
 
 import warnings
@@ -15,7 +15,7 @@ from autograd.nn.dropout import Dropout
 from autograd.nn.linear import Linear
 from autograd.nn.module import Module
 from autograd.nn.normalization import LayerNorm, RMSNorm
-from autograd.nn.transformer import TransformerEncoderLayer
+from autograd.nn.transformer import TransformerEncoder, TransformerEncoderLayer
 from autograd.ops import as_tensor
 from autograd.optim import SGD, Adam, AdamW
 from autograd.tensor import Parameter, Tensor
@@ -23,6 +23,7 @@ from autograd.tensor import Parameter, Tensor
 __all__ = [
     "Module", "Linear", "Sequential", "MLP", "ReLU", "Tanh", "Sigmoid", "GELU", "SiLU", "Identity",
     "Softmax", "LogSoftmax", "Dropout", "LayerNorm", "RMSNorm", "MultiheadAttention", "TransformerEncoderLayer",
+    "TransformerEncoder",
     "Embedding", "ACTIVATIONS", "init", "utils", "Parameter", "SGD", "Adam", "AdamW", "mse_loss", "cross_entropy",
 ]
 

@@ -1,4 +1,7 @@
-"""TransformerEncoderLayer: self-attention and a feed-forward block, each with a residual and a LayerNorm."""
+"""TransformerEncoderLayer (self-attention and a feed-forward block, each with a residual and a LayerNorm) and
+TransformerEncoder, a stack of copies of one."""
+
+import copy
 
 import numpy as np
 
@@ -58,3 +61,21 @@ class TransformerEncoderLayer(Module):
 
     def _ff_block(self, x):
         return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoder(Module):
+    """torch.nn.TransformerEncoder: `num_layers` copies of `encoder_layer` (each with its own parameters, starting
+    equal, as PyTorch's deep copies do), then `norm` if given; state_dict keys `layers.0.…`, `norm.…`.
+    `enable_nested_tensor` and `mask_check` are PyTorch's arguments, accepted and ignored (no nested tensors here).
+    """
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        self.layers = [copy.deepcopy(encoder_layer) for _ in range(num_layers)]
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+        return x if self.norm is None else self.norm(x)

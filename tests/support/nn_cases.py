@@ -124,6 +124,11 @@ CASES = [
     Case("TransformerEncoderLayer pre-norm, dropout 0 in train()", (randn(L, N, E),),
          lambda lib: lib.nn.TransformerEncoderLayer(E, H, dim_feedforward=6, dropout=0.0, norm_first=True),
          lambda lib, m, x: m(x, src_mask=lib.mask(CAUSAL), is_causal=True)),
+    Case("TransformerEncoder: 2 pre-norm layers and a final norm", (randn(N, L, E),),
+         lambda lib: lib.nn.TransformerEncoder(
+             lib.nn.TransformerEncoderLayer(E, H, dim_feedforward=6, batch_first=True, norm_first=True), 2,
+             norm=lib.nn.LayerNorm(E), enable_nested_tensor=False),
+         lambda lib, m, x: m(x, mask=lib.mask(CAUSAL), src_key_padding_mask=lib.mask(PADDING)), eval=True),
 ]
 
 IDS = [case.label for case in CASES]
