@@ -71,6 +71,8 @@ class TransformerEncoder(Module):
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
         self.layers = [copy.deepcopy(encoder_layer) for _ in range(num_layers)]
+        for layer in self.layers[1:]:
+            _fresh_generators(layer)
         self.num_layers = num_layers
         self.norm = norm
 
@@ -79,3 +81,22 @@ class TransformerEncoder(Module):
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
         return x if self.norm is None else self.norm(x)
+
+
+def _modules(module):
+    yield module
+    for _, child in module.named_children():
+        yield from _modules(child)
+
+
+def _fresh_generators(module):
+    """Gives the dropout Generators of a copied layer streams of their own (a deep copy would repeat the original's
+    masks, layer after layer), drawn from the originals so a seeded stack still repeats; Generators shared within
+    the layer stay shared."""
+    fresh = {}
+    for m in _modules(module):
+        g = getattr(m, "generator", None)
+        if isinstance(g, np.random.Generator):
+            if id(g) not in fresh:
+                fresh[id(g)] = np.random.default_rng(g.integers(2**63))
+            m.generator = fresh[id(g)]

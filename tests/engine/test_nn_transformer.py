@@ -240,3 +240,17 @@ def test_forward_mode_gives_the_same_jacobian_as_reverse_mode(case):
     xs = [Tensor(a.copy()) for a in case.inputs]
     for forward, reverse in zip(jacfwd(f, argnums=nums)(*xs), jacrev(f, argnums=nums)(*xs)):
         np.testing.assert_allclose(forward.data, reverse.data, rtol=1e-10, atol=1e-12, err_msg=case.label)
+
+
+def test_a_stack_s_copies_start_equal_but_drop_out_apart():
+    layer = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.5, generator=3)
+    stack = nn.TransformerEncoder(layer, 2)
+    first, second = stack.layers
+    for (name, a), (_, b) in zip(first.state_dict().items(), second.state_dict().items()):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert first.self_attn.in_proj_weight is not second.self_attn.in_proj_weight
+    x = Tensor(np.ones((3, 2, 4)))
+    again = nn.TransformerEncoder(nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.5, generator=3), 2)
+    np.testing.assert_array_equal(stack(x).data, again(x).data)  # seeded: the whole stack repeats
+    assert not np.array_equal(first.dropout(x).data, second.dropout(x).data)
+    assert second.dropout.generator is second.dropout1.generator is second.self_attn.generator
