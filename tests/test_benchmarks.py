@@ -39,3 +39,12 @@ def test_presentation_lines_run():
     # the cases the benchmark prints after the engine's: each must still call what it measures
     lines = cases.presentation_lines(quick=True)
     assert any(line.startswith("live playground, server side") for line in lines)
+
+
+def test_transformer_parts_compare_the_composite_with_its_fused_twin():
+    from benchmarks import transformer_parts
+
+    for impls in (transformer_parts.layer_norm_impls(rows=6, width=5), transformer_parts.attention_impls(2, 2, 5, 3)):
+        for ours, fused in zip(impls["composite"](), impls["fused"]()):  # the build asserted it too
+            np.testing.assert_allclose(ours, fused, rtol=1e-9, atol=1e-12)
+    assert transformer_parts.lines(rounds=1)[0].split() == ["case", "composite", "fused", "ratio"]

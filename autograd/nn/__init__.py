@@ -1,115 +1,31 @@
-"""Neural-network building blocks: Module, Linear, Sequential, MLP, activations, Embedding (and `init`)."""
+"""Neural-network building blocks: Module, Linear, Sequential, MLP, activations, Embedding, and the transformer's
+parts (Softmax, Dropout, LayerNorm, RMSNorm, MultiheadAttention, TransformerEncoderLayer, TransformerEncoder), with
+`init` and `utils`.
+"""
 
-import math
-from collections import OrderedDict
+import warnings
 
 import numpy as np
 
 from autograd import functional as F
 from autograd.functional import cross_entropy, mse_loss
-from autograd.nn import init
+from autograd.nn import init, utils
+from autograd.nn.attention import MultiheadAttention
+from autograd.nn.dropout import Dropout
+from autograd.nn.linear import Linear
+from autograd.nn.module import Module
+from autograd.nn.normalization import LayerNorm, RMSNorm
+from autograd.nn.transformer import TransformerEncoder, TransformerEncoderLayer
+from autograd.ops import as_tensor
 from autograd.optim import SGD, Adam, AdamW
 from autograd.tensor import Parameter, Tensor
 
 __all__ = [
     "Module", "Linear", "Sequential", "MLP", "ReLU", "Tanh", "Sigmoid", "GELU", "SiLU", "Identity",
-    "Embedding", "ACTIVATIONS", "init", "Parameter", "SGD", "Adam", "AdamW", "mse_loss", "cross_entropy",
+    "Softmax", "LogSoftmax", "Dropout", "LayerNorm", "RMSNorm", "MultiheadAttention", "TransformerEncoderLayer",
+    "TransformerEncoder",
+    "Embedding", "ACTIVATIONS", "init", "utils", "Parameter", "SGD", "Adam", "AdamW", "mse_loss", "cross_entropy",
 ]
-
-
-class Module:
-    """Base class: parameters are found in attributes (Parameters, Modules, lists of Modules)."""
-
-    training = True
-
-    def forward(self, *args, **kwargs):
-        raise NotImplementedError(f"{type(self).__name__} must define forward()")
-
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
-
-    def named_children(self):
-        for name, value in vars(self).items():
-            if isinstance(value, Module):
-                yield name, value
-            elif isinstance(value, (list, tuple)):
-                for i, item in enumerate(value):
-                    if isinstance(item, Module):
-                        yield f"{name}.{i}", item
-
-    def named_parameters(self, prefix=""):
-        for name, value in vars(self).items():
-            if isinstance(value, Parameter):
-                yield prefix + name, value
-        for name, child in self.named_children():
-            yield from child.named_parameters(prefix=f"{prefix}{name}.")
-
-    def parameters(self):
-        return [p for _, p in self.named_parameters()]
-
-    def zero_grad(self):
-        for p in self.parameters():
-            p.grad = None
-
-    def train(self, mode=True):
-        self.training = mode
-        for _, child in self.named_children():
-            child.train(mode)
-        return self
-
-    def eval(self):
-        return self.train(False)
-
-    def state_dict(self):
-        return OrderedDict((name, p.data.copy()) for name, p in self.named_parameters())
-
-    def load_state_dict(self, state):
-        params = dict(self.named_parameters())
-        missing = sorted(set(params) - set(state))
-        unexpected = sorted(set(state) - set(params))
-        if missing or unexpected:
-            raise KeyError(f"load_state_dict: missing keys {missing}, unexpected keys {unexpected}")
-        for name, p in params.items():
-            value = np.asarray(state[name], dtype=p.data.dtype)
-            if value.shape != p.data.shape:
-                raise ValueError(f"load_state_dict: '{name}' has shape {value.shape}, expected {p.data.shape}")
-            p.data = value.copy()
-
-    def __repr__(self):
-        children = list(self.named_children())
-        if not children:
-            return f"{type(self).__name__}({self.extra_repr()})"
-        lines = [f"  ({name}): " + repr(child).replace("\n", "\n  ") for name, child in children]
-        return f"{type(self).__name__}(\n" + "\n".join(lines) + "\n)"
-
-    def extra_repr(self):
-        return ""
-
-
-class Linear(Module):
-    """y = x·Wᵀ + b with W of shape (out, in), initialised as PyTorch's Linear is (`reset_parameters`)."""
-
-    def __init__(self, in_features, out_features, bias=True, rng=None):
-        self.in_features = in_features
-        self.out_features = out_features
-        self.weight = Parameter(np.empty((out_features, in_features)))
-        self.bias = Parameter(np.empty(out_features)) if bias else None
-        self.reset_parameters(rng)
-
-    def reset_parameters(self, generator=None):
-        """PyTorch's default: W from kaiming_uniform_(a=√5), i.e. U(−1/√in, 1/√in), and b from
-        U(−1/√in, 1/√in) (0 for in = 0), both drawn from `generator`."""
-        generator = np.random.default_rng(generator)
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5), generator=generator)
-        if self.bias is not None:
-            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
-            init.uniform_(self.bias, -bound, bound, generator=generator)
-
-    def forward(self, x):
-        return F.linear(x, self.weight, self.bias)
-
-    def extra_repr(self):
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
 class Sequential(Module):
@@ -156,6 +72,43 @@ class SiLU(Module):
 class Identity(Module):
     def forward(self, x):
         return x
+
+
+def _legacy_softmax_dim(ndim, name):
+    # NOTE: PyTorch's rule for Softmax(dim=None), kept for old code: axis 0 for 0-, 1- and 3-d input, else 1.
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
+                  "Change the call to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+class Softmax(Module):
+    """softmax along `dim`: each slice is positive and sums to 1 (torch.nn.Softmax)."""
+
+    def __init__(self, dim=None):
+        self.dim = dim
+
+    def forward(self, x):
+        x = as_tensor(x)
+        dim = _legacy_softmax_dim(x.ndim, "softmax") if self.dim is None else self.dim
+        return F.softmax(x, axis=dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """log of softmax along `dim`, computed stably (torch.nn.LogSoftmax)."""
+
+    def __init__(self, dim=None):
+        self.dim = dim
+
+    def forward(self, x):
+        x = as_tensor(x)
+        dim = _legacy_softmax_dim(x.ndim, "log_softmax") if self.dim is None else self.dim
+        return F.log_softmax(x, axis=dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
 
 
 ACTIVATIONS = {

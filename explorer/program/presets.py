@@ -80,6 +80,52 @@ y = (X + bias) ** 2
 loss = y.mean()
 """
 
+CAUSAL_HEAD = """\
+# one causal self-attention head: 4 tokens of width 3, projected to q, k, v of width d = 2.
+# Each token attends to itself and the ones before it (mask is True above the diagonal, and
+# masked_fill sets those scores to -1e9, so softmax gives them exactly 0). In the Stepper, softmax's
+# Jacobian is diag(p) - p pᵀ, one block per row; the masked scores get no grad.
+x = randn(4, 3)
+Wq = randn(3, 2)
+Wk = randn(3, 2)
+Wv = randn(3, 2)
+q = x @ Wq
+k = x @ Wk
+v = x @ Wv
+scores = q @ k.T / sqrt(2.0)
+mask = arange(4) > arange(4).reshape(4, 1)
+masked = scores.masked_fill(mask, -1e9)
+p = softmax(masked, axis=-1)
+out = p @ v
+loss = (out ** 2).sum()
+"""
+
+TRANSFORMER_STEP = """\
+# one training step of a one-block transformer on 4 tokens (a vocabulary of 5, width 4): the loss whose
+# backward gives every weight its grad. Embedding plus positions, one causal attention head with a
+# residual, an MLP with a residual, logits through the embedding again (tied), cross-entropy against
+# the next tokens.
+E = randn(5, 4)
+P = randn(4, 4)
+Wq = randn(4, 4)
+Wk = randn(4, 4)
+Wv = randn(4, 4)
+W1 = randn(8, 4)
+b1 = zeros(8)
+W2 = randn(4, 8)
+b2 = zeros(4)
+x = embedding(E, [0, 3, 1, 4]) + P
+q = x @ Wq
+k = x @ Wk
+v = x @ Wv
+mask = arange(4) > arange(4).reshape(4, 1)
+att = softmax((q @ k.T / sqrt(4.0)).masked_fill(mask, -1e9), axis=-1)
+h = x + att @ v
+y = h + linear(relu(linear(h, W1, b1)), W2, b2)
+logits = y @ E.T
+loss = cross_entropy(logits, [3, 1, 4, 2])
+"""
+
 #: name -> (one-line description, program text). The first one is the default.
 PRESETS: dict[str, tuple[str, str]] = {
     "micrograd": ("micrograd's full example: scalars, fan-out, relu, division", MICROGRAD),
@@ -89,6 +135,10 @@ PRESETS: dict[str, tuple[str, str]] = {
     "linear + ReLU": ("A linear layer x @ W.T + b, ReLU, then the mean", LINEAR_RELU),
     "softmax cross-entropy": ("log_softmax of two rows of logits against one-hot labels", CROSS_ENTROPY),
     "attention scores": ("softmax(Q @ K.T / sqrt(d)) @ V for 3 tokens of width 4", ATTENTION),
+    "causal attention head": ("One causal self-attention head: q kᵀ / √d, the mask, softmax, then the product with v",
+                              CAUSAL_HEAD),
+    "transformer training step": ("A one-block transformer's loss on 4 tokens: embedding, attention, MLP, "
+                                  "cross-entropy", TRANSFORMER_STEP),
     "layer norm": ("Normalise each row to mean 0, variance 1, then scale and shift", LAYER_NORM),
     "broadcasting bias": ("A (4,) bias added to a (3, 4) matrix: grad sums over axis 0", BROADCAST),
 }
