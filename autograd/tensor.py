@@ -80,17 +80,25 @@ class Primitive:
       jvp_plugged  jvp_plugged(t, tangents, out, *inputs, **meta) -> (text, value): the formula with this
                    call's numbers put in, the terms of inputs without a tangent left out, and what that
                    arithmetic gives (it equals the JVP's result: tests/engine/test_forward.py)
+
+    What the VJP reads (the tape), declared on the line after the formula:
+      saves        the arrays the VJP reads, by slot name, and "out" for the output (exp: ("out",), mul:
+                   ("A", "B"), add: ()); the other arrays it is given it may only ask for their shape and
+                   dtype. Arrays in `meta` (an index, a mask, softmax's probabilities) are kept as well.
+                   tests/engine/test_saves.py runs every VJP with the undeclared arrays poisoned.
     """
 
     __slots__ = (
         "name", "forward", "vjp", "formula", "plugged", "slots", "commutative", "shape",
         "methods", "operators", "functions", "jvp", "jvp_formula", "jvp_plugged",
+        "saves",
     )
 
     def __init__(
         self, name, forward, vjp, formula, *, plugged=None,
         slots=(), shape=None, commutative=False, methods=(), operators=(), functions=(),
         jvp=None, jvp_formula=None, jvp_plugged=None,
+        saves=(),
     ):
         self.name = name
         self.forward = forward
@@ -106,6 +114,9 @@ class Primitive:
         self.jvp = jvp
         self.jvp_formula = jvp_formula
         self.jvp_plugged = jvp_plugged
+        self.saves = tuple(saves)
+        if not set(self.saves) <= {*self.slots, "out"}:
+            raise ValueError(f"{name}: saves={self.saves} names neither a slot of {self.slots} nor 'out'")
 
     def __repr__(self):
         return f"Primitive({self.name!r})"
