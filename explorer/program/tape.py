@@ -170,6 +170,7 @@ def timeline(output, uses=None, mode="tape", every=None) -> Timeline:
 
     def last_forward_use(i):
         return max(program.readers[i], default=i)
+
     # When each tensor's data may go: after a forward step, or after a backward step (its position).
     frees_forward, frees_backward, again_frees = {}, {}, {}
     for i, t in enumerate(tensors):
