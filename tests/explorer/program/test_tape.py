@@ -156,3 +156,35 @@ def test_the_engine_account_agrees_with_tracemalloc_on_a_playground_step():
     assert line.peak - leaves == pytest.approx(measured, rel=0.05), (line.peak - leaves, measured)
     tape, inference = timeline(loss, mode="tape").peak, timeline(loss, mode="no_grad").peak
     assert inference < tape < line.peak
+
+
+def test_the_inference_account_matches_a_chain_run_in_no_grad():
+    """Under no_grad a tensor goes as soon as nothing reads it: run the chain with each step rebinding `h`, and the
+    bytes NumPy holds after each op are the account's (the leaves, there before, left out of both)."""
+    rng = np.random.default_rng(6)
+    x, w = (Tensor(rng.standard_normal(N) * 0.1, requires_grad=True) for _ in range(2))
+    output = chain_of(x, w, DEPTH)
+    line = timeline(output, mode="no_grad")
+    leaves = [t.data.nbytes if t.is_leaf else 0 for t in order(output)]
+    account = [held - sum(leaves[: k + 1]) for k, held in enumerate(line.bytes) if not leaves[k]]
+    del output
+    after = []
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = numpy_bytes()
+        with autograd.no_grad():
+            h = x
+            for k in range(DEPTH):
+                if k % 2:
+                    h = h * w
+                    after.append(numpy_bytes() - before)
+                    h = h.tanh()
+                else:
+                    h = h.exp()
+                after.append(numpy_bytes() - before)
+    finally:
+        tracemalloc.stop()
+    assert len(account) == len(after)
+    for mine, measured in zip(account, after):
+        assert mine == pytest.approx(measured, rel=0.05), (account, after)
