@@ -6,6 +6,7 @@ offers, as an explicit call (the app and the benchmarks make it).
 
 from autograd import func, functional, nn, optim
 from autograd._memory import tune_malloc
+from autograd.checkpointing import checkpoint
 from autograd.gradcheck import gradcheck
 from autograd.tensor import Parameter, Tensor, is_grad_enabled, no_grad
 
@@ -13,5 +14,5 @@ F = functional
 
 __all__ = [
     "Tensor", "Parameter", "no_grad", "is_grad_enabled", "gradcheck", "functional", "F", "nn", "optim", "tune_malloc",
-    "func",
+    "func", "checkpoint",
 ]

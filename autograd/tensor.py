@@ -2,6 +2,7 @@
 
 import functools
 import threading
+import weakref
 
 import numpy as np
 
@@ -80,17 +81,25 @@ class Primitive:
       jvp_plugged  jvp_plugged(t, tangents, out, *inputs, **meta) -> (text, value): the formula with this
                    call's numbers put in, the terms of inputs without a tangent left out, and what that
                    arithmetic gives (it equals the JVP's result: tests/engine/test_forward.py)
+
+    What the VJP reads (the tape), declared on the line after the formula:
+      saves        the arrays the VJP reads, by slot name, and "out" for the output (exp: ("out",), mul:
+                   ("A", "B"), add: ()); the other arrays it is given it may only ask for their shape and
+                   dtype. Arrays in `meta` (an index, a mask, softmax's probabilities) are kept as well.
+                   tests/engine/test_saves.py runs every VJP with the undeclared arrays poisoned.
     """
 
     __slots__ = (
         "name", "forward", "vjp", "formula", "plugged", "slots", "commutative", "shape",
         "methods", "operators", "functions", "jvp", "jvp_formula", "jvp_plugged",
+        "saves",
     )
 
     def __init__(
         self, name, forward, vjp, formula, *, plugged=None,
         slots=(), shape=None, commutative=False, methods=(), operators=(), functions=(),
         jvp=None, jvp_formula=None, jvp_plugged=None,
+        saves=(),
     ):
         self.name = name
         self.forward = forward
@@ -106,6 +115,9 @@ class Primitive:
         self.jvp = jvp
         self.jvp_formula = jvp_formula
         self.jvp_plugged = jvp_plugged
+        self.saves = tuple(saves)
+        if not set(self.saves) <= {*self.slots, "out"}:
+            raise ValueError(f"{name}: saves={self.saves} names neither a slot of {self.slots} nor 'out'")
 
     def __repr__(self):
         return f"Primitive({self.name!r})"
@@ -258,6 +270,15 @@ class Tensor:
         """Accumulates d(self)/d(node), seeded with `grad` (ones if None), into every node's .grad."""
         run_backward(self, grad)
 
+    def register_hook(self, fn):
+        """Calls `fn(grad)` with the complete gradient flowing into this tensor (an np.ndarray, fan-out summed),
+        once per backward, hooks in the order registered; a non-None return replaces the gradient: for a leaf
+        before it is added to .grad, for an intermediate both what flows on to its parents and what .grad keeps.
+        Returns a handle whose remove() takes the hook off again (torch.Tensor.register_hook)."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that does not require grad")
+        return HookHandle(self, fn)
+
     # ---- operators and methods ----------------------------------------------------------------
     # NOTE: the operators and methods that take their arguments in the primitive's order (__add__,
     # sum, reshape, ...) are the ops functions themselves, bound at the end of autograd/ops/__init__.py:
@@ -311,6 +332,50 @@ class Parameter(Tensor):
 
     def __init__(self, data, requires_grad=True, dtype=None, name=None):
         super().__init__(data, requires_grad=requires_grad, dtype=dtype, name=name)
+
+
+# ---- hooks -------------------------------------------------------------------------------------
+# id(tensor) -> (weak reference to the tensor, its hooks in the order registered). Kept out of the Tensor, so
+# making a tensor costs nothing more, and backward pays one truth test per node while no hook exists anywhere.
+_hooks = {}
+
+
+class HookHandle:
+    """What Tensor.register_hook returns: remove() takes the hook off (again is harmless)."""
+
+    __slots__ = ("_key", "_fn")
+
+    def __init__(self, tensor, fn):
+        key = id(tensor)
+        entry = _hooks.get(key)
+        if entry is None or entry[0]() is not tensor:
+            entry = _hooks[key] = (weakref.ref(tensor, lambda _, key=key: _hooks.pop(key, None)), [])
+        entry[1].append(fn)
+        self._key, self._fn = key, fn
+
+    def remove(self):
+        entry = _hooks.get(self._key)
+        if entry is not None and self._fn in entry[1]:
+            entry[1].remove(self._fn)
+            if not entry[1]:
+                del _hooks[self._key]
+
+
+def _run_hooks(node, g):
+    """`g` (a node's complete gradient) after the node's hooks; the array itself if none replaces it."""
+    entry = _hooks.get(id(node))
+    if entry is None or entry[0]() is not node:
+        return g
+    g = np.asarray(g)
+    for fn in list(entry[1]):
+        new = fn(g)
+        if new is not None:
+            new = np.asarray(new.data if isinstance(new, Tensor) else new)
+            if new.shape != node.data.shape:
+                raise RuntimeError(f"a hook returned a gradient of shape {new.shape} for a tensor of shape "
+                                   f"{node.data.shape}")
+            g = new.astype(node.data.dtype, copy=False)
+    return g
 
 
 # ---- the backward pass -----------------------------------------------------------------------
@@ -411,6 +476,8 @@ def run_backward(root, grad=None, observer=None):
     pop, get, ndarray = pending.pop, pending.get, np.ndarray
     for node in reversed(toposort(root)):
         g = pop(node)
+        if _hooks:
+            g = _run_hooks(node, g)
         if node.grad is None:
             if type(g) is not ndarray:  # a NumPy scalar from a 0-d VJP
                 g = np.asarray(g)

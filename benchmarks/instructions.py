@@ -18,8 +18,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # Runs one case `n` times in a fresh interpreter (the code callgrind counts).
+# NOTE: torch is kept out (cases.py imports it for its oracle column): its import is ~5e9 instructions and
+# varies between runs by ~1e8, which swamped the difference of two counts this subtracts.
 PROBE = """
 import gc, importlib.util, sys
+sys.modules["torch"] = None
 sys.path.insert(0, {engine!r})
 gc.disable()
 spec = importlib.util.spec_from_file_location("cases", {cases!r})

@@ -54,6 +54,7 @@ def _add_jvp_plugged(t, tangents, out, a, b):
 
 ADD = Primitive(
     "add", add, _add_vjp, "dA = G,  dB = G", plugged=lambda t, g, out, a, b: ((t(g), g), (t(g), g)),
+    saves=(),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("add"), operators=("__add__", "__radd__"),
     jvp=_add_jvp, jvp_formula="dOut = dA + dB", jvp_plugged=_add_jvp_plugged,
 )
@@ -80,6 +81,7 @@ def _sub_jvp_plugged(t, tangents, out, a, b):
 
 SUB = Primitive(
     "sub", sub, _sub_vjp, "dA = G,  dB = −G", plugged=lambda t, g, out, a, b: ((t(g), g), (f"−{t(g)}", -g)),
+    saves=(),
     slots=("A", "B"), shape=broadcast_shape("sub"), operators=("__sub__", "__rsub__"),
     jvp=_sub_jvp, jvp_formula="dOut = dA − dB", jvp_plugged=_sub_jvp_plugged,
 )
@@ -110,6 +112,7 @@ def _mul_jvp_plugged(t, tangents, out, a, b):
 
 MUL = Primitive(
     "mul", mul, _mul_vjp, "dA = G ⊙ B,  dB = G ⊙ A",
+    saves=("A", "B"),
     plugged=lambda t, g, out, a, b: ((f"{t(g)} ⊙ {t(b)}", g * b), (f"{t(g)} ⊙ {t(a)}", g * a)),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("mul"), operators=("__mul__", "__rmul__"),
     jvp=_mul_jvp, jvp_formula="dOut = dA ⊙ B + A ⊙ dB", jvp_plugged=_mul_jvp_plugged,
@@ -138,6 +141,7 @@ def _div_jvp_plugged(t, tangents, out, a, b):
 
 DIV = Primitive(
     "div", div, _div_vjp, "dA = G / B,  dB = −G ⊙ A / B²",
+    saves=("B", "out"),
     plugged=lambda t, g, out, a, b: ((f"{t(g)} / {t(b)}", g / b), (f"−{t(g)} ⊙ {t(a)} / {t(b)}²", -g * a / b**2)),
     slots=("A", "B"), shape=broadcast_shape("div"), operators=("__truediv__", "__rtruediv__"),
     jvp=_div_jvp, jvp_formula="dOut = dA / B − A ⊙ dB / B²", jvp_plugged=_div_jvp_plugged,
@@ -200,6 +204,7 @@ def _pow_jvp_plugged(t, tangents, out, a, b):
 
 POW = Primitive(
     "pow", pow, _pow_vjp, "dA = G ⊙ B·A^(B−1),  dB = G ⊙ A^B·log A", plugged=_pow_plugged,
+    saves=("A", "B", "out"),
     slots=("A", "B"), shape=broadcast_shape("pow"), operators=("__pow__", "__rpow__"), methods=("pow",),
     jvp=_pow_jvp, jvp_formula="dOut = B·A^(B−1) ⊙ dA + A^B·log A ⊙ dB", jvp_plugged=_pow_jvp_plugged,
 )
@@ -219,6 +224,7 @@ def _neg_jvp(tangents, out, a):
 
 
 NEG = Primitive("neg", neg, _neg_vjp, "dA = −G", plugged=lambda t, g, out, a: ((f"−{t(g)}", -g),),
+                saves=(),
                 slots=("A",), shape=same_shape, operators=("__neg__",),
     jvp=_neg_jvp,
     jvp_formula="dOut = −dA",
@@ -269,6 +275,7 @@ def _extremum_jvp_plugged(t, tangents, a, b, loses):
 
 MAXIMUM = Primitive(
     "maximum", maximum, _maximum_vjp, "dA = G where A > B, G/2 where A = B, else 0;  dB likewise",
+    saves=("A", "B"),
     plugged=lambda t, g, out, a, b: _weights(t, g, a, b, np.less),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("maximum"), functions=("maximum",),
     jvp=lambda tangents, out, a, b: _extremum_jvp(tangents, a, b, np.less),
@@ -287,6 +294,7 @@ def _minimum_vjp(g, out, a, b, need):
 
 MINIMUM = Primitive(
     "minimum", minimum, _minimum_vjp, "dA = G where A < B, G/2 where A = B, else 0;  dB likewise",
+    saves=("A", "B"),
     plugged=lambda t, g, out, a, b: _weights(t, g, a, b, np.greater),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("minimum"), functions=("minimum",),
     jvp=lambda tangents, out, a, b: _extremum_jvp(tangents, a, b, np.greater),

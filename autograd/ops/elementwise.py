@@ -22,6 +22,7 @@ def _exp_jvp(tangents, out, a):
 
 
 EXP = Primitive("exp", exp, _exp_vjp, "dA = G ⊙ exp(A)",
+                saves=("out",),
                 plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ exp({t(a)})", g * np.exp(a)),),
                 slots=("A",), shape=same_shape, methods=("exp",),
                 functions=("exp",),
@@ -47,6 +48,7 @@ def _log_jvp(tangents, out, a):
 
 
 LOG = Primitive("log", log, _log_vjp, "dA = G / A", plugged=lambda t, g, out, a: ((f"{t(g)} / {t(a)}", g / a),),
+                saves=("A",),
                 slots=("A",), shape=same_shape, methods=("log",),
                 functions=("log",),
                 jvp=_log_jvp,
@@ -71,6 +73,7 @@ def _sqrt_jvp(tangents, out, a):
 
 
 SQRT = Primitive("sqrt", sqrt, _sqrt_vjp, "dA = G / (2·√A)",
+                 saves=("out",),
                  plugged=lambda t, g, out, a: ((f"{t(g)} / (2·√{t(a)})", g / (2 * np.sqrt(a))),),
                  slots=("A",), shape=same_shape, methods=("sqrt",),
                  functions=("sqrt",),
@@ -93,6 +96,7 @@ def _abs_jvp(tangents, out, a):
 
 
 ABS = Primitive("abs", abs, _abs_vjp, "dA = G ⊙ sign(A)",
+                saves=("A",),
                 plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ sign({t(a)})", g * np.sign(a)),),
                 slots=("A",), shape=same_shape, methods=("abs",),
                 functions=("abs",),
@@ -117,6 +121,7 @@ def _relu_jvp(tangents, out, a):
 
 
 RELU = Primitive("relu", relu, _relu_vjp, "dA = G ⊙ [A > 0]",
+                 saves=("out",),
                  plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ [{t(a)} > 0]", g * (a > 0)),),
                  slots=("A",), shape=same_shape, methods=("relu",),
                  functions=("relu",),
@@ -143,6 +148,7 @@ def _tanh_jvp_plugged(t, tangents, out, a):
 
 
 TANH = Primitive("tanh", tanh, _tanh_vjp, "dA = G ⊙ (1 − tanh²A)",
+                 saves=("out",),
                  plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ (1 − {t(np.tanh(a))}²)", g * (1 - np.tanh(a) ** 2)),),
                  slots=("A",), shape=same_shape,
                  methods=("tanh",), functions=("tanh",),
@@ -183,6 +189,7 @@ def _sigmoid_jvp_plugged(t, tangents, out, a):
 
 
 SIGMOID = Primitive("sigmoid", sigmoid, _sigmoid_vjp, "dA = G ⊙ σ(A)(1 − σ(A))", plugged=_sigmoid_plugged,
+                    saves=("out",),
                     slots=("A",), shape=same_shape,
                     methods=("sigmoid",), functions=("sigmoid",),
                     jvp=_sigmoid_jvp, jvp_formula="dOut = σ(A)(1 − σ(A)) ⊙ dA", jvp_plugged=_sigmoid_jvp_plugged)
@@ -218,6 +225,7 @@ def _gelu_jvp_plugged(t, tangents, out, a, cdf):
 
 
 GELU = Primitive("gelu", gelu, _gelu_vjp, "dA = G ⊙ (Φ(A) + A·φ(A))", plugged=_gelu_plugged,
+                 saves=("A",),
                  slots=("A",), shape=same_shape,
                  methods=("gelu",), functions=("gelu",),
                  jvp=_gelu_jvp, jvp_formula="dOut = (Φ(A) + A·φ(A)) ⊙ dA", jvp_plugged=_gelu_jvp_plugged)
@@ -245,6 +253,7 @@ def _silu_jvp_plugged(t, tangents, out, a, s):
 
 
 SILU = Primitive("silu", silu, _silu_vjp, "dA = G ⊙ σ(A)(1 + A(1 − σ(A)))", plugged=_silu_plugged,
+                 saves=("A",),
                  slots=("A",), shape=same_shape,
                  methods=("silu",), functions=("silu",),
                  jvp=_silu_jvp, jvp_formula="dOut = σ(A)(1 + A(1 − σ(A))) ⊙ dA", jvp_plugged=_silu_jvp_plugged)
@@ -289,6 +298,7 @@ def _clip_jvp_plugged(t, tangents, out, a, lo, hi):
 
 
 CLIP = Primitive("clip", clip, _clip_vjp, "dA = G where lo ≤ A ≤ hi, else 0", plugged=_clip_plugged,
+                 saves=("A",),
                  slots=("A",), shape=_clip_shape,
                  methods=("clip",),
                  jvp=_clip_jvp, jvp_formula="dOut = dA where lo ≤ A ≤ hi, else 0", jvp_plugged=_clip_jvp_plugged)
@@ -322,6 +332,7 @@ def _masked_fill_jvp(tangents, out, a, mask):
 
 
 MASKED_FILL = Primitive("masked_fill", masked_fill, _masked_fill_vjp, "dA = G where not mask, else 0",
+                        saves=(),
                         plugged=lambda t, g, out, a, mask: ((f"{t(g)} ⊙ {t(~mask * 1.0)}", g * ~mask),),
                         slots=("A",), shape=_masked_fill_shape, methods=("masked_fill",),
                         jvp=_masked_fill_jvp,
@@ -369,6 +380,7 @@ def _where_jvp_plugged(t, tangents, out, a, b, cond):
 
 
 WHERE = Primitive("where", where, _where_vjp, "dA = G where cond, dB = G where not cond", plugged=_where_plugged,
+                  saves=(),
                   slots=("A", "B"),
                   shape=_where_shape, functions=("where",),
                   jvp=_where_jvp, jvp_formula="dOut = dA where cond, dB where not cond", jvp_plugged=_where_jvp_plugged)

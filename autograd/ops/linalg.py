@@ -91,6 +91,7 @@ def _matmul_jvp_plugged(t, tangents, out, a, b):
 
 MATMUL = Primitive(
     "matmul", matmul, _matmul_vjp, "dX = G·Wᵀ,  dW = Xᵀ·G", plugged=_matmul_plugged,
+    saves=("X", "W"),
     slots=("X", "W"), shape=matmul_shape, operators=("__matmul__", "__rmatmul__"),
     jvp=_matmul_jvp, jvp_formula="dOut = dX·W + X·dW", jvp_plugged=_matmul_jvp_plugged,
 )
@@ -162,6 +163,7 @@ def _linear_jvp_plugged(t, tangents, out, x, w, b=None):
 
 LINEAR = Primitive(
     "linear", linear, _linear_vjp, "dX = G·W,  dW = Gᵀ·X,  db = Σ_rows G", plugged=_linear_plugged,
+    saves=("X", "W"),
     slots=("X", "W", "b"), shape=linear_shape, functions=("linear",),
     jvp=_linear_jvp, jvp_formula="dOut = dX·Wᵀ + X·dWᵀ + db", jvp_plugged=_linear_jvp_plugged,
 )

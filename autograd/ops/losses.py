@@ -122,6 +122,7 @@ def _reduced_text(t, text, per_item, reduction):
 
 CROSS_ENTROPY = Primitive(
     "cross_entropy", cross_entropy, _cross_entropy_vjp, "dZ = (softmax(Z) − onehot(y)) · G / N",
+    saves=(),
     plugged=_cross_entropy_plugged,
     slots=("Z",), shape=cross_entropy_shape, functions=("cross_entropy",),
     jvp=_cross_entropy_jvp,
@@ -182,6 +183,7 @@ def _bce_jvp_plugged(t, tangents, out, x, y, reduction, e):
 
 BCE_WITH_LOGITS = Primitive(
     "bce_with_logits", binary_cross_entropy_with_logits, _bce_vjp, "dZ = (σ(Z) − Y) · G / N,  dY = −Z · G / N",
+    saves=("Z", "Y"),
     plugged=_bce_plugged,
     slots=("Z", "Y"), shape=_bce_shape, functions=("binary_cross_entropy_with_logits",),
     jvp=_bce_jvp, jvp_formula="dOut = Σ ((σ(Z) − Y) ⊙ dZ − Z ⊙ dY) / N", jvp_plugged=_bce_jvp_plugged,
@@ -222,6 +224,7 @@ def _mse_jvp_plugged(t, tangents, out, x, y, reduction, diff):
 
 MSE_LOSS = Primitive(
     "mse_loss", mse_loss, _mse_vjp, "dX = 2(X − Y) · G / N,  dY = −2(X − Y) · G / N", plugged=_mse_plugged,
+    saves=(),
     slots=("X", "Y"), shape=_same_shapes, functions=("mse_loss",),
     jvp=_mse_jvp, jvp_formula="dOut = Σ 2(X − Y) ⊙ (dX − dY) / N", jvp_plugged=_mse_jvp_plugged,
 )

@@ -42,6 +42,7 @@ def _sum_jvp_plugged(t, tangents, out, a, axis, keepdims):
 
 
 SUM = Primitive("sum", sum, _sum_vjp, "dA = G broadcast back over the summed axes", plugged=_sum_plugged, slots=("A",),
+                saves=(),
                 shape=reduced_shape, methods=("sum",),
                 jvp=_sum_jvp, jvp_formula="dOut = Σ dA over the summed axes", jvp_plugged=_sum_jvp_plugged)
 
@@ -80,6 +81,7 @@ def _mean_jvp_plugged(t, tangents, out, a, axis, keepdims):
 
 
 MEAN = Primitive("mean", mean, _mean_vjp, "dA = G / n broadcast back over the averaged axes", plugged=_mean_plugged,
+                 saves=(),
                  slots=("A",),
                  shape=reduced_shape, methods=("mean",),
                  jvp=_mean_jvp, jvp_formula="dOut = Σ dA / n over the averaged axes", jvp_plugged=_mean_jvp_plugged)
@@ -126,6 +128,7 @@ def _extremum_jvp_plugged(t, tangents, out, a, axis, keepdims):
 
 
 MAX = Primitive("max", max, _extremum_vjp, "dA = G where A is the max (shared among ties), else 0",
+                saves=("A", "out"),
                 plugged=_extremum_plugged, slots=("A",),
                 shape=_extremum_shape, methods=("max",),
                 jvp=_extremum_jvp,
@@ -144,6 +147,7 @@ def _min_shape(a, axis=None, keepdims=False):
 
 
 MIN = Primitive("min", min, _extremum_vjp, "dA = G where A is the min (shared among ties), else 0",
+                saves=("A", "out"),
                 plugged=_extremum_plugged, slots=("A",),
                 shape=_min_shape, methods=("min",),
                 jvp=_extremum_jvp,
@@ -208,6 +212,7 @@ def _var_jvp_plugged(t, tangents, out, a, axis, correction, keepdims):
 
 
 VAR = Primitive("var", var, _var_vjp, "dA = G ⊙ 2(A − mean A) / (n − correction)", plugged=_var_plugged, slots=("A",),
+                saves=("A",),
                 shape=_var_shape, methods=("var",),
                 jvp=_var_jvp,
                 jvp_formula="dOut = Σ 2(A − mean A) ⊙ dA / (n − correction)",
@@ -256,6 +261,7 @@ def _std_jvp_plugged(t, tangents, out, a, axis, correction, keepdims):
 
 
 STD = Primitive("std", std, _std_vjp, "dA = G ⊙ (A − mean A) / ((n − correction)·std A), 0 where std A = 0",
+                saves=("A", "out"),
                 plugged=_std_plugged,
                 slots=("A",), shape=_var_shape, methods=("std",),
                 jvp=_std_jvp,
@@ -302,6 +308,7 @@ def _softmax_jvp_plugged(t, tangents, out, a, axis):
 
 
 SOFTMAX = Primitive("softmax", softmax, _softmax_vjp, "dA = S ⊙ (G − Σ(G ⊙ S)),  S = softmax(A)",
+                    saves=("out",),
                     plugged=_softmax_plugged, slots=("A",),
                     shape=softmax_shape, methods=("softmax",), functions=("softmax",),
                     jvp=_softmax_jvp,
@@ -334,6 +341,7 @@ def _log_softmax_jvp_plugged(t, tangents, out, a, axis):
 
 
 LOG_SOFTMAX = Primitive("log_softmax", log_softmax, _log_softmax_vjp, "dA = G − softmax(A)·ΣG",
+                        saves=("out",),
                         plugged=_log_softmax_plugged, slots=("A",),
                         shape=softmax_shape, methods=("log_softmax",), functions=("log_softmax",),
                         jvp=_log_softmax_jvp,

@@ -132,6 +132,7 @@ def _getitem_jvp_plugged(t, tangents, out, a, idx):
 
 
 GETITEM = Primitive("getitem", getitem, _getitem_vjp, "dA = zeros_like(A);  dA[idx] += G", plugged=_getitem_plugged,
+                    saves=(),
                     slots=("A",),
                     shape=getitem_shape, operators=("__getitem__",), functions=("embedding",),
                     jvp=_getitem_jvp, jvp_formula="dOut = dA[idx]", jvp_plugged=_getitem_jvp_plugged)
@@ -181,6 +182,7 @@ def _reshape_jvp_plugged(t, tangents, out, a):
 
 
 RESHAPE = Primitive("reshape", reshape, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
+                    saves=(),
                     slots=("A",),
                     shape=reshape_shape, methods=("reshape",),
                     jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged)
@@ -200,6 +202,7 @@ def unsqueeze_shape(a, axis):
 
 
 UNSQUEEZE = Primitive("unsqueeze", unsqueeze, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
+                      saves=(),
                       slots=("A",),
                       shape=unsqueeze_shape, methods=("unsqueeze",),
                       jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged)
@@ -223,6 +226,7 @@ def squeeze_shape(a, axis=None):
 
 
 SQUEEZE = Primitive("squeeze", squeeze, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
+                    saves=(),
                     slots=("A",),
                     shape=squeeze_shape, methods=("squeeze",),
                     jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged)
@@ -266,6 +270,7 @@ def _transpose_jvp_plugged(t, tangents, out, a, axes):
 
 
 TRANSPOSE = Primitive("transpose", transpose, _transpose_vjp, "dA = Gᵀ (the inverse permutation)",
+                      saves=(),
                       plugged=_transpose_plugged, slots=("A",),
                       shape=transpose_shape, methods=("transpose", "T"),
                       jvp=_transpose_jvp,
@@ -329,6 +334,7 @@ def _concat_jvp_plugged(t, tangents, out, *inputs, axis):
 
 
 CONCAT = Primitive("concat", concat, _concat_vjp, "dAᵢ = the slice of G that Aᵢ filled", plugged=_concat_plugged,
+                   saves=(),
                    slots=(),
                    shape=concat_shape, functions=("concat",),
                    jvp=_concat_jvp,
@@ -374,6 +380,7 @@ def _stack_jvp_plugged(t, tangents, out, *inputs, axis):
 
 
 STACK = Primitive("stack", stack, _stack_vjp, "dAᵢ = G[i] along the stacked axis", plugged=_stack_plugged, slots=(),
+                  saves=(),
                   shape=stack_shape, functions=("stack",),
                   jvp=_stack_jvp,
                   jvp_formula="dOut = stack(dAᵢ), 0 for an Aᵢ without a tangent",

@@ -169,7 +169,7 @@ def test_functional_offers_exactly_the_declared_functions():
 
 TENSOR_MEMBERS = {  # the public Tensor surface that is not an op: API.md's array facts and graph metadata
     "data", "grad", "requires_grad", "name", "shape", "ndim", "size", "dtype", "item", "numpy", "backward",
-    "zero_grad", "detach", "op", "parents", "is_leaf",
+    "zero_grad", "detach", "op", "parents", "is_leaf", "register_hook",
 }
 
 
