@@ -128,12 +128,18 @@ class _AnswerChecker(Checker):
         return super().stored(value, node, name)
 
 
+_NEW_STATEMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\s*\+?=(?!=)")
+
+
 def _logical_lines(text: str) -> list[tuple[int, str]]:
     """(first line number, text) of each statement: a line, with the next ones while a bracket is open."""
     rows = re.split(r"\r\n|\r|\n", text)
     out, start, buffer, depth = [], 0, [], 0
     for number, row in enumerate(rows, 1):
         code = row.split("#", 1)[0]
+        if buffer and _NEW_STATEMENT.match(row):  # an unclosed bracket above: it does not swallow the next answer
+            out.append((start, "\n".join(buffer)))
+            buffer, depth = [], 0
         if not buffer:
             start = number
         buffer.append(row)

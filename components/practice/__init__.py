@@ -80,7 +80,7 @@ def _set_answers(text: str) -> None:
 
 def graph(page: dict) -> None:
     graph_view(page["drawing"], key=keys.GRAPH, values=page["marks"],
-               caption="Each box's grad row says its answer's verdict: ✓ right, ✗ wrong, · not answered yet.")
+               caption="Each box's grad row: ✓ right, ✗ wrong, · not yet.")
 
 
 def answers_panel(program: str, answers: str, page: dict) -> None:
@@ -89,10 +89,10 @@ def answers_panel(program: str, answers: str, page: dict) -> None:
         ss[keys.EDITOR] = answers
     st.text_area("Answer lines: `d<name> = …`, one per tensor (Ctrl+Enter checks)", key=keys.EDITOR,
                  height=max(160, min(600, 26 * (answers.count("\n") + 3))), on_change=_edited)
-    left, middle, right = st.columns(3)
+    left, right = st.columns(2)
     left.button("Check", type="primary", icon=":material/check:", on_click=_edited, use_container_width=True)
-    redraw = middle.button("Check on 20 random draws", icon=":material/casino:", use_container_width=True)
-    if right.button("Show the whole backward", icon=":material/visibility:", use_container_width=True,
+    redraw = right.button("Check on 20 random draws", icon=":material/casino:", use_container_width=True)
+    if st.button("Show the whole backward as a program", icon=":material/visibility:", use_container_width=True,
                     help="Writes every answer at once, from each op's VJP written as a line of the language "
                          "(each is then shown, not solved)."):
         with session.failures_shown(program):
@@ -114,10 +114,10 @@ def hints_panel(program: str, page: dict) -> None:
     if ss.get(keys.HINT_FOR) not in asked:
         ss[keys.HINT_FOR] = first
     hints = ss.setdefault(keys.HINTS, {})
-    a, b = st.columns([2, 1], vertical_alignment="bottom")
+    a, b = st.columns(2, vertical_alignment="bottom")
     name = a.selectbox("Hint for", asked, key=keys.HINT_FOR, format_func=lambda n: f"d{n}")
     step = hints.get(name, 0)
-    if b.button(f"Hint {min(step + 1, 3)} of 3: {STEPS[min(step, 2)]}", disabled=step >= 3,
+    if b.button(f"Hint {min(step + 1, 3)}/3: {STEPS[min(step, 2)]}", disabled=step >= 3,
                 use_container_width=True):
         step = hints[name] = step + 1
         if step == 3:

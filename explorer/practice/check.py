@@ -132,6 +132,11 @@ def judge(setup, answers, outcomes, grads: dict | None = None) -> Report:
     for line, outcome in zip(answers.lines, outcomes):
         by_target.setdefault(line.target, []).append((line, outcome))
     known = {"d" + n for n in grads}
+    asked = {"d" + n for n in setup.asked}
+    for line, outcome in zip(answers.lines, outcomes):  # an error no row of the table shows
+        if outcome.error is not None and line.target not in asked:
+            e = outcome.error
+            problems.append(f"line {e.line}, col {e.col}: {e.message}")
     values = {}
     for target, pairs in by_target.items():
         line, outcome = pairs[-1]
