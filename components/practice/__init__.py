@@ -83,26 +83,49 @@ def graph(page: dict) -> None:
                caption="Each box's grad row: ✓ right, ✗ wrong, · not yet.")
 
 
+def _whole(program: str) -> None:
+    whole = sandboxed(page_data.practice_whole, program)
+    _set_answers("\n".join(line + SHOWN_MARK for line in whole.splitlines()))
+
+
+def _redraw(program: str) -> None:
+    answers = ss.get(keys.EDITOR, ss.get(keys.ANSWERS, ""))
+    ss[keys.ANSWERS] = answers
+    ss[keys.REDRAWS] = (program, answers, sandboxed(page_data.practice_redraws, program, answers))
+
+
+def _next_hint(program: str, name: str) -> None:
+    hints = ss.setdefault(keys.HINTS, {})
+    step = hints[name] = min(hints.get(name, 0) + 1, 3)
+    if step == 3:
+        line = sandboxed(page_data.practice_hint, program, name, 3)
+        _set_answers(replace_line(ss.get(keys.EDITOR, ss.get(keys.ANSWERS, "")), "d" + name, line))
+
+
+def _guarded(fn, program: str, *args) -> None:
+    """A button's work: a failure is kept to be said on this run, never a traceback."""
+    try:
+        fn(program, *args)
+    except Exception as exc:  # noqa: BLE001 - words, not a traceback
+        ss[keys.FAILED] = exc
+
+
 def answers_panel(program: str, answers: str, page: dict) -> None:
     """The answer lines, Check, the whole backward, the hints."""
     if ss.get(keys.EDITOR) != answers:
         ss[keys.EDITOR] = answers
     st.text_area("Answer lines: `d<name> = …`, one per tensor (Ctrl+Enter checks)", key=keys.EDITOR,
                  height=max(160, min(600, 26 * (answers.count("\n") + 3))), on_change=_edited)
+    failed = ss.pop(keys.FAILED, None)
+    if failed is not None:
+        session.show_failure(failed, program)
     left, right = st.columns(2)
     left.button("Check", type="primary", icon=":material/check:", on_click=_edited, use_container_width=True)
-    redraw = right.button("Check on 20 random draws", icon=":material/casino:", use_container_width=True)
-    if st.button("Show the whole backward as a program", icon=":material/visibility:", use_container_width=True,
-                    help="Writes every answer at once, from each op's VJP written as a line of the language "
-                         "(each is then shown, not solved)."):
-        with session.failures_shown(program):
-            whole = sandboxed(page_data.practice_whole, program)
-            _set_answers("\n".join(line + SHOWN_MARK for line in whole.splitlines()))
-            st.rerun()
-    if redraw:
-        with session.failures_shown(program):
-            ss[keys.REDRAWS] = (program, ss[keys.ANSWERS], sandboxed(page_data.practice_redraws, program,
-                                                                      ss[keys.ANSWERS]))
+    right.button("Check on 20 random draws", icon=":material/casino:", use_container_width=True,
+                 on_click=_guarded, args=(_redraw, program))
+    st.button("Show the whole backward as a program", icon=":material/visibility:", use_container_width=True,
+              help="Writes every answer at once, from each op's VJP written as a line of the language "
+                   "(each is then shown, not solved).", on_click=_guarded, args=(_whole, program))
     hints_panel(program, page)
 
 
@@ -117,14 +140,8 @@ def hints_panel(program: str, page: dict) -> None:
     a, b = st.columns(2, vertical_alignment="bottom")
     name = a.selectbox("Hint for", asked, key=keys.HINT_FOR, format_func=lambda n: f"d{n}")
     step = hints.get(name, 0)
-    if b.button(f"Hint {min(step + 1, 3)}/3: {STEPS[min(step, 2)]}", disabled=step >= 3,
-                use_container_width=True):
-        step = hints[name] = step + 1
-        if step == 3:
-            with session.failures_shown(program):
-                line = sandboxed(page_data.practice_hint, program, name, 3)
-                _set_answers(replace_line(ss[keys.ANSWERS], "d" + name, line))
-                st.rerun()
+    b.button(f"Hint {min(step + 1, 3)}/3: {STEPS[min(step, 2)]}", disabled=step >= 3, use_container_width=True,
+             on_click=_guarded, args=(_next_hint, program, name))
     for k in range(1, min(step, 2) + 1):
         with session.failures_shown(program):
             st.code(sandboxed(page_data.practice_hint, program, name, k), language=None, wrap_lines=True)

@@ -13,3 +13,4 @@ REDRAWS = "practice_redraws"  # (program, answers, the re-check's result)
 GRAPH = "practice_graph"  # the graph view
 STARTED = "practice_started"  # the program whose answers were started (its output line given)
 EDITOR_FOR = "practice_program_editor_for"  # the program the program editor was last filled with
+FAILED = "practice_failed"  # what a button's work raised, said on the next run
