@@ -108,7 +108,7 @@ def prepare(text: str, inputs: dict | None = None, seed: int | None = None, prog
             children.setdefault(parent, []).append((node.id, position))
     asked_order = tuple(
         Asked(n.id, names[n.id], tuple(n.shape), n.op, tuple(children.get(n.id, ())))
-        for n in reversed(graph.nodes) if n.requires_grad
+        for n in reversed(graph.nodes) if n.requires_grad and n.grad is not None  # (a float read as labels: none)
     )
     fixed = set(program.fixed)
     scope, values = {}, {}
