@@ -29,7 +29,7 @@ W = randn(3, 5)
 b = randn(5)
 z = x @ W + b
 h = relu(z)
-loss = (h * h).mean()
+loss = ((h - 1.0) ** 2).mean()
 """
 
 CROSS_ENTROPY_STEPS = """\

@@ -142,7 +142,7 @@ def table_html(page: dict) -> str:
             f'<tr data-testid="practice-row" data-name="{html.escape(r["name"])}" data-verdict="{r["verdict"]}" '
             f'data-maxdiff="{r["maxdiff"]}" class="pr-{r["verdict"]}">'
             f'<td class="pr-mark">{html.escape(r["mark"])}</td><td><code>d{html.escape(r["name"])}</code>'
-            f'<span class="pr-shape"> {html.escape(r["shape"])}</span>{shown}</td>'
+            f'<span class="pr-dims"> {html.escape(r["shape"])}</span>{shown}</td>'
             f'<td>{message}{depends}{r["heatmap"]}</td></tr>')
     summary = (f'<p data-testid="practice-summary" data-solved="{page["solved"]}" data-total="{page["total"]}" '
                f'data-shown="{page["shown"]}">Solved without hints: <b>{page["solved"]}</b> of {page["total"]}'
@@ -161,7 +161,7 @@ _CSS = """
 .pr-exact .pr-mark, .pr-close .pr-mark { color: var(--st-green-text-color, #1a7f37); }
 .pr-wrong .pr-mark, .pr-shape .pr-mark, .pr-error .pr-mark { color: var(--st-red-text-color, #c62828); }
 .pr-pending .pr-mark { color: rgba(128,128,128,0.9); }
-.pr-shape { color: rgba(128,128,128,0.9); font-size: 0.8rem; }
+.pr-dims { color: rgba(128,128,128,0.9); font-size: 0.8rem; }
 .pr-shown { font-size: 0.75rem; padding: 0 0.3rem; border-radius: 0.3rem; background: rgba(255,170,0,0.25); }
 .pr-dep { display: block; font-size: 0.8rem; color: rgba(128,128,128,1); }
 .pr-heat { border-collapse: separate; border-spacing: 1px; margin-top: 0.2rem; }

@@ -45,7 +45,7 @@ def test_an_answer_typed_gets_its_verdict_in_the_table_and_a_tick_in_the_graph(p
     assert verdicts(page) == dict.fromkeys(setup.asked, "pending")
     assert summary(page)["total"] == "5"
 
-    type_answers(page, "dloss = ones(loss.shape)\ndh = 2 * h / 20 * dloss\ndz = dh * (z > 0)\ndb = dz")
+    type_answers(page, "dloss = ones(loss.shape)\ndh = 2 * (h - 1.0) / 20 * dloss\ndz = dh * (z > 0)\ndb = dz")
     got = settled(lambda: verdicts(page), lambda v: v.get("h") == "close", timeout=30)
     assert got["h"] == "close" and got["z"] == "close" and got["b"] == "shape"
     cells = settled(lambda: grad_cells(page), lambda c: "✓ close" in " ".join(c.get(ids["h"], [])), timeout=30)

@@ -105,7 +105,8 @@ def test_a_hard_coded_number_passes_today_and_breaks_on_a_random_draw():
 
 def test_an_error_stays_on_its_line_and_what_uses_it_says_so():
     setup = _setup("linear + ReLU")
-    answers = "dloss = ones(loss.shape)\ndh = 2 * h / 20 * dloss\ndz = dh * (z >\ndb = dz.sum(axis=0)\ndx = dz @ W.T"
+    answers = ("dloss = ones(loss.shape)\ndh = 2 * (h - 1.0) / 20 * dloss\ndz = dh * (z >\ndb = dz.sum(axis=0)\n"
+               "dx = dz @ W.T")
     rows = {r.name: r for r in check(setup, answers).rows}
     assert rows["h"].verdict == "close"
     assert rows["z"].verdict == "error" and rows["z"].line == 3 and rows["z"].col
