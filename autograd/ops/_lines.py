@@ -27,13 +27,22 @@ def _kept(name, shape, axis, keepdims):
     """``name`` (of the reduction's output) with the reduced axes back as size 1, so it broadcasts against A."""
     if axis is None or keepdims:
         return name
-    axes = _axes(axis, len(shape))
-    kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
-    return f"{name}.reshape{kept if len(kept) != 1 else f'({kept[0]},)'}"
+    for ax in _axes(axis, len(shape)):  # ascending: each unsqueeze puts back one axis where it was
+        name += f".unsqueeze({ax})"
+    return name
 
 
 def _count(shape, axis):
     return math.prod(shape[i] for i in _axes(axis, len(shape)))
+
+
+def _count_text(name, shape, axis):
+    """How many elements a reduction over ``axis`` takes, written from ``name``'s shape (so it holds at any size)."""
+    axes = _axes(axis, len(shape))
+    if not axes:
+        return "1"
+    return " * ".join(f"{name}.shape[{i}]" for i in axes) if len(axes) == 1 else \
+        "(" + " * ".join(f"{name}.shape[{i}]" for i in axes) + ")"
 
 
 def _axis_text(axis):
@@ -47,7 +56,8 @@ def sum_lines(shapes, out_shape, meta, spell):
 
 def mean_lines(shapes, out_shape, meta, spell):
     g = _kept("dOut", shapes[0], meta["axis"], meta["keepdims"])
-    return (f"dA += {g} * ones(A.shape) / {max(_count(shapes[0], meta['axis']), 1)}",)
+    count = _count_text("A", shapes[0], meta["axis"]) if _count(shapes[0], meta["axis"]) else "1"
+    return (f"dA += {g} * ones(A.shape) / {count}",)
 
 
 def extremum_lines(shapes, out_shape, meta, spell):
@@ -57,20 +67,24 @@ def extremum_lines(shapes, out_shape, meta, spell):
 
 
 def _divisor(shape, meta):
-    return float(max(_count(shape, meta["axis"]) - meta["correction"], 0))
+    """n − correction, written from A's shape; a number where it is not positive (then the engine's inf or nan)."""
+    if _count(shape, meta["axis"]) - meta["correction"] <= 0:
+        return repr(0.0)
+    count = _count_text("A", shape, meta["axis"])
+    return f"({count} - {meta['correction']})" if meta["correction"] else count
 
 
 def var_lines(shapes, out_shape, meta, spell):
     g = _kept("dOut", shapes[0], meta["axis"], meta["keepdims"])
     centred = f"(A - A.mean(axis={_axis_text(meta['axis'])}, keepdims=True))"
-    return (f"dA += {g} * 2.0 * {centred} / {_divisor(shapes[0], meta)!r}",)
+    return (f"dA += {g} * 2.0 * {centred} / {_divisor(shapes[0], meta)}",)
 
 
 def std_lines(shapes, out_shape, meta, spell):
     g = _kept("dOut", shapes[0], meta["axis"], meta["keepdims"])
     out = _kept("Out", shapes[0], meta["axis"], meta["keepdims"])
     centred = f"(A - A.mean(axis={_axis_text(meta['axis'])}, keepdims=True))"
-    return (f"dA += where({out} == 0, 0.0, {g} * {centred} / ({_divisor(shapes[0], meta)!r} * {out}))",)
+    return (f"dA += where({out} == 0, 0.0, {g} * {centred} / ({_divisor(shapes[0], meta)} * {out}))",)
 
 
 def _swap(name, ndim):
@@ -93,13 +107,13 @@ def matmul_lines(shapes, out_shape, meta, spell):
 
 
 def linear_lines(shapes, out_shape, meta, spell):
-    x, w = shapes[0], shapes[1]
+    x = shapes[0]
     if len(x) == 1:
         dw = "dW += dOut.unsqueeze(-1) * X"
     elif len(x) == 2:
         dw = "dW += dOut.T @ X"
     else:
-        dw = f"dW += dOut.reshape(-1, {w[0]}).T @ X.reshape(-1, {w[1]})"
+        dw = "dW += dOut.reshape(-1, W.shape[0]).T @ X.reshape(-1, W.shape[1])"
     return ("dX += dOut @ W", dw, "db += dOut")[: len(shapes)]
 
 
@@ -128,8 +142,8 @@ def getitem_lines(shapes, out_shape, meta, spell):
     idx, shape = meta["idx"], shapes[0]
     if isinstance(idx, np.ndarray) and idx.dtype.kind in "iu" and idx.size != 1 and len(shape) >= 1:
         # NOTE: rows picked by labels (an embedding's lookup): a one-hot matrix of the rows, transposed, times dOut
-        rows, rest = shape[0], math.prod(shape[1:])
-        return (f"dA += (eye({rows})[{spell(idx)}].reshape(-1, {rows}).T @ dOut.reshape(-1, {rest}))"
+        rest = " * ".join(f"A.shape[{i}]" for i in range(1, len(shape))) or "1"
+        return (f"dA += (eye(A.shape[0])[{spell(idx)}].reshape(-1, A.shape[0]).T @ dOut.reshape(-1, {rest}))"
                 ".reshape(A.shape)",)
     parts = idx if isinstance(idx, tuple) else (idx,)
     index = ", ".join(_index_text(p, spell) for p in parts) or "..."
@@ -163,21 +177,25 @@ def stack_lines(shapes, out_shape, meta, spell):
     return tuple(f"dA{i} += {_along(meta['axis'], len(out_shape), str(i))}" for i in range(len(shapes)))
 
 
-def _scale(reduction, count):
-    return {"mean": f" * dOut / {max(count, 1)}", "sum": " * dOut"}.get(reduction, " * dOut")
+def _scale(reduction, name, shape):
+    """A loss's ``· G / N`` (mean, N written from ``name``'s shape), ``· G`` (sum) or ``⊙ G`` (none)."""
+    if reduction != "mean":
+        return " * dOut"
+    if not math.prod(shape):
+        return " * dOut"
+    return f" * dOut / {_count_text(name, shape, None)}"
 
 
 def cross_entropy_lines(shapes, out_shape, meta, spell):
-    n, c = shapes[0]
-    scale = " * dOut.unsqueeze(-1)" if meta["reduction"] == "none" else _scale(meta["reduction"], n)
-    return (f"dZ += (softmax(Z, axis=-1) - eye({c})[{spell(meta['labels'])}]){scale}",)
+    scale = " * dOut.unsqueeze(-1)" if meta["reduction"] == "none" else _scale(meta["reduction"], "Z", shapes[0][:1])
+    return (f"dZ += (softmax(Z, axis=-1) - eye(Z.shape[1])[{spell(meta['labels'])}]){scale}",)
 
 
 def bce_lines(shapes, out_shape, meta, spell):
-    scale = _scale(meta["reduction"], math.prod(shapes[0]))
+    scale = _scale(meta["reduction"], "Z", shapes[0])
     return f"dZ += (sigmoid(Z) - Y){scale}", f"dY += -Z{scale}"
 
 
 def mse_lines(shapes, out_shape, meta, spell):
-    scale = _scale(meta["reduction"], math.prod(shapes[0]))
+    scale = _scale(meta["reduction"], "X", shapes[0])
     return f"dX += 2 * (X - Y){scale}", f"dY += -2 * (X - Y){scale}"

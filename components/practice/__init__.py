@@ -169,10 +169,13 @@ def redraws(program: str, answers: str) -> None:
                    icon=":material/casino:")
         return
     first = result["broken"][0]
-    inputs = "; ".join(f"{k} = {v}" for k, v in first["inputs"].items())
+    if first["sizes"]:
+        drawn = "That draw's sizes: " + ", ".join(f"{k} = {v}" for k, v in first["sizes"].items())
+    else:
+        drawn = "The inputs of that draw: " + "; ".join(f"{k} = {v}" for k, v in first["inputs"].items())
     st.error(markdown_safe(
         f"On draw {first['draw']} of {result['draws']}, d{first['name']} was {first['verdict']}: {first['message']}"
-        f"{stale}. The inputs of that draw: {inputs}. An answer that holds only for the page's numbers (a "
+        f"{stale}. {drawn}. An answer that holds only for the page's numbers (a "
         "hard-coded value, a broadcast sum hidden by a size-1 axis, a missing .T) breaks on some draw."),
         icon=":material/casino:")
     others = [f"d{b['name']} (draw {b['draw']})" for b in result["broken"][1:]]

@@ -22,9 +22,11 @@ class Exercise:
 
 
 LINEAR_RELU = """\
-# a linear layer and ReLU: z = x @ W + b over a batch of 4
+# a linear layer and ReLU: z = x @ W + b over a batch of n
 # ask: dh, dz, dW, db, dx
-x = randn(4, 3)
+# sizes: n = 1, 3, 7
+n = 4
+x = randn(n, 3)
 W = randn(3, 5)
 b = randn(5)
 z = x @ W + b
@@ -50,11 +52,13 @@ loss = cross_entropy(logits, y)
 """
 
 BIAS = """\
-# biases broadcast over a (3, 4) batch: a row bias (4,) and a column bias (3, 1)
+# biases broadcast over an (m, 4) batch: a row bias (4,) and a column bias (m, 1)
 # ask: dy, drow, dcol, dX
-X = randn(3, 4)
+# sizes: m = 1, 5
+m = 3
+X = randn(m, 4)
 row = randn(4)
-col = randn(3, 1)
+col = randn(m, 1)
 y = X + row + col
 loss = (y * y).sum()
 """

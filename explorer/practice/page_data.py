@@ -119,7 +119,7 @@ def practice_whole(text: str) -> str:
 
 def practice_redraws(text: str, answers: str) -> dict:
     result = draws.redraw(prepare(text), answers)
-    broken = [{"draw": b.draw, "name": b.name, "verdict": b.verdict, "message": b.message,
+    broken = [{"draw": b.draw, "name": b.name, "verdict": b.verdict, "message": b.message, "sizes": b.sizes or {},
                "inputs": {k: numbers.compact(np.asarray(v)) for k, v in b.inputs.items()}} for b in result.broken]
     return {"draws": result.draws, "held": list(result.held), "broken": broken, "skipped": result.skipped}
 

@@ -162,3 +162,14 @@ def test_the_exported_script_prints_the_same_table_with_the_engine(tmp_path):
     out = done.stdout
     assert "dW               | exact: True" in out
     assert "db               | shape (4, 5), needs (5,)" in out
+
+
+def test_named_sizes_are_drawn_too_and_catch_an_answer_true_only_at_today_s_size():
+    setup = _setup("broadcasting a bias")
+    assert draws.sizes(setup.text) == {"m": [1, 5]}
+    assert set(draws.redraw(setup, whole_backward(setup)).held) == set(setup.asked)
+    # m = 3 today: dy summed over the batch and scaled by m / 3 is right only while m is 3
+    answers = _replaced(whole_backward(setup), "row", "drow = (dt2 * m).sum(axis=0) / 3")
+    assert {r.name: r.verdict for r in check(setup, answers).rows}["row"] in ("exact", "close")
+    (broken,) = draws.redraw(setup, answers).broken
+    assert broken.name == "row" and broken.sizes == {"m": 5}
