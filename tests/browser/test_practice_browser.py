@@ -59,3 +59,28 @@ def test_an_answer_typed_gets_its_verdict_in_the_table_and_a_tick_in_the_graph(p
     page.reload(wait_until="domcontentloaded")
     wait_for_view(page)
     assert settled(lambda: verdicts(page), lambda v: v.get("b") == "shape", timeout=30)["b"] == "shape"
+
+
+def test_the_explorer_s_link_opens_its_program_on_the_practice_page(page, app_url):
+    page.goto(f"{app_url}/?program={quote(PROGRAM)}", wait_until="domcontentloaded")
+    wait_for_view(page)
+    link = page.get_by_role("link", name="Practise this program")
+    with page.context.expect_page(timeout=5_000) if link.get_attribute("target") == "_blank" else _same(page) as opened:
+        link.click()
+    target = opened.value if hasattr(opened, "value") else page
+    target.wait_for_url("**/practice?**")
+    wait_for_view(target)
+    assert parse_qs(urlsplit(target.url).query)["program"][0] == PROGRAM
+    assert settled(lambda: verdicts(target), lambda v: len(v) == 5, timeout=30) == dict.fromkeys(
+        ("h", "z", "b", "W", "x"), "pending")
+
+
+class _same:
+    def __init__(self, page):
+        self.page = page
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -5,6 +5,7 @@ programs and answers said in words."""
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 import pytest
 
@@ -107,3 +108,9 @@ def test_bad_programs_and_answers_are_said_in_words(program, answers):
         assert body or said
     else:
         assert said and all("Traceback" not in s for s in said)
+
+
+def test_the_explorer_links_its_program_to_practice():
+    at = open_page("pages/explorer.py", {"program": LINEAR})
+    (caption,) = [c.value for c in at.caption if "Practise this program" in c.value]
+    assert "](practice?program=" in caption and quote(LINEAR, safe="") in caption
