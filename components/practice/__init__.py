@@ -10,6 +10,7 @@ import streamlit as st
 
 from components.common import session
 from components.graph_view import graph_view
+from components.practice.editor import answers_editor
 from explorer.practice import exercises, keys, page_data
 from explorer.practice import link as practice_link
 from explorer.practice.hints import SHOWN_MARK, STEPS
@@ -70,12 +71,17 @@ def started(program: str, answers: str | None) -> str:
     return ss[keys.ANSWERS]
 
 
-def _edited() -> None:
-    ss[keys.ANSWERS] = ss.get(keys.EDITOR, "")
+def _typed() -> None:
+    """The browser's editor sent its text (as the learner typed)."""
+    sent = (ss.get(keys.EDITOR) or {}).get("text")
+    if isinstance(sent, str):
+        ss[keys.ANSWERS] = sent
 
 
 def _set_answers(text: str) -> None:
-    ss[keys.ANSWERS] = ss[keys.EDITOR] = text
+    """The server writes the answers (a hint's, the whole backward): the editor takes them (its version grows)."""
+    ss[keys.ANSWERS] = text
+    ss[keys.EDITOR_VERSION] = ss.get(keys.EDITOR_VERSION, 0) + 1
 
 
 def graph(page: dict) -> None:
@@ -89,8 +95,7 @@ def _whole(program: str) -> None:
 
 
 def _redraw(program: str) -> None:
-    answers = ss.get(keys.EDITOR, ss.get(keys.ANSWERS, ""))
-    ss[keys.ANSWERS] = answers
+    answers = ss.get(keys.ANSWERS, "")
     ss[keys.REDRAWS] = (program, answers, sandboxed(page_data.practice_redraws, program, answers))
 
 
@@ -99,7 +104,7 @@ def _next_hint(program: str, name: str) -> None:
     step = hints[name] = min(hints.get(name, 0) + 1, 3)
     if step == 3:
         line = sandboxed(page_data.practice_hint, program, name, 3)
-        _set_answers(replace_line(ss.get(keys.EDITOR, ss.get(keys.ANSWERS, "")), "d" + name, line))
+        _set_answers(replace_line(ss.get(keys.ANSWERS, ""), "d" + name, line))
 
 
 def _guarded(fn, program: str, *args) -> None:
@@ -112,15 +117,16 @@ def _guarded(fn, program: str, *args) -> None:
 
 def answers_panel(program: str, answers: str, page: dict) -> None:
     """The answer lines, Check, the whole backward, the hints."""
-    if ss.get(keys.EDITOR) != answers:
-        ss[keys.EDITOR] = answers
-    st.text_area("Answer lines: `d<name> = …`, one per tensor (Ctrl+Enter checks)", key=keys.EDITOR,
-                 height=max(160, min(600, 26 * (answers.count("\n") + 3))), on_change=_edited)
+    if ss.get(keys.ANSWERS_SHOWN) != (program, answers) and (ss.get(keys.EDITOR) or {}).get("text") != answers:
+        ss[keys.EDITOR_VERSION] = ss.get(keys.EDITOR_VERSION, 0) + 1  # a link's or another exercise's answers
+    ss[keys.ANSWERS_SHOWN] = (program, answers)
+    answers_editor(answers, ss.get(keys.EDITOR_VERSION, 0), key=keys.EDITOR, on_text=_typed,
+                   label="Answer lines: d<name> = …, one per tensor, checked as you type")
     failed = ss.pop(keys.FAILED, None)
     if failed is not None:
         session.show_failure(failed, program)
     left, right = st.columns(2)
-    left.button("Check", type="primary", icon=":material/check:", on_click=_edited, use_container_width=True)
+    left.button("Check", type="primary", icon=":material/check:", on_click=_typed, use_container_width=True)
     right.button("Check on 20 random draws", icon=":material/casino:", use_container_width=True,
                  on_click=_guarded, args=(_redraw, program))
     st.button("Show the whole backward as a program", icon=":material/visibility:", use_container_width=True,

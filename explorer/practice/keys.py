@@ -4,7 +4,7 @@ from __future__ import annotations
 
 PROGRAM = "practice_program"  # the exercise's program text, kept in step with ?program=
 ANSWERS = "practice_answers"  # the answer lines, kept in step with ?answers=
-EDITOR = "practice_editor"  # the answers' text area
+EDITOR = "practice_editor"  # the answers' editor (its state: the text the browser sent)
 PROGRAM_EDITOR = "practice_program_editor"  # the program's text area (a teacher's own exercise)
 EXERCISE = "practice_exercise"  # the exercise box
 HINT_FOR = "practice_hint_for"  # the tensor whose hint is asked
@@ -14,3 +14,5 @@ GRAPH = "practice_graph"  # the graph view
 STARTED = "practice_started"  # the program whose answers were started (its output line given)
 EDITOR_FOR = "practice_program_editor_for"  # the program the program editor was last filled with
 FAILED = "practice_failed"  # what a button's work raised, said on the next run
+EDITOR_VERSION = "practice_editor_version"  # grows when the server writes the answers: the editor takes them
+ANSWERS_SHOWN = "practice_answers_shown"  # (program, answers) the editor was last sent

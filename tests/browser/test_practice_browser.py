@@ -1,5 +1,6 @@
-"""The Practice page in a real browser: an answer typed into the lines is checked (Ctrl+Enter), its row takes its
-verdict and the graph's box its tick; a wrong answer its cross; the attempt is in the URL and a reload keeps it."""
+"""The Practice page in a real browser: an answer typed into the lines is checked as it is typed (no key to press),
+its row takes its verdict and the graph's box its tick, a wrong shape its cross; the attempt is in the URL and a
+reload keeps it; the Explorer's link opens its program here."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PROGRAM = EXERCISES["linear + ReLU"].program
 ROWS = '[data-testid="practice-row"]'
-EDITOR = '.st-key-practice_editor textarea'
+EDITOR = 'textarea[data-testid="practice-editor"]'
 
 
 def verdicts(page) -> dict:
@@ -32,8 +33,9 @@ def type_answers(page, text: str) -> None:
     box = page.locator(EDITOR)
     box.wait_for()
     settled(lambda: box.input_value(), lambda v: v.startswith("dloss"), timeout=30)  # Streamlit fills it late
-    box.fill(text)
-    box.press("Control+Enter")
+    box.click()
+    box.press("Control+End")
+    box.type(text[len(box.input_value()):], delay=5)  # typed key by key: each pause of 300 ms sends the text
 
 
 def test_an_answer_typed_gets_its_verdict_in_the_table_and_a_tick_in_the_graph(page, app_url, artifacts):

@@ -4,6 +4,7 @@ programs and answers said in words."""
 
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import quote
 
@@ -11,7 +12,7 @@ import pytest
 
 from explorer.practice import keys
 from explorer.practice.exercises import EXERCISES
-from tests.support.apptest import no_exception, open_page, view_data
+from tests.support.apptest import component, no_exception, open_page, report_to, view_data
 
 PAGE = "pages/practice.py"
 LINEAR = EXERCISES["linear + ReLU"].program
@@ -30,13 +31,22 @@ def summary(at) -> tuple[int, int]:
     return int(solved), int(total)
 
 
-def editor(at):
-    return at.text_area(key=keys.EDITOR)
+EDITOR = "components.practice_editor"
+
+
+def editor_text(at) -> str:
+    """The text the page sent its answers' editor."""
+    return json.loads(component(at, EDITOR).proto.json)["text"]
+
+
+def type_answers(at, text: str):
+    """The learner types: the browser's editor sends its text."""
+    return report_to(at, EDITOR, text=text)
 
 
 def test_a_link_opens_its_exercise_with_the_output_s_line_given():
     at = open_page(PAGE, {"program": LINEAR})
-    assert editor(at).value == "dloss = ones(loss.shape)"
+    assert editor_text(at) == "dloss = ones(loss.shape)"
     assert table(at) == dict.fromkeys(("h", "z", "b", "W", "x"), "pending")
     assert summary(at) == (0, 5)
     assert at.query_params["answers"] == "dloss = ones(loss.shape)"
@@ -46,8 +56,8 @@ def test_a_link_opens_its_exercise_with_the_output_s_line_given():
 
 def test_answers_typed_are_checked_and_the_url_keeps_the_attempt():
     at = open_page(PAGE, {"program": LINEAR})
-    editor(at).input("dloss = ones(loss.shape)\ndh = 2 * (h - 1.0) / 20 * dloss\ndz = dh * (z > 0)\ndb = dz\n"
-                     "dW = x.T @ dz\ndx = dz @ W.T").run()
+    type_answers(at, "dloss = ones(loss.shape)\ndh = 2 * (h - 1.0) / 20 * dloss\ndz = dh * (z > 0)\ndb = dz\n"
+                     "dW = x.T @ dz\ndx = dz @ W.T")
     no_exception(at)
     assert table(at) == {"h": "close", "z": "close", "b": "shape", "W": "close", "x": "close"}
     assert summary(at) == (4, 5)
@@ -65,7 +75,7 @@ def test_hints_then_the_answer_shown_and_the_whole_backward():
     next(b for b in at.button if b.label.startswith("Hint")).click().run()
     next(b for b in at.button if b.label.startswith("Hint")).click().run()
     no_exception(at)
-    assert "# shown" in editor(at).value and "db = " in editor(at).value
+    assert "# shown" in editor_text(at) and "db = " in editor_text(at)
     assert table(at)["b"] == "error"  # the answer shown reads dz, not answered yet: the row says so
     next(b for b in at.button if b.label.startswith("Show the whole backward")).click().run()
     no_exception(at)
@@ -88,7 +98,7 @@ def test_every_exercise_opens_from_the_box():
         no_exception(at)
         assert at.query_params["program"] == EXERCISES[key].program
         verdicts = table(at)
-        output = editor(at).value.split(" = ")[0][1:]  # the output's line is given: its row is already right
+        output = editor_text(at).split(" = ")[0][1:]  # the output's line is given: its row is already right
         assert {v for n, v in verdicts.items() if n != output} == {"pending"}, key
 
 
