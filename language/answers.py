@@ -28,6 +28,10 @@ from language.source import ExpressionError, Source, parse
 
 #: At most this many answer lines (a program has at most MAX_NODES tensors; a page asks for far fewer).
 MAX_LINES = 2_000
+#: At most this many characters of answers: a program's backward written out is longer than the program
+#: (each tensor's line names its uses), so five programs' worth; every array an answer makes is charged as a
+#: program's are.
+MAX_CHARS = 5 * msg.MAX_CHARS
 
 
 @dataclass(frozen=True)
@@ -172,8 +176,8 @@ def compile_answers(text: str, scope: dict, protected: frozenset = frozenset()) 
     if not isinstance(text, str):
         raise TypeError(msg.NOT_A_STR.format(type(text).__name__))
     source = Source(text)
-    if len(text) > msg.MAX_CHARS:
-        error = source.error_at_index(msg.MAX_CHARS, f"the answers are longer than {msg.MAX_CHARS:,} characters")
+    if len(text) > MAX_CHARS:
+        error = source.error_at_index(MAX_CHARS, f"the answers are longer than {MAX_CHARS:,} characters")
         return Answers(text, [], (), 1, {}, problems=[error])
     parsed: list[tuple[int, str, ast.stmt | None, ExpressionError | None]] = []
     for first, chunk in _logical_lines(text):

@@ -59,7 +59,13 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
-def term(setup, child: int, position: int) -> str:
+def _data_names(setup) -> dict:
+    """Name -> array of the graph's integer and boolean data (labels, indices): a line names them, not spells them."""
+    return {setup.names[n.id]: n.data for n in setup.graph.nodes
+            if not n.requires_grad and np.asarray(n.data).dtype.kind in "iub"}
+
+
+def term(setup, child: int, position: int, data_names: dict | None = None) -> str:
     """What the op ``child`` sends its argument ``position``, in the program's names (before any broadcast sum)."""
     node = setup.graph.nodes[child]
     tensor = setup.tensors[child]
@@ -67,8 +73,7 @@ def term(setup, child: int, position: int) -> str:
     parents = tensor._parents
     shapes = tuple(tuple(p.shape) for p in parents)
     named = {setup.names[d]: setup.graph.nodes[d].data for d in node.data_parents}
-    named.update({setup.names[n.id]: n.data for n in setup.graph.nodes
-                  if not n.requires_grad and np.asarray(n.data).dtype.kind in "iub"})
+    named.update(data_names if data_names is not None else _data_names(setup))
     lines = _templates(prim, shapes, tuple(node.shape), tensor._meta or {}, lambda a: spell(a, named))
     line = lines[position]
     match = _HEAD.match(line)
@@ -102,29 +107,37 @@ def summed(text: str, shape: tuple, target: tuple) -> str:
     return out
 
 
-def _shape_of(expression: str, scope: dict) -> tuple | None:
-    line = compile_answers(f"probe_ = {expression}", scope).lines[0]
-    if line.error is not None:
-        raise ValueError(f"the written-out term `{expression}` is not valid: {line.error}")
-    return line.shape
-
-
 def written_answers(setup) -> dict[str, str]:
     """Tensor name -> its answer line, for every tensor that requires grad, in backward order."""
     scope = dict(setup.scope)
     for asked in setup.order:
         scope["d" + asked.name] = Given(asked.shape)
-    out = {}
+    data_names = _data_names(setup)
+    terms = {}  # tensor name -> its uses' terms, in the program's names
+    for asked in setup.order:
+        if asked.id != setup.graph.output:
+            terms[asked.name] = [term(setup, child, position, data_names) for child, position in asked.uses
+                                 if setup.graph.nodes[child].requires_grad]
+    flat = [t for parts in terms.values() for t in parts]
+    # NOTE: every term's shape from one compile (the scope is built once), not one compile per term
+    compiled = compile_answers("\n".join(f"probe_{i} = {t}" for i, t in enumerate(flat)), scope)
+    if compiled.problems:
+        raise ValueError(f"this program's backward is too big to write out here ({compiled.problems[0].message})")
+    probes = compiled.lines if flat else []
+    shapes = {}
+    for line, text in zip(probes, flat):
+        if line.error is not None:
+            raise ValueError(f"the written-out term `{text}` is not valid: {line.error}")
+        shapes[line.target] = line.shape
+    out, k = {}, 0
     for asked in setup.order:
         if asked.id == setup.graph.output:
             out[asked.name] = output_line(asked.name, asked.shape)
             continue
         parts = []
-        for child, position in asked.uses:
-            if not setup.graph.nodes[child].requires_grad:
-                continue
-            text = term(setup, child, position)
-            parts.append(summed(text, _shape_of(text, scope), asked.shape))
+        for text in terms[asked.name]:
+            parts.append(summed(text, shapes[f"probe_{k}"], asked.shape))
+            k += 1
         out[asked.name] = f"d{asked.name} = " + " + ".join(
             p if len(parts) == 1 or not _needs_brackets(p) else f"({p})" for p in parts)
     return out

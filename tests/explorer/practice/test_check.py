@@ -173,3 +173,12 @@ def test_named_sizes_are_drawn_too_and_catch_an_answer_true_only_at_today_s_size
     assert {r.name: r.verdict for r in check(setup, answers).rows}["row"] in ("exact", "close")
     (broken,) = draws.redraw(setup, answers).broken
     assert broken.name == "row" and broken.sizes == {"m": 5}
+
+
+def test_a_long_chain_is_written_out_and_checked_whole():
+    # 700 ops: the written-out backward is longer than a program may be (its answers have their own limit), and
+    # its terms' shapes come from one compile, not one per term (that was 34 s here)
+    text = "x = randn(10)\n" + "x = x.tanh()\n" * 700 + "y = x.sum()\n"
+    setup = prepare(text)
+    report = check(setup, whole_backward(setup))
+    assert report.total == 702 and report.good == report.total and not report.problems
