@@ -86,3 +86,27 @@ class _same:
 
     def __exit__(self, *exc):
         return False
+
+
+SWEPT = ["size-1 bias", "label picking", "empty reductions"]
+
+
+@pytest.mark.parametrize("name", SWEPT)
+def test_the_sweep_s_programs_with_their_written_answers(page, app_url, name):
+    """The sweep's shapes that broke panels (tests/support/sweep_cases.py) on the Practice page with their
+    written-out answers from the link: every row right, no exception (tests/pages/test_practice_sweep.py breaks
+    one answer of every program)."""
+    from explorer.practice.written import written_answers
+    from tests.support.sweep_cases import CASES
+
+    from .helpers import app_exception
+
+    text = CASES[name]
+    written = written_answers(prepare(text))
+    answers = "\n".join(written.values())
+    page.goto(f"{app_url}/practice?program={quote(text)}&answers={quote(answers)}", wait_until="domcontentloaded")
+    wait_for_view(page)
+    wait_for_idle(page)
+    assert app_exception(page) is None
+    got = settled(lambda: verdicts(page), lambda v: len(v) == len(written), timeout=30)
+    assert set(got.values()) <= {"exact", "close"}, got
