@@ -18,6 +18,7 @@ from explorer.practice.export import script
 from explorer.practice.setup import prepare
 from explorer.practice.written import output_line, whole_backward
 from explorer.program import view_data
+from explorer.program.errors import caret_block
 
 #: The box's grad row says the verdict: the same width for every word, so the drawing is laid out once.
 MARKS = {"exact": "✓ exact", "close": "✓ close", "wrong": "✗ wrong", "shape": "✗ shape", "error": "✗ error",
@@ -72,8 +73,9 @@ def _heatmap(row) -> str:
     return f'<table class="pr-heat" aria-label="wrong elements in red">{cells}</table>'
 
 
-def row_dict(setup, row) -> dict:
+def row_dict(setup, row, answers: str = "") -> dict:
     return {
+        "caret": caret_block(answers, row.line, row.col) if row.verdict == "error" and row.col else "",
         "name": row.name,
         "verdict": row.verdict,
         "mark": MARKS[row.verdict],
@@ -96,7 +98,7 @@ def practice_page(text: str, answers: str) -> dict:
     return {
         "drawing": drawing(setup),
         "marks": marks(setup, report),
-        "rows": [row_dict(setup, r) for r in report.rows],
+        "rows": [row_dict(setup, r, answers) for r in report.rows],
         "solved": report.solved,
         "good": report.good,
         "total": report.total,
@@ -138,6 +140,8 @@ def table_html(page: dict) -> str:
         depends = (f' <span class="pr-dep">computed from {", ".join("d" + d for d in r["depends_on"])}</span>'
                    if r["depends_on"] and r["verdict"] not in ("exact", "close") else "")
         message = html.escape(r["message"] + where)
+        if r.get("caret"):
+            message += f'<pre class="pr-caret">{html.escape(r["caret"])}</pre>'
         rows.append(
             f'<tr data-testid="practice-row" data-name="{html.escape(r["name"])}" data-verdict="{r["verdict"]}" '
             f'data-maxdiff="{r["maxdiff"]}" class="pr-{r["verdict"]}">'
@@ -164,6 +168,7 @@ _CSS = """
 .pr-dims { color: rgba(128,128,128,0.9); font-size: 0.8rem; }
 .pr-shown { font-size: 0.75rem; padding: 0 0.3rem; border-radius: 0.3rem; background: rgba(255,170,0,0.25); }
 .pr-dep { display: block; font-size: 0.8rem; color: rgba(128,128,128,1); }
+.pr-caret { margin: 0.2rem 0 0; font-size: 0.8rem; background: none; padding: 0; }
 .pr-heat { border-collapse: separate; border-spacing: 1px; margin-top: 0.2rem; }
 .pr-heat td { width: 8px; height: 8px; padding: 0; border: none; }
 .pr-heat td.pr-off { background: #e53935; }

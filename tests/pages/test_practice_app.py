@@ -124,3 +124,9 @@ def test_the_explorer_links_its_program_to_practice():
     at = open_page("pages/explorer.py", {"program": LINEAR})
     (caption,) = [c.value for c in at.caption if "Practise this program" in c.value]
     assert "](practice?program=" in caption and quote(LINEAR, safe="") in caption
+
+
+def test_an_error_row_shows_the_line_with_a_caret():
+    at = open_page(PAGE, {"program": LINEAR, "answers": "dloss = ones(loss.shape)\ndh = dloss * (hh > 0)"})
+    (body,) = [h.proto.body for h in at.get("html") if 'data-testid="practice"' in h.proto.body]
+    assert table(at)["h"] == "error" and "unknown name" in body and "2 | dh = dloss * (hh &gt; 0)" in body
