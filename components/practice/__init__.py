@@ -85,8 +85,14 @@ def _set_answers(text: str) -> None:
 
 
 def graph(page: dict) -> None:
-    graph_view(page["drawing"], key=keys.GRAPH, values=page["marks"],
-               caption="Each box's grad row: ✓ right, ✗ wrong, · not yet.")
+    """The graph, each box's grad row its verdict; the first box judged wrong in backward order is selected."""
+    first = page["first_bad_id"]
+    if ss.get(keys.FIRST_BAD) != first:
+        ss[keys.FIRST_BAD] = first
+        ss[keys.SELECT_SEQ] = ss.get(keys.SELECT_SEQ, 0) + 1
+    graph_view(page["drawing"], key=keys.GRAPH, values=page["marks"], selected=first,
+               select_seq=ss.get(keys.SELECT_SEQ, 0),
+               caption="Each box's grad row: ✓ right, ✗ wrong, · not yet; the first wrong one is selected.")
 
 
 def _whole(program: str) -> None:

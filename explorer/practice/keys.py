@@ -16,3 +16,5 @@ EDITOR_FOR = "practice_program_editor_for"  # the program the program editor was
 FAILED = "practice_failed"  # what a button's work raised, said on the next run
 EDITOR_VERSION = "practice_editor_version"  # grows when the server writes the answers: the editor takes them
 ANSWERS_SHOWN = "practice_answers_shown"  # (program, answers) the editor was last sent
+FIRST_BAD = "practice_first_bad"  # the node id of the first answer judged wrong (the graph selects it)
+SELECT_SEQ = "practice_select_seq"  # grows when FIRST_BAD changes: the graph view applies the selection

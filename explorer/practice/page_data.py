@@ -104,6 +104,7 @@ def practice_page(text: str, answers: str) -> dict:
         "total": report.total,
         "shown": sum(1 for r in report.rows if r.shown),
         "first_bad": first.name if first else "",
+        "first_bad_id": setup.by_name(first.name).id if first else None,
         "problems": list(setup.problems) + list(report.problems),
         "asked": list(setup.asked),
         "output": setup.output,
