@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.practice.check import BROADCASTING
 from explorer.practice.written import output_line, written_answers
 from explorer.program.rules import plugged_rule, rule_slots
 
@@ -28,8 +29,11 @@ def rule(setup, name: str) -> str:
     parts = []
     for child, position, node in _uses(setup, name):
         slot = rule_slots(setup.tensors[child]._prim, len(node.parents))[position]
+        shape = tuple(setup.graph.nodes[setup.by_name(name).id].shape)
+        back = (f", then summed back to {name}'s shape {shape} over the axes the broadcast stretched"
+                if tuple(node.shape) != shape and node.op in BROADCASTING else "")
         parts.append(f"{setup.names[child]} = {node.op}(…): {name} is its {slot}; the rule is {node.formula} "
-                     f"(G = d{setup.names[child]})")
+                     f"(G = d{setup.names[child]}){back}")
     many = f" {name} has {len(parts)} uses: d{name} is the sum of what each sends." if len(parts) > 1 else ""
     return "\n".join(parts) + many
 
