@@ -87,12 +87,21 @@ class Primitive:
                    ("A", "B"), add: ()); the other arrays it is given it may only ask for their shape and
                    dtype. Arrays in `meta` (an index, a mask, softmax's probabilities) are kept as well.
                    tests/engine/test_saves.py runs every VJP with the undeclared arrays poisoned.
+    The VJP once more, as lines of the expression language (the Practice page writes any program's backward
+    from them: hints, "show the whole backward as a program", the sweep):
+      vjp_lines    one line per input, ``dA += <expression>`` over the slot names (A0, A1... when the number
+                   of inputs varies), ``Out`` and ``dOut`` (mul: ("dA += dOut * B", "dB += dOut * A")); ``{key}``
+                   stands for the metadata array ``key`` written in the language (a mask, labels). Or a function
+                   (shapes, out_shape, meta, spell) -> those lines, for rules whose text depends on shapes or
+                   metadata (autograd/ops/_lines.py). The expression may keep Out's broadcast shape, as the VJP
+                   may; tests/explorer/practice/test_vjp_lines.py checks every line against the VJP on every case.
     """
 
     __slots__ = (
         "name", "forward", "vjp", "formula", "plugged", "slots", "commutative", "shape",
         "methods", "operators", "functions", "jvp", "jvp_formula", "jvp_plugged",
         "saves",
+        "vjp_lines",
     )
 
     def __init__(
@@ -100,6 +109,7 @@ class Primitive:
         slots=(), shape=None, commutative=False, methods=(), operators=(), functions=(),
         jvp=None, jvp_formula=None, jvp_plugged=None,
         saves=(),
+        vjp_lines=None,
     ):
         self.name = name
         self.forward = forward
@@ -118,6 +128,7 @@ class Primitive:
         self.saves = tuple(saves)
         if not set(self.saves) <= {*self.slots, "out"}:
             raise ValueError(f"{name}: saves={self.saves} names neither a slot of {self.slots} nor 'out'")
+        self.vjp_lines = vjp_lines
 
     def __repr__(self):
         return f"Primitive({self.name!r})"

@@ -128,7 +128,7 @@ def page() -> None:
         failure = exc
     live(shown, sliders, picked, left, right)
     with right:  # under the graph; the same for any poked numbers, so not rerun with them
-        st.caption(names.graph_caption(graph, view_data.MAX_DRAWN))
+        st.caption(names.graph_caption(graph, view_data.MAX_DRAWN) + link.practise_this(shown))
     if failure is not None:
         session.show_failure(failure, into=note)  # the graph is drawn; the rest says why it stopped
         st.stop()

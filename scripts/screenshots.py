@@ -1,6 +1,7 @@
 """Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab,
-forward-reverse-cost}.png, forward mode on both program pages ({explorer,stepper}_forward.png), and the Explorer,
-the Stepper, the Playground, the cost tab and the forward walk in the dark theme too (*-dark.png: PAGES).
+forward-reverse-cost,practice}.png, forward mode on both program pages ({explorer,stepper}_forward.png), and the
+Explorer, the Stepper, the Playground, the cost tab, the forward walk and Practice (on a 390 px phone) in the dark
+theme too (*-dark.png: PAGES).
 
 Starts the app (the same server code the browser tests use), opens each page in headless
 Chromium at 1280x800 (a presenter's screen), waits for its picture, and saves a screenshot.
@@ -24,8 +25,8 @@ from tests.browser.server import app_in_chromium, browser_unavailable_reason  # 
 
 VIEWPORT = {"width": 1280, "height": 800}
 SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab", "forward-reverse-cost",
-         "explorer_forward", "stepper_forward")
-PAGES = ("explorer", "stepper", "playground", "forward-reverse-cost", "stepper_forward")  # also in the dark theme
+         "explorer_forward", "stepper_forward", "practice")
+PAGES = ("explorer", "stepper", "playground", "forward-reverse-cost", "stepper_forward", "practice")  # dark too
 
 
 def _settle(page, seconds: float = 0.5) -> None:
@@ -144,10 +145,30 @@ def shoot_depth_lab(page, url: str, out: Path) -> None:
     page.screenshot(path=str(out))
 
 
+def shoot_practice(page, url: str, out: Path) -> None:
+    """Practice on the linear layer + ReLU with an attempt: rows right, a bias without its batch sum, a dW without
+    ReLU's mask, the graph's boxes marked; in the dark theme on a 390 px phone, the answer lines."""
+    from explorer.practice.exercises import EXERCISES
+
+    answers = ("dloss = ones(loss.shape)\ndh = 2 * (h - 1.0) / 20 * dloss\ndz = dh * (z > 0)\ndb = dz\n"
+               "dW = x.T @ dh\ndx = dz @ W.T")
+    dark = page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")
+    if dark:
+        page.set_viewport_size({"width": 390, "height": 844})
+    program = EXERCISES["linear + ReLU"].program
+    helpers.open_page(page, f"{url}/practice?program={quote(program)}&answers={quote(answers)}")
+    helpers.wait_for_view(page, timeout=60_000)
+    helpers.wait_for_idle(page)
+    target = 'textarea[data-testid="practice-editor"]' if dark else '[data-testid="practice"]'
+    page.locator(target).scroll_into_view_if_needed()
+    _settle(page, 1.0)
+    page.screenshot(path=str(out))
+
+
 #: How each screenshot but the Playground's (which trains first) is taken.
 SHOOT = {"explorer": shoot_explorer, "stepper": shoot_stepper, "poke": shoot_poke, "jacobian": shoot_jacobian,
          "depth_lab": shoot_depth_lab, "forward-reverse-cost": shoot_cost, "explorer_forward": shoot_explorer_forward,
-         "stepper_forward": shoot_stepper_forward}
+         "stepper_forward": shoot_stepper_forward, "practice": shoot_practice}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from autograd.ops import _lines as lines
 from autograd.ops._common import as_tensor, pair, plugged_terms, tangent_sum
 from autograd.tensor import Primitive, _result
 
@@ -94,6 +95,7 @@ MATMUL = Primitive(
     saves=("X", "W"),
     slots=("X", "W"), shape=matmul_shape, operators=("__matmul__", "__rmatmul__"),
     jvp=_matmul_jvp, jvp_formula="dOut = dX·W + X·dW", jvp_plugged=_matmul_jvp_plugged,
+    vjp_lines=lines.matmul_lines,
 )
 
 
@@ -166,4 +168,5 @@ LINEAR = Primitive(
     saves=("X", "W"),
     slots=("X", "W", "b"), shape=linear_shape, functions=("linear",),
     jvp=_linear_jvp, jvp_formula="dOut = dX·Wᵀ + X·dWᵀ + db", jvp_plugged=_linear_jvp_plugged,
+    vjp_lines=lines.linear_lines,
 )

@@ -63,3 +63,11 @@ def link_note(text: str) -> str:
         f"holds at most {LINK_LIMIT // 1024} KB (programs are at most {MAX_CHARS:,} characters, ~20 KB). The "
         "address bar keeps the last program that fitted; download this one with Export → As Python."
     )
+
+
+def practise_this(text: str) -> str:
+    """The Explorer's link to the Practice page on this program (`` · [Practise this program](practice?program=…)``),
+    or '' when the program is too long for a link."""
+    if link_length(text) > LINK_LIMIT:
+        return ""
+    return f" · [Practise this program](practice?program={urllib.parse.quote(text, safe='')})"

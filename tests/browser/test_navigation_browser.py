@@ -23,7 +23,8 @@ from .helpers import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-TITLES = {"": "Expression Explorer", "stepper": "Backward Stepper", "playground": "Training Playground",
+TITLES = {"": "Expression Explorer", "stepper": "Backward Stepper", "practice": "Practice",
+          "playground": "Training Playground",
           "optimiser_race": "Optimiser race", "depth_lab": "Initialisation & depth"}
 SIDEBAR_LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink"] a'
 DEFAULT_NODES = len(trace(evaluate(presets.program(presets.DEFAULT)).output).nodes)
@@ -72,7 +73,7 @@ def test_sidebar_links_reach_every_page(page, app_url, artifacts):
     assert page.external_requests == [], "the app must not fetch from the internet"
 
 
-@pytest.mark.parametrize("path", ["", "stepper", "playground", "optimiser_race", "depth_lab"])
+@pytest.mark.parametrize("path", ["", "stepper", "practice", "playground", "optimiser_race", "depth_lab"])
 def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, artifacts):
     """A link straight to a page, as the first visit to a fresh server, gets the app's navigation.
 
@@ -103,7 +104,7 @@ def test_page_opened_directly_has_titled_sidebar(page, streamlit_app, path, arti
     wait_for_text(page, TITLES[path])
 
 
-@pytest.mark.parametrize("path", ["", "stepper", "playground", "optimiser_race", "depth_lab"])
+@pytest.mark.parametrize("path", ["", "stepper", "practice", "playground", "optimiser_race", "depth_lab"])
 def test_narrow_window_has_no_horizontal_overflow(browser, app_url, path, artifacts):
     context = browser.new_context(viewport={"width": 420, "height": 900})
     try:

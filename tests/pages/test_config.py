@@ -29,7 +29,8 @@ def test_streamlits_own_page_menu_is_off_and_app_py_draws_the_links():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception
     assert [link.proto.label for link in at.sidebar.get("page_link")] == [
-        "Expression Explorer", "Backward Stepper", "Training Playground", "Optimiser race", "Initialisation & depth"
+        "Expression Explorer", "Backward Stepper", "Practice", "Training Playground", "Optimiser race",
+        "Initialisation & depth",
     ]
 
 

@@ -1,0 +1,69 @@
+"""The answer lines' editor: a text area in the browser that sends its text as the learner types (300 ms after the
+last key), so every verdict follows the typing; Ctrl+Enter sends at once. An `st.components.v2` component with
+its DOM kept: the server's text replaces the browser's only when ``version`` grows (a hint's answer, the whole
+backward, a link), never as the answer to the browser's own report.
+
+Hooks: the text area ``[data-testid="practice-editor"]`` with ``data-sent`` (texts sent) and ``data-version``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+_JS = """
+const WAIT_MS = 300;
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  const spec = typeof data === "string" ? JSON.parse(data) : data;
+  let area = parentElement.querySelector("textarea");
+  if (!area) {
+    const label = document.createElement("label");
+    label.className = "pe-label";
+    label.textContent = spec.label;
+    area = document.createElement("textarea");
+    area.dataset.testid = "practice-editor";
+    area.dataset.sent = "0";
+    area.spellcheck = false;
+    area.setAttribute("aria-label", spec.label);
+    label.htmlFor = area.id = "practice-editor-" + Math.random().toString(36).slice(2);
+    parentElement.append(label, area);
+    let timer = null;
+    const send = () => {
+      clearTimeout(timer);
+      timer = null;
+      area.dataset.sent = String(Number(area.dataset.sent) + 1);
+      area.__send(area.value);
+    };
+    area.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(send, WAIT_MS); });
+    area.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); send(); }
+    });
+  }
+  area.__send = (text) => setStateValue("text", text);
+  if (area.dataset.version !== String(spec.version)) {
+    area.value = spec.text;
+    area.dataset.version = String(spec.version);
+  }
+  area.rows = Math.max(6, Math.min(24, spec.text.split("\\n").length + 2));
+}
+"""
+
+_CSS = """
+.pe-label { display: block; font-size: 0.875rem; margin-bottom: 0.35rem; color: var(--st-text-color); }
+textarea[data-testid="practice-editor"] {
+  width: 100%; box-sizing: border-box; resize: vertical; padding: 0.6rem 0.75rem;
+  font-family: "Source Code Pro", monospace; font-size: 0.85rem; line-height: 1.45;
+  color: var(--st-text-color); background: var(--st-secondary-background-color);
+  border: 1px solid transparent; border-radius: 0.5rem; outline: none;
+}
+textarea[data-testid="practice-editor"]:focus { border-color: var(--st-primary-color); }
+"""
+
+_component = st.components.v2.component("components.practice_editor", js=_JS, css=_CSS, isolate_styles=False)
+
+
+def answers_editor(text: str, version: int, *, key: str, label: str, on_text: Callable[[], None]) -> None:
+    """The editor holding ``text`` (applied when ``version`` changes); ``on_text`` runs when the browser sends a
+    new text, which is then ``st.session_state[key]["text"]``."""
+    _component(key=key, data={"text": text, "version": int(version), "label": label}, on_text_change=on_text)
