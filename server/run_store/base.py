@@ -21,6 +21,8 @@ LEASE_SECONDS = 5.0  # a playing page's save records that it plays until this mu
 RETRY_FIRST, RETRY_MOST = 0.25, 5.0  # seconds before the store is tried again after a failure, doubling
 PENDING_BYTES = 64 * MB  # snapshots this process keeps while the store cannot be written, at most
 GONE_KEPT = 10_000  # ids of the runs evicted last that a store remembers, and why (for true words)
+RECORD_BYTES = 256_000  # one shared record (a class's, see `put`) at most
+PENDING_RECORD_BYTES = 16 * MB  # records this process keeps while the store cannot be written, at most
 
 log = logging.getLogger("server.run_store")
 
@@ -97,6 +99,8 @@ class RunStore:
         self._state = threading.Lock()
         self._pending_lock = threading.RLock()  # a run's pending save and its flush are one step
         self._pending = ByteCache(PENDING_BYTES, max_item=self.max_run_bytes, idle_seconds=None)
+        # (table, key) -> (value, expires_at): records put while the store could not be written, in order
+        self._pending_records: dict[tuple[str, str], tuple[bytes, float]] = {}
 
     # ------------------------------------------------------------------ the interface
     def save(self, run_id: str, blob: bytes, *, user: str, holder: str, live: bool = False) -> str:
@@ -163,6 +167,37 @@ class RunStore:
             return f"{history}: a run saved before then may have been lost"
         return None
 
+    # ------------------------------------------------------------------ shared records
+    # What a class keeps (explorer/classes/): small records under (table, key), each with the wall-clock time it
+    # expires, in the same store as the runs, so every process (and machine) behind the balancer sees them.
+    def put(self, table: str, key: str, value: bytes, *, expires_at: float) -> str:
+        """Keeps ``value`` under (table, key) until ``expires_at``, replacing what was there: SAVED; TOO_BIG (over
+        RECORD_BYTES: nothing written); KEPT (the store cannot be written now: the record waits in this process and is
+        written, before anything else, by the first call that works). Raises StoreDown only when this process
+        already keeps PENDING_RECORD_BYTES of records for the store."""
+        if len(value) > RECORD_BYTES:
+            return TOO_BIG
+        with self._pending_lock:
+            self._pending_records.pop((table, key), None)
+            try:
+                return self._call(lambda: self._put(table, key, value, expires_at, self.clock()))
+            except StoreDown:
+                held = sum(len(v) for v, _ in self._pending_records.values())
+                if held + len(value) > PENDING_RECORD_BYTES:
+                    raise
+                self._pending_records[(table, key)] = (value, expires_at)
+                return KEPT
+
+    def records(self, table: str) -> dict[str, bytes]:
+        """Every record of ``table`` not yet expired, by key; StoreDown if the store cannot be asked now (a call
+        that works writes the records kept here first, so a read never misses this process's own writes)."""
+        return self._call(lambda: self._records(table, self.clock()))
+
+    def count_up(self, table: str, key: str, *, expires_at: float) -> int:
+        """Adds one to the counter under (table, key), started at 0 and kept until ``expires_at`` (set when it is
+        made), and returns it: one step, whichever process counts. StoreDown if the store cannot be written."""
+        return self._call(lambda: self._count_up(table, key, expires_at, self.clock()))
+
     @property
     def size(self) -> int:
         """Bytes of snapshots held."""
@@ -176,8 +211,8 @@ class RunStore:
 
     @property
     def kept_here(self) -> int:
-        """Snapshots waiting in this process for the store to take them."""
-        return len(self._pending)
+        """Snapshots and records waiting in this process for the store to take them."""
+        return len(self._pending) + len(self._pending_records)
 
     def close(self) -> None:
         """Lets go of connections (the store works again if used after)."""
@@ -205,7 +240,13 @@ class RunStore:
         return result
 
     def _flush(self) -> None:
-        """Writes the snapshots kept here while the store failed (each is dropped once the store answers it)."""
+        """Writes the snapshots and records kept here while the store failed (each is dropped once the store
+        answers it)."""
+        if self._pending_records:
+            with self._pending_lock:
+                for (table, key), (value, expires_at) in list(self._pending_records.items()):
+                    self._put(table, key, value, expires_at, self.clock())
+                    del self._pending_records[(table, key)]
         if not len(self._pending):
             return
         with self._pending_lock:
@@ -260,6 +301,16 @@ class RunStore:
     def _why(self, run_id: str) -> tuple[str | None, str | None]:
         """Why the run left, if the store noted it ("room", "share", "damaged"), and what last happened to the
         store as a whole ("the run store ... and started again at ..."), if anything."""
+        raise NotImplementedError
+
+    def _put(self, table: str, key: str, value: bytes, expires_at: float, now: float) -> str:
+        """Write the record (SAVED); drop the records that expired by ``now`` while at it."""
+        raise NotImplementedError
+
+    def _records(self, table: str, now: float) -> dict[str, bytes]:
+        raise NotImplementedError
+
+    def _count_up(self, table: str, key: str, expires_at: float, now: float) -> int:
         raise NotImplementedError
 
     def _size(self) -> int:
