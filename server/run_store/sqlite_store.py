@@ -284,12 +284,13 @@ class SQLiteRunStore(RunStore):
     def _records(self, table, now):
         rows = self._run(lambda db: db.execute("SELECT key, value FROM records WHERE tab = ? AND expires > ?",
                                                (table, now)).fetchall())
-        return {key: bytes(value) for key, value in rows}
+        # NOTE: a counter (count_up) is an INTEGER in SQLite; every other record is a BLOB.
+        return {key: str(value).encode() if isinstance(value, int | str) else bytes(value) for key, value in rows}
 
     def _count_up(self, table, key, expires_at, now):
         def work(db):
             db.execute("DELETE FROM records WHERE expires <= ?", (now,))
-            db.execute("INSERT INTO records (tab, key, value, expires) VALUES (?, ?, '1', ?) "
+            db.execute("INSERT INTO records (tab, key, value, expires) VALUES (?, ?, 1, ?) "
                        "ON CONFLICT (tab, key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
                        (table, key, expires_at))
             (count,) = db.execute("SELECT value FROM records WHERE tab = ? AND key = ?", (table, key)).fetchone()

@@ -1,4 +1,5 @@
-"""The stores the server's tests share: a redis-server of the tests' own, and one store per backend."""
+"""The stores tests share (pytest fixtures, loaded by tests/conftest.py): a redis-server of the tests' own, and one
+store per backend."""
 
 import os
 import shutil
