@@ -359,9 +359,9 @@ def fresh_context(browser, contexts: list):
     return context
 
 
-def open_live(page, url: str) -> None:
+def open_live(page, url: str, timeout: float = 30_000) -> None:
     """Opens a Playground URL and waits until the live view shows a step."""
-    open_page(page, url)
+    open_page(page, url, timeout)
     page.locator(LIVE_VIEW).wait_for()
     wait_live_until(page, lambda s: s >= 0)
 

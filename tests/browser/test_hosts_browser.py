@@ -127,7 +127,7 @@ class Learner:
 
     def __init__(self, browser, contexts, url: str):
         self.page = fresh_context(browser, contexts).new_page()
-        open_live(self.page, f"{url}/playground")
+        open_live(self.page, f"{url}/playground", timeout=DEADLINE * 1000)
         click_button(self.page, "Play")
         self.run = run_id(self.page)
         self.trail: list[tuple[float, int]] = []
