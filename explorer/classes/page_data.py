@@ -1,0 +1,84 @@
+"""What the Class page shows, without Streamlit: the links of a class, a challenge's run figures from a Playground,
+and the dashboard as HTML with the hooks tests read."""
+
+from __future__ import annotations
+
+import html
+from urllib.parse import urlencode
+
+from explorer import numbers
+from explorer.classes.dashboard import Dashboard
+
+PARAMS = ("code", "key")  # what the page reads from its link
+
+
+def class_link(base: str, code: str, key: str | None = None) -> str:
+    """The learners' link (``?code=``) or, with ``key``, the teacher's."""
+    query = {"code": code} | ({"key": key} if key else {})
+    return f"{base.rstrip('/')}/class?{urlencode(query)}"
+
+
+def post_link(base: str, post, code: str) -> str:
+    """Where a learner goes for what the teacher posted: the Practice page with the exercise, the Playground with
+    the challenge's settings, or the Explorer with the program (each carrying the class's code)."""
+    if post.kind == "practice":
+        return f"{base.rstrip('/')}/practice?{urlencode({'program': post.program, 'class': code})}"
+    if post.kind == "challenge":
+        return f"{base.rstrip('/')}/playground?{urlencode(post.settings | {'class': code})}"
+    return f"{base.rstrip('/')}/?{urlencode({'program': post.program})}"
+
+
+def run_figures(playground) -> dict:
+    """A Playground's run as a challenge counts it: test accuracy, parameters, steps and the test loss curve."""
+    state = playground.state
+    history = state.history
+    accuracy = history.test_acc[-1] if history.test_acc else None
+    curve = [float(x) for x in history.test_loss if x is not None][-500:]
+    return {
+        "test_accuracy": None if accuracy is None else float(accuracy),
+        "parameters": int(sum(p.data.size for p in state.model.parameters())),
+        "steps": int(state.step),
+        "curve": curve,
+        "dataset": state.config.dataset,
+    }
+
+
+def dashboard_html(board: Dashboard) -> str:
+    """The per-tensor table: each tensor's counts, the wrong answers most share and who is stuck there."""
+    rows = []
+    for row in board.tensors:
+        c = row.counts
+        wrong = "; ".join(f"<code>{html.escape(w.text)}</code> ×{w.learners}" for w in row.wrong)
+        stuck = ", ".join(html.escape(name) for name in row.stuck)
+        rows.append(
+            f'<tr data-testid="class-tensor" data-name="{html.escape(row.name)}" data-exact="{c["exact"]}" '
+            f'data-close="{c["close"]}" data-wrong="{c["wrong"] + c["shape"] + c["error"]}" '
+            f'data-pending="{c["pending"]}"><td><code>d{html.escape(row.name)}</code></td>'
+            f'<td>{c["exact"] + c["close"]}</td><td>{c["wrong"] + c["shape"] + c["error"]}</td>'
+            f'<td>{c["pending"]}</td><td>{row.hints}</td><td>{wrong}</td><td>{stuck}</td></tr>'
+        )
+    people = "".join(
+        f'<li data-active="{int(one.active)}">{html.escape(one.name)} · {one.solved}/{one.total}'
+        f'{" · " + str(one.hints) + " hints" if one.hints else ""}{"" if one.active else " · away"}</li>'
+        for one in board.learners)
+    table = ("<table><thead><tr><th>tensor</th><th>right</th><th>wrong</th><th>pending</th><th>hints</th>"
+             "<th>most shared wrong answers</th><th>stuck here</th></tr></thead><tbody>" + "".join(rows)
+             + "</tbody></table>") if rows else "<p>No practice answers yet.</p>"
+    return (f'<div data-testid="class-dashboard" data-learners="{len(board.learners)}" '
+            f'data-active="{board.active}"><p>{len(board.learners)} joined, {board.active} active</p>'
+            f'<ul class="class-learners">{people}</ul>{table}</div>')
+
+
+def leaderboard_rows(board: Dashboard) -> list[dict]:
+    return [{"learner": r.name,
+             "test accuracy": "–" if r.test_accuracy is None else numbers.fmt_percent(r.test_accuracy),
+             "parameters": r.parameters, "steps": r.steps} for r in board.leaderboard]
+
+
+def curves_figure(board: Dashboard, dark: bool = False, only: str | None = None) -> dict:
+    """The class's test-loss curves on one plot (or one learner's, for the big screen), as a Plotly figure dict."""
+    lines = [{"type": "scatter", "mode": "lines", "name": r.name, "y": list(r.curve)}
+             for r in board.leaderboard if r.curve and (only is None or r.name == only)]
+    return {"data": lines, "layout": {"height": 320 if only is None else 520, "margin": {"l": 40, "r": 10, "t": 30,
+            "b": 30}, "yaxis": {"title": "test loss", "type": "log"}, "xaxis": {"title": "snapshot"},
+            "template": "plotly_dark" if dark else "plotly_white", "title": only or "the class's test loss"}}
