@@ -27,6 +27,7 @@ pages = [
     st.Page(
         "pages/stepper.py", title="Backward Stepper", icon=":material/step_over:", url_path="stepper"
     ),
+    st.Page("pages/practice.py", title="Practice", icon=":material/edit_note:", url_path="practice"),
     st.Page(
         "pages/playground.py",
         title="Training Playground",

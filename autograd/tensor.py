@@ -80,17 +80,28 @@ class Primitive:
       jvp_plugged  jvp_plugged(t, tangents, out, *inputs, **meta) -> (text, value): the formula with this
                    call's numbers put in, the terms of inputs without a tangent left out, and what that
                    arithmetic gives (it equals the JVP's result: tests/engine/test_forward.py)
+
+    The VJP once more, as lines of the expression language (the Practice page writes any program's backward
+    from them: hints, "show the whole backward as a program", the sweep):
+      vjp_lines    one line per input, ``dA += <expression>`` over the slot names (A0, A1... when the number
+                   of inputs varies), ``Out`` and ``dOut`` (mul: ("dA += dOut * B", "dB += dOut * A")); ``{key}``
+                   stands for the metadata array ``key`` written in the language (a mask, labels). Or a function
+                   (shapes, out_shape, meta, spell) -> those lines, for rules whose text depends on shapes or
+                   metadata (autograd/ops/_lines.py). The expression may keep Out's broadcast shape, as the VJP
+                   may; tests/explorer/practice/test_vjp_lines.py checks every line against the VJP on every case.
     """
 
     __slots__ = (
         "name", "forward", "vjp", "formula", "plugged", "slots", "commutative", "shape",
         "methods", "operators", "functions", "jvp", "jvp_formula", "jvp_plugged",
+        "vjp_lines",
     )
 
     def __init__(
         self, name, forward, vjp, formula, *, plugged=None,
         slots=(), shape=None, commutative=False, methods=(), operators=(), functions=(),
         jvp=None, jvp_formula=None, jvp_plugged=None,
+        vjp_lines=None,
     ):
         self.name = name
         self.forward = forward
@@ -106,6 +117,7 @@ class Primitive:
         self.jvp = jvp
         self.jvp_formula = jvp_formula
         self.jvp_plugged = jvp_plugged
+        self.vjp_lines = vjp_lines
 
     def __repr__(self):
         return f"Primitive({self.name!r})"

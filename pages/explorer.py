@@ -129,6 +129,8 @@ def page() -> None:
     live(shown, sliders, picked, left, right)
     with right:  # under the graph; the same for any poked numbers, so not rerun with them
         st.caption(names.graph_caption(graph, view_data.MAX_DRAWN))
+        st.page_link("pages/practice.py", label="Practise this program", icon=":material/edit_note:",
+                     query_params={"program": shown})
     if failure is not None:
         session.show_failure(failure, into=note)  # the graph is drawn; the rest says why it stopped
         st.stop()

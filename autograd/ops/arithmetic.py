@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from autograd.ops import _lines as lines
 from autograd.ops._common import broadcast_shape, pair, plugged_terms, same_shape, tangent_sum
 from autograd.tensor import Primitive, Tensor, _no_grad_depth, _result, is_grad_enabled
 
@@ -56,6 +57,7 @@ ADD = Primitive(
     "add", add, _add_vjp, "dA = G,  dB = G", plugged=lambda t, g, out, a, b: ((t(g), g), (t(g), g)),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("add"), operators=("__add__", "__radd__"),
     jvp=_add_jvp, jvp_formula="dOut = dA + dB", jvp_plugged=_add_jvp_plugged,
+    vjp_lines=("dA += dOut", "dB += dOut"),
 )
 
 
@@ -82,6 +84,7 @@ SUB = Primitive(
     "sub", sub, _sub_vjp, "dA = G,  dB = −G", plugged=lambda t, g, out, a, b: ((t(g), g), (f"−{t(g)}", -g)),
     slots=("A", "B"), shape=broadcast_shape("sub"), operators=("__sub__", "__rsub__"),
     jvp=_sub_jvp, jvp_formula="dOut = dA − dB", jvp_plugged=_sub_jvp_plugged,
+    vjp_lines=("dA += dOut", "dB += -dOut"),
 )
 
 
@@ -113,6 +116,7 @@ MUL = Primitive(
     plugged=lambda t, g, out, a, b: ((f"{t(g)} ⊙ {t(b)}", g * b), (f"{t(g)} ⊙ {t(a)}", g * a)),
     slots=("A", "B"), commutative=True, shape=broadcast_shape("mul"), operators=("__mul__", "__rmul__"),
     jvp=_mul_jvp, jvp_formula="dOut = dA ⊙ B + A ⊙ dB", jvp_plugged=_mul_jvp_plugged,
+    vjp_lines=("dA += dOut * B", "dB += dOut * A"),
 )
 
 
@@ -141,6 +145,7 @@ DIV = Primitive(
     plugged=lambda t, g, out, a, b: ((f"{t(g)} / {t(b)}", g / b), (f"−{t(g)} ⊙ {t(a)} / {t(b)}²", -g * a / b**2)),
     slots=("A", "B"), shape=broadcast_shape("div"), operators=("__truediv__", "__rtruediv__"),
     jvp=_div_jvp, jvp_formula="dOut = dA / B − A ⊙ dB / B²", jvp_plugged=_div_jvp_plugged,
+    vjp_lines=("dA += dOut / B", "dB += -dOut * Out / B"),
 )
 
 
@@ -202,6 +207,7 @@ POW = Primitive(
     "pow", pow, _pow_vjp, "dA = G ⊙ B·A^(B−1),  dB = G ⊙ A^B·log A", plugged=_pow_plugged,
     slots=("A", "B"), shape=broadcast_shape("pow"), operators=("__pow__", "__rpow__"), methods=("pow",),
     jvp=_pow_jvp, jvp_formula="dOut = B·A^(B−1) ⊙ dA + A^B·log A ⊙ dB", jvp_plugged=_pow_jvp_plugged,
+    vjp_lines=lines.POW_LINES,
 )
 
 
@@ -223,6 +229,7 @@ NEG = Primitive("neg", neg, _neg_vjp, "dA = −G", plugged=lambda t, g, out, a: 
     jvp=_neg_jvp,
     jvp_formula="dOut = −dA",
     jvp_plugged=lambda t, tangents, out, a: (f"−{t(tangents[0])}", -tangents[0]),
+    vjp_lines=("dA += -dOut",),
 )
 
 
@@ -274,6 +281,7 @@ MAXIMUM = Primitive(
     jvp=lambda tangents, out, a, b: _extremum_jvp(tangents, a, b, np.less),
     jvp_formula="dOut = dA where A > B, dB where A < B, (dA + dB)/2 where A = B",
     jvp_plugged=lambda t, tangents, out, a, b: _extremum_jvp_plugged(t, tangents, a, b, np.less),
+    vjp_lines=("dA += dOut * (1 - (A < B) - 0.5 * (A == B))", "dB += dOut * (1 - (B < A) - 0.5 * (A == B))"),
 )
 
 
@@ -292,4 +300,5 @@ MINIMUM = Primitive(
     jvp=lambda tangents, out, a, b: _extremum_jvp(tangents, a, b, np.greater),
     jvp_formula="dOut = dA where A < B, dB where A > B, (dA + dB)/2 where A = B",
     jvp_plugged=lambda t, tangents, out, a, b: _extremum_jvp_plugged(t, tangents, a, b, np.greater),
+    vjp_lines=("dA += dOut * (1 - (A > B) - 0.5 * (A == B))", "dB += dOut * (1 - (B > A) - 0.5 * (A == B))"),
 )

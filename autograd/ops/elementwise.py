@@ -3,6 +3,7 @@ masked_fill, where)."""
 
 import numpy as np
 
+from autograd.ops import _lines as lines
 from autograd.ops._common import mask_array, pair, plugged_terms, same_shape, scalar
 from autograd.special import erfc
 from autograd.tensor import Primitive, _result
@@ -27,7 +28,8 @@ EXP = Primitive("exp", exp, _exp_vjp, "dA = G ⊙ exp(A)",
                 functions=("exp",),
                 jvp=_exp_jvp,
                 jvp_formula="dOut = exp(A) ⊙ dA",
-                jvp_plugged=lambda t, tangents, out, a: (f"exp({t(a)}) ⊙ {t(tangents[0])}", np.exp(a) * tangents[0]))
+                jvp_plugged=lambda t, tangents, out, a: (f"exp({t(a)}) ⊙ {t(tangents[0])}", np.exp(a) * tangents[0]),
+                vjp_lines=("dA += dOut * Out",))
 
 
 def log(a):
@@ -51,7 +53,8 @@ LOG = Primitive("log", log, _log_vjp, "dA = G / A", plugged=lambda t, g, out, a:
                 functions=("log",),
                 jvp=_log_jvp,
                 jvp_formula="dOut = dA / A",
-                jvp_plugged=lambda t, tangents, out, a: (f"{t(tangents[0])} / {t(a)}", tangents[0] / a))
+                jvp_plugged=lambda t, tangents, out, a: (f"{t(tangents[0])} / {t(a)}", tangents[0] / a),
+                vjp_lines=("dA += dOut / A",))
 
 
 def sqrt(a):
@@ -77,7 +80,8 @@ SQRT = Primitive("sqrt", sqrt, _sqrt_vjp, "dA = G / (2·√A)",
                  jvp=_sqrt_jvp,
                  jvp_formula="dOut = dA / (2·√A)",
                  jvp_plugged=lambda t, tangents, out, a: (f"{t(tangents[0])} / (2·√{t(a)})",
-                                                          tangents[0] / (2 * np.sqrt(a))))
+                                                          tangents[0] / (2 * np.sqrt(a))),
+                 vjp_lines=("dA += dOut * 0.5 / Out",))
 
 
 def abs(a):
@@ -98,7 +102,8 @@ ABS = Primitive("abs", abs, _abs_vjp, "dA = G ⊙ sign(A)",
                 functions=("abs",),
                 jvp=_abs_jvp,
                 jvp_formula="dOut = sign(A) ⊙ dA",
-                jvp_plugged=lambda t, tangents, out, a: (f"sign({t(a)}) ⊙ {t(tangents[0])}", np.sign(a) * tangents[0]))
+                jvp_plugged=lambda t, tangents, out, a: (f"sign({t(a)}) ⊙ {t(tangents[0])}", np.sign(a) * tangents[0]),
+                vjp_lines=("dA += dOut * (1.0 * (A > 0) - 1.0 * (A < 0))",))
 
 
 # ---- activations --------------------------------------------------------------------------------
@@ -122,7 +127,8 @@ RELU = Primitive("relu", relu, _relu_vjp, "dA = G ⊙ [A > 0]",
                  functions=("relu",),
                  jvp=_relu_jvp,
                  jvp_formula="dOut = [A > 0] ⊙ dA",
-                 jvp_plugged=lambda t, tangents, out, a: (f"[{t(a)} > 0] ⊙ {t(tangents[0])}", (a > 0) * tangents[0]))
+                 jvp_plugged=lambda t, tangents, out, a: (f"[{t(a)} > 0] ⊙ {t(tangents[0])}", (a > 0) * tangents[0]),
+                 vjp_lines=("dA += dOut * (A > 0)",))
 
 
 def tanh(a):
@@ -146,7 +152,8 @@ TANH = Primitive("tanh", tanh, _tanh_vjp, "dA = G ⊙ (1 − tanh²A)",
                  plugged=lambda t, g, out, a: ((f"{t(g)} ⊙ (1 − {t(np.tanh(a))}²)", g * (1 - np.tanh(a) ** 2)),),
                  slots=("A",), shape=same_shape,
                  methods=("tanh",), functions=("tanh",),
-                 jvp=_tanh_jvp, jvp_formula="dOut = (1 − tanh²A) ⊙ dA", jvp_plugged=_tanh_jvp_plugged)
+                 jvp=_tanh_jvp, jvp_formula="dOut = (1 − tanh²A) ⊙ dA", jvp_plugged=_tanh_jvp_plugged,
+                 vjp_lines=("dA += dOut * (1 - Out * Out)",))
 
 
 def stable_sigmoid(x):
@@ -185,7 +192,8 @@ def _sigmoid_jvp_plugged(t, tangents, out, a):
 SIGMOID = Primitive("sigmoid", sigmoid, _sigmoid_vjp, "dA = G ⊙ σ(A)(1 − σ(A))", plugged=_sigmoid_plugged,
                     slots=("A",), shape=same_shape,
                     methods=("sigmoid",), functions=("sigmoid",),
-                    jvp=_sigmoid_jvp, jvp_formula="dOut = σ(A)(1 − σ(A)) ⊙ dA", jvp_plugged=_sigmoid_jvp_plugged)
+                    jvp=_sigmoid_jvp, jvp_formula="dOut = σ(A)(1 − σ(A)) ⊙ dA", jvp_plugged=_sigmoid_jvp_plugged,
+                    vjp_lines=("dA += dOut * Out * (1 - Out)",))
 
 
 _SQRT_HALF = 0.7071067811865476
@@ -220,7 +228,8 @@ def _gelu_jvp_plugged(t, tangents, out, a, cdf):
 GELU = Primitive("gelu", gelu, _gelu_vjp, "dA = G ⊙ (Φ(A) + A·φ(A))", plugged=_gelu_plugged,
                  slots=("A",), shape=same_shape,
                  methods=("gelu",), functions=("gelu",),
-                 jvp=_gelu_jvp, jvp_formula="dOut = (Φ(A) + A·φ(A)) ⊙ dA", jvp_plugged=_gelu_jvp_plugged)
+                 jvp=_gelu_jvp, jvp_formula="dOut = (Φ(A) + A·φ(A)) ⊙ dA", jvp_plugged=_gelu_jvp_plugged,
+                 vjp_lines=("dA += dOut * (where(A == 0, 0.5, Out / A) + A * exp(-0.5 * A * A) / sqrt(2 * pi))",))
 
 
 def silu(a):
@@ -247,7 +256,8 @@ def _silu_jvp_plugged(t, tangents, out, a, s):
 SILU = Primitive("silu", silu, _silu_vjp, "dA = G ⊙ σ(A)(1 + A(1 − σ(A)))", plugged=_silu_plugged,
                  slots=("A",), shape=same_shape,
                  methods=("silu",), functions=("silu",),
-                 jvp=_silu_jvp, jvp_formula="dOut = σ(A)(1 + A(1 − σ(A))) ⊙ dA", jvp_plugged=_silu_jvp_plugged)
+                 jvp=_silu_jvp, jvp_formula="dOut = σ(A)(1 + A(1 − σ(A))) ⊙ dA", jvp_plugged=_silu_jvp_plugged,
+                 vjp_lines=("dA += dOut * sigmoid(A) * (1 + A * (1 - sigmoid(A)))",))
 
 
 # ---- clip, masked_fill, where -----------------------------------------------------------------
@@ -291,7 +301,8 @@ def _clip_jvp_plugged(t, tangents, out, a, lo, hi):
 CLIP = Primitive("clip", clip, _clip_vjp, "dA = G where lo ≤ A ≤ hi, else 0", plugged=_clip_plugged,
                  slots=("A",), shape=_clip_shape,
                  methods=("clip",),
-                 jvp=_clip_jvp, jvp_formula="dOut = dA where lo ≤ A ≤ hi, else 0", jvp_plugged=_clip_jvp_plugged)
+                 jvp=_clip_jvp, jvp_formula="dOut = dA where lo ≤ A ≤ hi, else 0", jvp_plugged=_clip_jvp_plugged,
+                 vjp_lines=lines.clip_lines)
 
 
 def masked_fill(a, mask, value):
@@ -327,7 +338,8 @@ MASKED_FILL = Primitive("masked_fill", masked_fill, _masked_fill_vjp, "dA = G wh
                         jvp=_masked_fill_jvp,
                         jvp_formula="dOut = dA where not mask, else 0",
                         jvp_plugged=lambda t, tangents, out, a, mask: (f"{t(~mask * 1.0)} ⊙ {t(tangents[0])}",
-                                                                       ~mask * tangents[0]))
+                                                                       ~mask * tangents[0]),
+                        vjp_lines=("dA += dOut * ({mask} == 0)",))
 
 
 def where(cond, a, b):
@@ -371,4 +383,5 @@ def _where_jvp_plugged(t, tangents, out, a, b, cond):
 WHERE = Primitive("where", where, _where_vjp, "dA = G where cond, dB = G where not cond", plugged=_where_plugged,
                   slots=("A", "B"),
                   shape=_where_shape, functions=("where",),
-                  jvp=_where_jvp, jvp_formula="dOut = dA where cond, dB where not cond", jvp_plugged=_where_jvp_plugged)
+                  jvp=_where_jvp, jvp_formula="dOut = dA where cond, dB where not cond", jvp_plugged=_where_jvp_plugged,
+                  vjp_lines=("dA += dOut * ({cond} != 0)", "dB += dOut * ({cond} == 0)"))

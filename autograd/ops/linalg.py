@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from autograd.ops import _lines as lines
 from autograd.ops._common import as_tensor, pair, plugged_terms, tangent_sum
 from autograd.tensor import Primitive, _result
 
@@ -93,6 +94,7 @@ MATMUL = Primitive(
     "matmul", matmul, _matmul_vjp, "dX = G·Wᵀ,  dW = Xᵀ·G", plugged=_matmul_plugged,
     slots=("X", "W"), shape=matmul_shape, operators=("__matmul__", "__rmatmul__"),
     jvp=_matmul_jvp, jvp_formula="dOut = dX·W + X·dW", jvp_plugged=_matmul_jvp_plugged,
+    vjp_lines=lines.matmul_lines,
 )
 
 
@@ -164,4 +166,5 @@ LINEAR = Primitive(
     "linear", linear, _linear_vjp, "dX = G·W,  dW = Gᵀ·X,  db = Σ_rows G", plugged=_linear_plugged,
     slots=("X", "W", "b"), shape=linear_shape, functions=("linear",),
     jvp=_linear_jvp, jvp_formula="dOut = dX·Wᵀ + X·dWᵀ + db", jvp_plugged=_linear_jvp_plugged,
+    vjp_lines=lines.linear_lines,
 )

@@ -3,6 +3,7 @@ the same loss written from primitives)."""
 
 import numpy as np
 
+from autograd.ops import _lines as lines
 from autograd.ops._common import as_tensor, pair, plugged_terms, tangent_sum
 from autograd.ops.elementwise import sigmoid_from, stable_sigmoid
 from autograd.ops.reductions import log_softmax_array
@@ -127,6 +128,7 @@ CROSS_ENTROPY = Primitive(
     jvp=_cross_entropy_jvp,
     jvp_formula="dOut = Σ (softmax(Z) − onehot(y)) ⊙ dZ / N",
     jvp_plugged=_cross_entropy_jvp_plugged,
+    vjp_lines=lines.cross_entropy_lines,
 )
 
 
@@ -185,6 +187,7 @@ BCE_WITH_LOGITS = Primitive(
     plugged=_bce_plugged,
     slots=("Z", "Y"), shape=_bce_shape, functions=("binary_cross_entropy_with_logits",),
     jvp=_bce_jvp, jvp_formula="dOut = Σ ((σ(Z) − Y) ⊙ dZ − Z ⊙ dY) / N", jvp_plugged=_bce_jvp_plugged,
+    vjp_lines=lines.bce_lines,
 )
 
 
@@ -224,4 +227,5 @@ MSE_LOSS = Primitive(
     "mse_loss", mse_loss, _mse_vjp, "dX = 2(X − Y) · G / N,  dY = −2(X − Y) · G / N", plugged=_mse_plugged,
     slots=("X", "Y"), shape=_same_shapes, functions=("mse_loss",),
     jvp=_mse_jvp, jvp_formula="dOut = Σ 2(X − Y) ⊙ (dX − dY) / N", jvp_plugged=_mse_jvp_plugged,
+    vjp_lines=lines.mse_lines,
 )

@@ -4,6 +4,7 @@ import builtins
 
 import numpy as np
 
+from autograd.ops import _lines as lines
 from autograd.ops._common import axes_of, expand, reduced_count, reduced_shape, softmax_shape
 from autograd.tensor import Primitive, _result
 
@@ -43,7 +44,8 @@ def _sum_jvp_plugged(t, tangents, out, a, axis, keepdims):
 
 SUM = Primitive("sum", sum, _sum_vjp, "dA = G broadcast back over the summed axes", plugged=_sum_plugged, slots=("A",),
                 shape=reduced_shape, methods=("sum",),
-                jvp=_sum_jvp, jvp_formula="dOut = Σ dA over the summed axes", jvp_plugged=_sum_jvp_plugged)
+                jvp=_sum_jvp, jvp_formula="dOut = Σ dA over the summed axes", jvp_plugged=_sum_jvp_plugged,
+                vjp_lines=lines.sum_lines)
 
 
 def mean(a, axis=None, keepdims=False):
@@ -82,7 +84,8 @@ def _mean_jvp_plugged(t, tangents, out, a, axis, keepdims):
 MEAN = Primitive("mean", mean, _mean_vjp, "dA = G / n broadcast back over the averaged axes", plugged=_mean_plugged,
                  slots=("A",),
                  shape=reduced_shape, methods=("mean",),
-                 jvp=_mean_jvp, jvp_formula="dOut = Σ dA / n over the averaged axes", jvp_plugged=_mean_jvp_plugged)
+                 jvp=_mean_jvp, jvp_formula="dOut = Σ dA / n over the averaged axes", jvp_plugged=_mean_jvp_plugged,
+                 vjp_lines=lines.mean_lines)
 
 
 # ---- max, min -------------------------------------------------------------------------------
@@ -130,7 +133,8 @@ MAX = Primitive("max", max, _extremum_vjp, "dA = G where A is the max (shared am
                 shape=_extremum_shape, methods=("max",),
                 jvp=_extremum_jvp,
                 jvp_formula="dOut = dA at the max (averaged over ties)",
-                jvp_plugged=_extremum_jvp_plugged)
+                jvp_plugged=_extremum_jvp_plugged,
+                vjp_lines=lines.extremum_lines)
 
 
 def min(a, axis=None, keepdims=False):
@@ -148,7 +152,8 @@ MIN = Primitive("min", min, _extremum_vjp, "dA = G where A is the min (shared am
                 shape=_min_shape, methods=("min",),
                 jvp=_extremum_jvp,
                 jvp_formula="dOut = dA at the min (averaged over ties)",
-                jvp_plugged=_extremum_jvp_plugged)
+                jvp_plugged=_extremum_jvp_plugged,
+                vjp_lines=lines.extremum_lines)
 
 
 # ---- var, std (PyTorch's `correction`: divide by n − correction) -------------------------------
@@ -211,7 +216,8 @@ VAR = Primitive("var", var, _var_vjp, "dA = G ⊙ 2(A − mean A) / (n − corre
                 shape=_var_shape, methods=("var",),
                 jvp=_var_jvp,
                 jvp_formula="dOut = Σ 2(A − mean A) ⊙ dA / (n − correction)",
-                jvp_plugged=_var_jvp_plugged)
+                jvp_plugged=_var_jvp_plugged,
+                vjp_lines=lines.var_lines)
 
 
 def std(a, axis=None, correction=1, keepdims=False):
@@ -260,7 +266,8 @@ STD = Primitive("std", std, _std_vjp, "dA = G ⊙ (A − mean A) / ((n − corre
                 slots=("A",), shape=_var_shape, methods=("std",),
                 jvp=_std_jvp,
                 jvp_formula="dOut = Σ (A − mean A) ⊙ dA / ((n − correction)·std A), 0 where std A = 0",
-                jvp_plugged=_std_jvp_plugged)
+                jvp_plugged=_std_jvp_plugged,
+                vjp_lines=lines.std_lines)
 
 
 # ---- softmax, log_softmax ------------------------------------------------------------------
@@ -306,7 +313,8 @@ SOFTMAX = Primitive("softmax", softmax, _softmax_vjp, "dA = S ⊙ (G − Σ(G �
                     shape=softmax_shape, methods=("softmax",), functions=("softmax",),
                     jvp=_softmax_jvp,
                     jvp_formula="dOut = S ⊙ (dA − Σ(S ⊙ dA)),  S = softmax(A)",
-                    jvp_plugged=_softmax_jvp_plugged)
+                    jvp_plugged=_softmax_jvp_plugged,
+                    vjp_lines=("dA += Out * (dOut - (dOut * Out).sum(axis={axis}, keepdims=True))",))
 
 
 def log_softmax(a, axis=-1):
@@ -338,4 +346,5 @@ LOG_SOFTMAX = Primitive("log_softmax", log_softmax, _log_softmax_vjp, "dA = G �
                         shape=softmax_shape, methods=("log_softmax",), functions=("log_softmax",),
                         jvp=_log_softmax_jvp,
                         jvp_formula="dOut = dA − Σ(softmax(A) ⊙ dA)",
-                        jvp_plugged=_log_softmax_jvp_plugged)
+                        jvp_plugged=_log_softmax_jvp_plugged,
+                        vjp_lines=("dA += dOut - exp(Out) * dOut.sum(axis={axis}, keepdims=True)",))

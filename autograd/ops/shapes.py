@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from autograd.ops import _lines as lines
 from autograd.ops._common import as_tensor, axes_of, sizes
 from autograd.tensor import Primitive, Tensor, _result
 
@@ -134,7 +135,8 @@ def _getitem_jvp_plugged(t, tangents, out, a, idx):
 GETITEM = Primitive("getitem", getitem, _getitem_vjp, "dA = zeros_like(A);  dA[idx] += G", plugged=_getitem_plugged,
                     slots=("A",),
                     shape=getitem_shape, operators=("__getitem__",), functions=("embedding",),
-                    jvp=_getitem_jvp, jvp_formula="dOut = dA[idx]", jvp_plugged=_getitem_jvp_plugged)
+                    jvp=_getitem_jvp, jvp_formula="dOut = dA[idx]", jvp_plugged=_getitem_jvp_plugged,
+                    vjp_lines=lines.getitem_lines)
 
 
 # ---- reshape, unsqueeze, squeeze (one VJP: put G back into A's shape) -------------------------------
@@ -183,7 +185,8 @@ def _reshape_jvp_plugged(t, tangents, out, a):
 RESHAPE = Primitive("reshape", reshape, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
                     slots=("A",),
                     shape=reshape_shape, methods=("reshape",),
-                    jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged)
+                    jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged,
+                    vjp_lines=("dA += dOut.reshape(A.shape)",))
 
 
 def unsqueeze(a, axis):
@@ -202,7 +205,8 @@ def unsqueeze_shape(a, axis):
 UNSQUEEZE = Primitive("unsqueeze", unsqueeze, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
                       slots=("A",),
                       shape=unsqueeze_shape, methods=("unsqueeze",),
-                      jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged)
+                      jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged,
+                      vjp_lines=("dA += dOut.reshape(A.shape)",))
 
 
 def squeeze(a, axis=None):
@@ -225,7 +229,8 @@ def squeeze_shape(a, axis=None):
 SQUEEZE = Primitive("squeeze", squeeze, _reshape_vjp, "dA = reshape(G, A.shape)", plugged=_reshape_plugged,
                     slots=("A",),
                     shape=squeeze_shape, methods=("squeeze",),
-                    jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged)
+                    jvp=_reshape_jvp, jvp_formula="dOut = reshape(dA, Out.shape)", jvp_plugged=_reshape_jvp_plugged,
+                    vjp_lines=("dA += dOut.reshape(A.shape)",))
 
 
 # ---- transpose -----------------------------------------------------------------------------
@@ -270,7 +275,8 @@ TRANSPOSE = Primitive("transpose", transpose, _transpose_vjp, "dA = Gᵀ (the in
                       shape=transpose_shape, methods=("transpose", "T"),
                       jvp=_transpose_jvp,
                       jvp_formula="dOut = dAᵀ (the same permutation)",
-                      jvp_plugged=_transpose_jvp_plugged)
+                      jvp_plugged=_transpose_jvp_plugged,
+                      vjp_lines=lines.transpose_lines)
 
 
 # ---- concat, stack -------------------------------------------------------------------------
@@ -333,7 +339,8 @@ CONCAT = Primitive("concat", concat, _concat_vjp, "dAᵢ = the slice of G that A
                    shape=concat_shape, functions=("concat",),
                    jvp=_concat_jvp,
                    jvp_formula="dOut = concat(dAᵢ), 0 for an Aᵢ without a tangent",
-                   jvp_plugged=_concat_jvp_plugged)
+                   jvp_plugged=_concat_jvp_plugged,
+                   vjp_lines=lines.concat_lines)
 
 
 def stack(tensors, axis=0):
@@ -377,4 +384,5 @@ STACK = Primitive("stack", stack, _stack_vjp, "dAᵢ = G[i] along the stacked ax
                   shape=stack_shape, functions=("stack",),
                   jvp=_stack_jvp,
                   jvp_formula="dOut = stack(dAᵢ), 0 for an Aᵢ without a tangent",
-                  jvp_plugged=_stack_jvp_plugged)
+                  jvp_plugged=_stack_jvp_plugged,
+                  vjp_lines=lines.stack_lines)

@@ -47,6 +47,8 @@ def test_every_primitive_declares_everything(name):
     if len(prim.slots) > 1:
         positions = [prim.jvp_formula.find(f"d{slot}") for slot in prim.slots]
         assert -1 not in positions and positions == sorted(positions), (name, prim.jvp_formula)
+    # The VJP as lines of the language (tests/explorer/practice/test_vjp_lines.py checks each against the VJP).
+    assert callable(prim.vjp_lines) or isinstance(prim.vjp_lines, tuple) and prim.vjp_lines, f"{name}: no vjp_lines"
 
 
 def test_slots_name_every_input_of_every_case():
