@@ -29,9 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.practice import exercises, page_data  # noqa: E402
-
 from explorer.classes import dashboard, room  # noqa: E402
+from explorer.practice import exercises, page_data  # noqa: E402
 from server.run_store import open_store  # noqa: E402
 
 EXERCISE = exercises.EXERCISES["backprop ninja"]

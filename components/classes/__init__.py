@@ -135,6 +135,30 @@ def live_dashboard(store: RunStore, info: room.ClassInfo) -> None:
     board()
 
 
+# ------------------------------------------------------------------------------------------ from the Practice page
+def hand_in_practice(store: RunStore, code: str | None, answers: str, page: dict, hints: dict) -> None:
+    """On the Practice page opened from a class (``?class=<code>``): hands the learner's check in to the class
+    (once per change) and says so under the answers."""
+    if not code:
+        return
+    with said():
+        who = learner_key()
+        info = room.find(store, code, who=who)
+        you = room.member(store, info, who)
+        if you is None:
+            st.info(f"Join the class **{markdown_safe(info.name)}** to hand your answers in: "
+                    f"[the class's page]({page_data.class_link(_base(), code)})", icon=":material/school:")
+            return
+        work = page_data.practice_work(page, answers, hints)
+        if st.session_state.get(keys.HANDED_IN) != (code, work):
+            done = room.hand_in(store, info, who, work)
+            st.session_state[keys.HANDED_IN] = (code, work)
+            if done == KEPT:
+                st.caption("Your answers wait in this server until the run store answers; they are handed in then.")
+        st.caption(f"Handed in to **{markdown_safe(info.name)}** as {markdown_safe(you.name)}: "
+                   f"{work['solved']} of {work['total']} solved.")
+
+
 # ------------------------------------------------------------------------------------------ a learner
 def learner(store: RunStore, code: str) -> None:
     with said():

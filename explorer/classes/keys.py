@@ -13,3 +13,4 @@ POST_DATASET = "cls_post_dataset"
 POST_TARGET = "cls_post_target"
 SHOW = "cls_show"  # the learner the teacher puts on the big screen
 PROBLEM = "cls_problem"  # what the last action could not do, said on the next run
+HANDED_IN = "cls_handed_in"  # what this session last handed in from the Practice page (not written again)

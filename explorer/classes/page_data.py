@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from explorer import numbers
 from explorer.classes.dashboard import Dashboard
+from language.answers import lines_of
 
 PARAMS = ("code", "key")  # what the page reads from its link
 
@@ -26,6 +27,19 @@ def post_link(base: str, post, code: str) -> str:
     if post.kind == "challenge":
         return f"{base.rstrip('/')}/playground?{urlencode(post.settings | {'class': code})}"
     return f"{base.rstrip('/')}/?{urlencode({'program': post.program})}"
+
+
+def practice_work(page: dict, answers_text: str, hints: dict[str, int]) -> dict:
+    """What a learner hands in from the Practice page's check (explorer.practice.page_data.practice_page): per
+    tensor its verdict, max difference, the answer as typed (for the teacher's grouping of wrong answers) and the
+    hints used."""
+    rows = {}
+    for row in page.get("rows", []):
+        name = row["name"]
+        rows[name] = {"verdict": row["verdict"], "maxdiff": row.get("maxdiff") or None,
+                      "answer": "\n".join(lines_of(answers_text or "", "d" + name))[:2000],
+                      "hints": int(hints.get(name, 0)), "shown": bool(row.get("shown"))}
+    return {"rows": rows, "solved": page.get("solved", 0), "total": page.get("total", 0)}
 
 
 def run_figures(playground) -> dict:

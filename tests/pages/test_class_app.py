@@ -78,3 +78,30 @@ def test_wrong_codes_keys_and_names_get_a_message_and_the_page_stays():
     assert "already called" in two.error[0].value
     assert two.text_input(key=keys.JOIN_NAME).value == "dee"  # kept, to change
     no_exception(two)
+
+
+def test_the_practice_page_opened_from_a_class_hands_each_check_in():
+    at, code, key = _open_class()
+    program = "b = tensor([1.0, 2.0])\nloss = (b * b).sum()"
+    at.radio(key=keys.POST_KIND).set_value("practice")
+    at.text_area(key=keys.POST_PROGRAM).set_value(program)
+    button(at, "Post").click().run()
+    outsider = open_page("pages/practice.py", {"program": program, "class": code}, learner="not-joined")
+    assert any("Join the class" in i.value for i in outsider.info)
+    learner = open_page(PAGE, {"code": code}, learner="ann-browser")
+    learner.text_input(key=keys.JOIN_NAME).set_value("Ann")
+    button(learner, "Join").click().run()
+    link = learner.get("link_button")[0].proto.url
+    assert "/practice?" in link and f"class={code}" in link
+    practice = open_page("pages/practice.py", {"program": program, "class": code,
+                                               "answers": "dloss = ones(loss.shape)\ndt1 = dloss * ones(t1.shape)\n"
+                                                          "db = dt1 * b"}, learner="ann-browser")
+    no_exception(practice)
+    assert any("Handed in to **Week 3** as Ann" in c.value for c in practice.caption)
+    work = room.work_of(runs(), room.find(runs(), code, who="t"))["ann-browser"]
+    assert work["rows"]["b"]["verdict"] == "wrong" and work["rows"]["b"]["answer"] == "db = dt1 * b"
+    assert work["rows"]["t1"]["verdict"] == "exact" and work["solved"] == 2
+    at.run()
+    board = _html(at)
+    assert 'data-name="b" data-exact="0" data-close="0" data-wrong="1" data-pending="0"' in board
+    assert "Ann" in board
