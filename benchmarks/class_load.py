@@ -39,7 +39,7 @@ EXERCISE = exercises.EXERCISES["backprop ninja"]
 def answer_steps(seed: int) -> list[str]:
     """A learner's answers as they type: the reference lines one by one, some first written wrong and then fixed."""
     rng = random.Random(seed)
-    lines = [line for line in EXERCISE.answers.splitlines() if line.strip()]
+    lines = [line for line in EXERCISE.reference.splitlines() if line.strip()]
     typed, steps = [], []
     for line in lines:
         if rng.random() < 0.3:
