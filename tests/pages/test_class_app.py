@@ -8,7 +8,7 @@ from explorer.classes import keys, room
 from server.run_store import runs
 from tests.support.apptest import button, no_exception, open_page
 
-PAGE = "pages/classroom.py"
+PAGE = "pages/class.py"
 
 
 def _html(at) -> str:
