@@ -42,9 +42,9 @@ def practice_work(page: dict, answers_text: str, hints: dict[str, int]) -> dict:
     return {"rows": rows, "solved": page.get("solved", 0), "total": page.get("total", 0)}
 
 
-def run_figures(playground) -> dict:
-    """A Playground's run as a challenge counts it: test accuracy, parameters, steps and the test loss curve."""
-    state = playground.state
+def run_figures(state) -> dict:
+    """A Playground run's state (explorer/playground/training.TrainState) as a challenge counts it: test accuracy,
+    parameters, steps and the test loss curve."""
     history = state.history
     accuracy = history.test_acc[-1] if history.test_acc else None
     curve = [float(x) for x in history.test_loss if x is not None][-500:]
@@ -83,10 +83,20 @@ def dashboard_html(board: Dashboard) -> str:
             f'<ul class="class-learners">{people}</ul>{table}</div>')
 
 
-def leaderboard_rows(board: Dashboard) -> list[dict]:
-    return [{"learner": r.name,
-             "test accuracy": "–" if r.test_accuracy is None else numbers.fmt_percent(r.test_accuracy),
-             "parameters": r.parameters, "steps": r.steps} for r in board.leaderboard]
+def leaderboard_html(board: Dashboard) -> str:
+    """The challenge's runs, best first (test accuracy, then fewest parameters, then fewest steps)."""
+    if not board.leaderboard:
+        return ""
+    rows = "".join(
+        f'<tr data-testid="class-run" data-learner="{html.escape(r.name)}" '
+        f'data-accuracy="{"" if r.test_accuracy is None else r.test_accuracy}">'
+        f"<td>{i}</td><td>{html.escape(r.name)}</td>"
+        f'<td>{"–" if r.test_accuracy is None else numbers.fmt_percent(r.test_accuracy)}</td>'
+        f'<td>{"–" if r.parameters is None else r.parameters}</td><td>{"–" if r.steps is None else r.steps}</td></tr>'
+        for i, r in enumerate(board.leaderboard, 1))
+    return ('<div data-testid="class-leaderboard"><p><strong>Leaderboard</strong></p><table><thead><tr><th>#</th>'
+            "<th>learner</th><th>test accuracy</th><th>parameters</th><th>steps</th></tr></thead><tbody>"
+            f"{rows}</tbody></table></div>")
 
 
 def curves_figure(board: Dashboard, dark: bool = False, only: str | None = None) -> dict:

@@ -198,6 +198,10 @@ class RunStore:
         made), and returns it: one step, whichever process counts. StoreDown if the store cannot be written."""
         return self._call(lambda: self._count_up(table, key, expires_at, self.clock()))
 
+    def latest(self, user: str) -> str | None:
+        """The id of the run ``user`` used last (saved or opened), or None; StoreDown if the store cannot be asked."""
+        return self._call(lambda: self._latest(user))
+
     @property
     def size(self) -> int:
         """Bytes of snapshots held."""
@@ -311,6 +315,9 @@ class RunStore:
         raise NotImplementedError
 
     def _count_up(self, table: str, key: str, expires_at: float, now: float) -> int:
+        raise NotImplementedError
+
+    def _latest(self, user: str) -> str | None:
         raise NotImplementedError
 
     def _size(self) -> int:

@@ -52,6 +52,11 @@ class MemoryRunStore(RunStore):
     def _why(self, run_id):
         return self._gone.get(run_id), None
 
+    def _latest(self, user):
+        with self._lru.lock:
+            return next((run_id for run_id in reversed(self._lru.lru_keys())
+                         if self._lru.peek(run_id).user == user), None)
+
     def _put(self, table, key, value, expires_at, now):
         with self._tables_lock:
             self._expire(now)

@@ -282,6 +282,10 @@ class RedisRunStore(RunStore):
         index, base = self._record_keys(table)
         return int(self._count_script(keys=[index], args=[key, base + key, repr(expires_at), repr(now)]))
 
+    def _latest(self, user):
+        found = self._redis.zrevrange(f"{self.prefix}user:{user}", 0, 0)
+        return found[0].decode() if found else None
+
     def _get(self, run_id):
         return self._redis.hget(f"{self.prefix}run:{run_id}", "snapshot")
 

@@ -298,6 +298,11 @@ class SQLiteRunStore(RunStore):
 
         return self._write(work)
 
+    def _latest(self, user):
+        row = self._run(lambda db: db.execute("SELECT id FROM runs WHERE learner = ? ORDER BY used DESC LIMIT 1",
+                                              (user,)).fetchone())
+        return None if row is None else row[0]
+
     def _scalar(self, sql: str, args: tuple = ()) -> int:
         return int(self._run(lambda db: db.execute(sql, args).fetchone()[0]))
 

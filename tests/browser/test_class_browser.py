@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from .helpers import click_button, open_page, settled, wait_for_idle
+from .helpers import click_button, install_run_tracker, open_page, settled, wait_for_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -22,6 +22,7 @@ WRONG = "dloss = ones(loss.shape)\ndt1 = dloss * ones(t1.shape)\ndb = dt1 * b"
 
 def _context(browser, contexts):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
+    install_run_tracker(context)
     contexts.append(context)
     return context.new_page()
 
@@ -55,7 +56,9 @@ def test_a_teacher_and_three_learners_run_a_practice_exercise_and_a_challenge(br
         click_button(teacher, "Open the class")
         query = settled(lambda: parse_qs(urlsplit(teacher.url).query), lambda q: "key" in q, timeout=30)
         code, key = query["code"][0], query["key"][0]
-        teacher.get_by_label("Program").fill(PROGRAM)
+        teacher.get_by_role("textbox", name="Program").fill(PROGRAM)
+        teacher.get_by_role("textbox", name="Program").press("Control+Enter")
+        wait_for_idle(teacher, 60_000)
         click_button(teacher, "Post")
 
         answers = {"Ann": RIGHT, "Bob": WRONG, "Cy": None}
@@ -86,6 +89,7 @@ def test_a_teacher_and_three_learners_run_a_practice_exercise_and_a_challenge(br
         assert _learners(nosy) == -1
 
         # The challenge: posted, trained in the Playground, handed in from the class's page, on the leaderboard.
+        teacher.get_by_text("Post to the class").click()
         teacher.get_by_text("a Playground challenge").click()
         wait_for_idle(teacher, 60_000)
         click_button(teacher, "Post")
@@ -99,8 +103,10 @@ def test_a_teacher_and_three_learners_run_a_practice_exercise_and_a_challenge(br
         open_page(ann, f"{app_url}/class?code={code}", 60_000)
         click_button(ann, "Hand in my run")
         ann.get_by_text("Handed in.").wait_for()
-        settled(lambda: teacher.get_by_text("Leaderboard").count(), lambda n: n > 0, timeout=30)
-        assert teacher.get_by_role("grid").count() or teacher.locator('[data-testid="stDataFrame"]').count()
+        runs = settled(lambda: teacher.locator('[data-testid="class-run"]').evaluate_all(
+            "(rows) => rows.map((r) => [r.dataset.learner, r.dataset.accuracy])"), lambda r: len(r) == 1, timeout=30)
+        assert runs[0][0] == "Ann" and 0 <= float(runs[0][1]) <= 1, runs
+        teacher.screenshot(path=str(artifacts / "class-leaderboard.png"), full_page=True)
     finally:
         for context in contexts:
             context.close()

@@ -111,3 +111,14 @@ def test_records_and_runs_live_in_one_file(tmp_path, kind):
     store.put("class:x", "ann", b"answers", expires_at=store.clock() + 60)
     assert store.get("aaaaaaaaaaaa") == b"run" and len(store) == 1 and store.size == 3
     store.close()
+
+
+def test_the_latest_run_of_a_learner_is_the_one_they_used_last(make_store):
+    store = make_store()
+    assert store.latest("ann") is None
+    store.save("aaaaaaaaaaaa", b"1", user="ann", holder="h1")
+    store.save("bbbbbbbbbbbb", b"2", user="ann", holder="h2")
+    store.save("cccccccccccc", b"3", user="bob", holder="h3")
+    assert store.latest("ann") == "bbbbbbbbbbbb" and store.latest("bob") == "cccccccccccc"
+    store.open("aaaaaaaaaaaa", user="ann", holder="h4")
+    assert store.latest("ann") == "aaaaaaaaaaaa"
