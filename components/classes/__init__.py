@@ -90,7 +90,9 @@ def teacher(store: RunStore, code: str, key: str) -> None:
 def _post_form(store: RunStore, info: room.ClassInfo) -> None:
     def posted():
         kind = st.session_state.get(keys.POST_KIND, "practice")
-        title = st.session_state.get(keys.POST_TITLE, "") or kind
+        title = st.session_state.get(keys.POST_TITLE, "") or {"practice": "Practice exercise",
+                                                               "challenge": "Playground challenge",
+                                                               "program": "A program to explore"}[kind]
         if kind == "challenge":
             what = Post("challenge", title, settings={"dataset": st.session_state.get(keys.POST_DATASET, "spiral")},
                         target=f"test accuracy ≥ {st.session_state.get(keys.POST_TARGET, 95)} %, fewest parameters")

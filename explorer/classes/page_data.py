@@ -12,6 +12,20 @@ from language.answers import lines_of
 
 PARAMS = ("code", "key")  # what the page reads from its link
 
+# NOTE: the dashboard's table is the page's own HTML (st.html), so it follows the theme through currentColor and
+# translucent greys rather than fixed colours; the share bar shows right / wrong / pending at a glance.
+_CSS = """<style>
+.class-board table { border-collapse: collapse; width: 100%; font-size: 0.95rem; }
+.class-board th, .class-board td { text-align: left; padding: 0.3rem 0.6rem;
+  border-bottom: 1px solid rgba(128, 128, 128, 0.25); vertical-align: top; }
+.class-board th { font-weight: 600; opacity: 0.8; }
+.class-board .share { display: flex; width: 8rem; height: 0.7rem; border-radius: 0.2rem; overflow: hidden;
+  background: rgba(128, 128, 128, 0.2); margin-top: 0.35rem; }
+.class-board .share .right { background: #2e9d5b; } .class-board .share .wrong { background: #d3454f; }
+.class-board ul.class-learners { columns: 3 14rem; padding-left: 1.1rem; }
+.class-board li[data-active="0"] { opacity: 0.55; }
+</style>"""
+
 
 def class_link(base: str, code: str, key: str | None = None) -> str:
     """The learners' link (``?code=``) or, with ``key``, the teacher's."""
@@ -68,19 +82,27 @@ def dashboard_html(board: Dashboard) -> str:
             f'<tr data-testid="class-tensor" data-name="{html.escape(row.name)}" data-exact="{c["exact"]}" '
             f'data-close="{c["close"]}" data-wrong="{c["wrong"] + c["shape"] + c["error"]}" '
             f'data-pending="{c["pending"]}"><td><code>d{html.escape(row.name)}</code></td>'
-            f'<td>{c["exact"] + c["close"]}</td><td>{c["wrong"] + c["shape"] + c["error"]}</td>'
+            f'<td>{_share(c)}</td><td>{c["exact"] + c["close"]}</td><td>{c["wrong"] + c["shape"] + c["error"]}</td>'
             f'<td>{c["pending"]}</td><td>{row.hints}</td><td>{wrong}</td><td>{stuck}</td></tr>'
         )
     people = "".join(
         f'<li data-active="{int(one.active)}">{html.escape(one.name)} · {one.solved}/{one.total}'
         f'{" · " + str(one.hints) + " hints" if one.hints else ""}{"" if one.active else " · away"}</li>'
         for one in board.learners)
-    table = ("<table><thead><tr><th>tensor</th><th>right</th><th>wrong</th><th>pending</th><th>hints</th>"
+    table = ("<table><thead><tr><th>tensor</th><th></th><th>right</th><th>wrong</th><th>pending</th><th>hints</th>"
              "<th>most shared wrong answers</th><th>stuck here</th></tr></thead><tbody>" + "".join(rows)
              + "</tbody></table>") if rows else "<p>No practice answers yet.</p>"
-    return (f'<div data-testid="class-dashboard" data-learners="{len(board.learners)}" '
+    return (f'{_CSS}<div class="class-board" data-testid="class-dashboard" data-learners="{len(board.learners)}" '
             f'data-active="{board.active}"><p>{len(board.learners)} joined, {board.active} active</p>'
             f'<ul class="class-learners">{people}</ul>{table}</div>')
+
+
+def _share(counts: dict) -> str:
+    total = sum(counts.values()) or 1
+    right, wrong = counts["exact"] + counts["close"], counts["wrong"] + counts["shape"] + counts["error"]
+    return (f'<div class="share" title="{right} right, {wrong} wrong, {counts["pending"]} pending">'
+            f'<span class="right" style="width:{100 * right / total:.1f}%"></span>'
+            f'<span class="wrong" style="width:{100 * wrong / total:.1f}%"></span></div>')
 
 
 def leaderboard_html(board: Dashboard) -> str:
@@ -94,8 +116,9 @@ def leaderboard_html(board: Dashboard) -> str:
         f'<td>{"–" if r.test_accuracy is None else numbers.fmt_percent(r.test_accuracy)}</td>'
         f'<td>{"–" if r.parameters is None else r.parameters}</td><td>{"–" if r.steps is None else r.steps}</td></tr>'
         for i, r in enumerate(board.leaderboard, 1))
-    return ('<div data-testid="class-leaderboard"><p><strong>Leaderboard</strong></p><table><thead><tr><th>#</th>'
-            "<th>learner</th><th>test accuracy</th><th>parameters</th><th>steps</th></tr></thead><tbody>"
+    return ('<div class="class-board" data-testid="class-leaderboard"><p><strong>Leaderboard</strong></p>'
+            "<table><thead><tr><th>#</th><th>learner</th><th>test accuracy</th><th>parameters</th><th>steps</th>"
+            "</tr></thead><tbody>"
             f"{rows}</tbody></table></div>")
 
 
