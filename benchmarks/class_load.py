@@ -5,13 +5,13 @@ store, and the teacher's dashboard reading it.
     python benchmarks/class_load.py --store redis://127.0.0.1:6379/0 --learners 200 --processes 4
 
 Each process stands for one Streamlit server: its learners (threads, as Streamlit runs sessions) each type their
-way through the backprop-ninja exercise, one more answer line every --every seconds (some wrong first), and each
-submission is graded as the Practice page grades it (explorer.practice.page_data.practice_page: the check of every
-line) and handed in to the class (explorer/classes/room.hand_in). The main process is the teacher: it reads the
-dashboard every 2 s. Printed: submissions, the grading time per submission (check + hand-in, p50/p95/max, the
-queueing inside a process included: one process's Python work is one core), the dashboard's read time, and how
-stale it is (from a submission's hand-in to the first dashboard read that counts it, p95), with the load average:
-the figure depends on what else this machine runs.
+way through the backprop-ninja exercise, one more answer line each --every seconds (some wrong first), and each
+submission is graded as the Practice page grades it (explorer.practice.page_data.practice_page: the check of
+every line) and handed in to the class (explorer/classes/room.hand_in). The main process is the teacher: it
+reads the dashboard every 2 s. Printed: submissions, the grading time per submission (check + hand-in,
+p50/p95/max, the queueing inside a process included: one process's Python work is one core), the dashboard's
+read time, and how stale it is (from a submission's hand-in to the first dashboard read that counts it, p95),
+with the load average: the figure depends on what else this machine runs.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def answer_steps(seed: int) -> list[str]:
 def learners(process: int, count: int, where: str, code: str, seconds: float, every: float, out) -> None:
     store = open_store(where)
     info = room.find(store, code, who=f"p{process}")
-    times, done = [], []
+    times = []
     lock = threading.Lock()
     end = time.monotonic() + seconds
 
@@ -68,11 +68,11 @@ def learners(process: int, count: int, where: str, code: str, seconds: float, ev
             start = time.perf_counter()
             page = page_data.practice_page(EXERCISE.program, answers)
             rows = {r["name"]: {"verdict": r["verdict"], "maxdiff": r["maxdiff"]} for r in page["rows"]}
+            checked = time.perf_counter()
             room.hand_in(store, info, me, {"rows": rows, "sent": time.time()})
             took = time.perf_counter() - start
             with lock:
-                times.append(took)
-                done.append(time.time())
+                times.append((took, checked - start))
             time.sleep(max(0.0, every - took))
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--learners", type=int, default=200)
     parser.add_argument("--processes", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--every", type=float, default=3.0, help="seconds between one learner's submissions")
+    parser.add_argument("--every", type=float, default=10.0, help="seconds between one learner's checks")
     parser.add_argument("--store", default="")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="class-load-")
@@ -113,8 +113,8 @@ def main() -> None:
     end = time.monotonic() + args.seconds + 5
     while time.monotonic() < end:
         start = time.perf_counter()
-        people = room.learners(store, info)
         work = room.work_of(store, info)
+        people = room.learners(store, info, work)
         board = dashboard.dashboard(people, work, {}, now=store.clock())
         reads.append(time.perf_counter() - start)
         now = time.time()
@@ -126,7 +126,9 @@ def main() -> None:
     results = [queue.get() for _ in procs]
     for p in procs:
         p.join()
-    times = [t for r in results for t in r[0]]
+    both = [t for r in results for t in r[0]]
+    times, checks = [t for t, _ in both], [c for _, c in both]
+    stored = [t - c for t, c in both]
     print(f"$ python benchmarks/class_load.py --learners {args.learners} --processes {args.processes} "
           f"--seconds {args.seconds:g} --every {args.every:g} --store {where.split(':')[0]}")
     print(f"load average before the end: {os.getloadavg()[0]:.1f}")
@@ -134,6 +136,9 @@ def main() -> None:
           f"{len(board.learners)}")
     print(f"grading (check + hand-in): p50 {statistics.median(times) * 1000:.0f} ms, "
           f"p95 {_pct(times, 0.95) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms")
+    print(f"  of which the check: p50 {statistics.median(checks) * 1000:.0f} ms, "
+          f"p95 {_pct(checks, 0.95) * 1000:.0f} ms; the hand-in: p50 {statistics.median(stored) * 1000:.0f} ms, "
+          f"p95 {_pct(stored, 0.95) * 1000:.0f} ms")
     print(f"dashboard read: p50 {statistics.median(reads) * 1000:.0f} ms, p95 {_pct(reads, 0.95) * 1000:.0f} ms; "
           f"stale (hand-in to counted): p95 {_pct(stale, 0.95):.2f} s, max {max(stale):.2f} s")
 

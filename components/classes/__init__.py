@@ -18,7 +18,7 @@ from explorer.playground import snapshot as run_snapshot
 from explorer.playground.controller import Upload
 from explorer.playground.datasets import CLASSIFICATION
 from explorer.words import markdown_safe
-from server.run_store import KEPT, RunStore, StoreDown
+from server.run_store import RunStore, StoreDown
 
 REFRESH_SECONDS = 2.0  # the dashboard is at most this stale
 
@@ -122,8 +122,8 @@ def live_dashboard(store: RunStore, info: room.ClassInfo) -> None:
     @st.fragment(run_every=REFRESH_SECONDS)
     def board():
         with said():
-            people = room.learners(store, info)
             work, runs = room.work_of(store, info, "work"), room.work_of(store, info, "runs")
+            people = room.learners(store, info, work, runs)
             shown = class_dashboard.dashboard(people, work, runs, now=store.clock())
             st.html(page_data.dashboard_html(shown))
             if shown.leaderboard:
@@ -153,10 +153,10 @@ def hand_in_practice(store: RunStore, code: str | None, answers: str, page: dict
             return
         work = page_data.practice_work(page, answers, hints)
         if st.session_state.get(keys.HANDED_IN) != (code, work):
-            done = room.hand_in(store, info, who, work)
+            room.hand_in(store, info, who, work)
             st.session_state[keys.HANDED_IN] = (code, work)
-            if done == KEPT:
-                st.caption("Your answers wait in this server until the run store answers; they are handed in then.")
+        if store.problem:
+            st.caption("Your answers wait in this server until the run store answers; they are handed in then.")
         st.caption(f"Handed in to **{markdown_safe(info.name)}** as {markdown_safe(you.name)}: "
                    f"{work['solved']} of {work['total']} solved.")
 
@@ -214,6 +214,6 @@ def _hand_in_run(store: RunStore, info: room.ClassInfo, who: str) -> None:
     st.caption(f"Your latest run: {figures['steps']} steps, {figures['parameters']} parameters on "
                f"{figures['dataset']}, test accuracy {accuracy}.")
     if st.button("Hand in my run"):
-        done = room.hand_in_run(store, info, who, figures)
-        st.success("Handed in." if done != KEPT else "Kept in this server until the run store answers again: "
+        room.hand_in_run(store, info, who, figures)
+        st.success("Handed in." if not store.problem else "Kept in this server until the run store answers again: "
                    "it will be handed in then.", icon=":material/check:")

@@ -22,7 +22,7 @@ import secrets
 import unicodedata
 from dataclasses import asdict, dataclass, field
 
-from server.run_store import KEPT, SAVED, RunStore, StoreDown
+from server.run_store import QUEUED, SAVED, RunStore, StoreDown
 from server.run_store.base import RECORD_BYTES
 
 DAY = 24 * 3600.0
@@ -141,7 +141,7 @@ def find(store: RunStore, code: str, who: str) -> ClassInfo:
     _not_too_many(store, who)
     info = None
     if isinstance(code, str) and CODE.match(code):
-        blob = store.records("classes").get(code)
+        blob = store.record("classes", code)
         info = None if blob is None else _load(blob)
     if info is None:
         _tried(store, who)
@@ -167,7 +167,7 @@ def post(store: RunStore, info: ClassInfo, what: Post) -> str:
 
 
 def posted(store: RunStore, info: ClassInfo) -> Post | None:
-    blob = store.records(f"class:{info.code}:post").get("now")
+    blob = store.record(f"class:{info.code}:post", "now")
     return None if blob is None else Post(**_load(blob))
 
 
@@ -190,23 +190,31 @@ def join(store: RunStore, info: ClassInfo, learner: str, name: str) -> Learner:
 
 
 def member(store: RunStore, info: ClassInfo, learner: str) -> Learner | None:
-    blob = store.records(f"class:{info.code}:learners").get(learner)
+    blob = store.record(f"class:{info.code}:learners", learner)
     if blob is None:
         return None
     record = _load(blob)
     return Learner(learner, record["name"], record["joined"], record["seen"])
 
 
-def learners(store: RunStore, info: ClassInfo) -> list[Learner]:
-    found = [Learner(key, r["name"], r["joined"], r["seen"])
-             for key, r in ((key, _load(blob)) for key, blob in store.records(f"class:{info.code}:learners").items())]
+def learners(store: RunStore, info: ClassInfo, *handed: dict[str, dict]) -> list[Learner]:
+    """Who joined, first first; each seen last when they joined or last handed something in (``handed``: the class's
+    work and runs as work_of gives them, read here if not given)."""
+    if not handed:
+        handed = (work_of(store, info, "work"), work_of(store, info, "runs"))
+    found = []
+    for key, blob in store.records(f"class:{info.code}:learners").items():
+        record = _load(blob)
+        seen = max([record["seen"], *(float((h.get(key) or {}).get("at", 0.0)) for h in handed)])
+        found.append(Learner(key, record["name"], record["joined"], seen))
     return sorted(found, key=lambda one: (one.joined, one.name))
 
 
 def hand_in(store: RunStore, info: ClassInfo, learner: str, work: dict) -> str:
     """Keeps the learner's latest practice work: ``{"rows": {tensor: {"verdict", "maxdiff", "answer", "hints"}}}``
-    (the Practice page's check, as it says it). SAVED or KEPT (waits in this process: nothing is lost).
-    ClassRefused if the learner has not joined."""
+    (the Practice page's check, as it says it). QUEUED: it waits in this process for the store's writer (written
+    within a moment, or once the store answers again: nothing is lost). ClassRefused if the learner has not
+    joined."""
     return _learner_record(store, info, learner, "work", work)
 
 
@@ -219,11 +227,12 @@ def _learner_record(store: RunStore, info: ClassInfo, learner: str, table: str, 
     you = member(store, info, learner)
     if you is None:
         raise ClassRefused("join the class first: pick a name to show the teacher")
-    done = store.put(f"class:{info.code}:{table}", learner, _dump(value | {"at": store.clock()}), expires_at=info.ends)
-    if done not in (SAVED, KEPT):
+    # NOTE: one record per hand-in, handed over to the process's writer (the store's writes are what a class waits
+    # on: it writes everyone's in one step); the work's time says when the learner was last seen (see learners()).
+    done = store.hand_over(f"class:{info.code}:{table}", learner, _dump(value | {"at": store.clock()}),
+                           expires_at=info.ends)
+    if done != QUEUED:
         raise ClassRefused(f"this is more than a class keeps for one learner ({RECORD_BYTES // 1000} KB)")
-    store.put(f"class:{info.code}:learners", learner,
-              _dump({"name": you.name, "joined": you.joined, "seen": store.clock()}), expires_at=info.ends)
     return done
 
 
@@ -234,7 +243,7 @@ def work_of(store: RunStore, info: ClassInfo, table: str = "work") -> dict[str, 
 
 # ---------------------------------------------------------------------------------------------- tries
 def _not_too_many(store: RunStore, who: str) -> None:
-    count = int(store.records("tries").get(who, b"0"))
+    count = int(store.record("tries", who) or b"0")
     if count >= MAX_TRIES:
         raise ClassRefused(f"{MAX_TRIES} wrong codes or keys in a minute: wait a minute before trying again")
 

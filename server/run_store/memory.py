@@ -67,6 +67,11 @@ class MemoryRunStore(RunStore):
         with self._tables_lock:
             return {key: value for key, (value, until) in self._tables.get(table, {}).items() if until > now}
 
+    def _record(self, table, key, now):
+        with self._tables_lock:
+            value, until = self._tables.get(table, {}).get(key, (None, 0.0))
+            return value if until > now else None
+
     def _count_up(self, table, key, expires_at, now):
         with self._tables_lock:
             self._expire(now)

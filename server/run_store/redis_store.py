@@ -278,6 +278,11 @@ class RedisRunStore(RunStore):
         flat = self._read_script(keys=[index], args=[base, repr(now)])
         return {flat[i].decode(): bytes(flat[i + 1]) for i in range(0, len(flat), 2)}
 
+    def _record(self, table, key, now):
+        index, base = self._record_keys(table)
+        ends, value = self._redis.pipeline().zscore(index, key).get(base + key).execute()
+        return None if ends is None or float(ends) <= now or value is None else bytes(value)
+
     def _count_up(self, table, key, expires_at, now):
         index, base = self._record_keys(table)
         return int(self._count_script(keys=[index], args=[key, base + key, repr(expires_at), repr(now)]))

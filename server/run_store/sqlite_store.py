@@ -281,11 +281,24 @@ class SQLiteRunStore(RunStore):
 
         return self._write(work)
 
+    def _put_many(self, records, now):
+        def work(db):
+            db.execute("DELETE FROM records WHERE expires <= ?", (now,))
+            db.executemany("INSERT OR REPLACE INTO records (tab, key, value, expires) VALUES (?, ?, ?, ?)",
+                           [(table, key, value, ends) for (table, key), (value, ends) in records.items()])
+
+        self._write(work)
+
     def _records(self, table, now):
         rows = self._run(lambda db: db.execute("SELECT key, value FROM records WHERE tab = ? AND expires > ?",
                                                (table, now)).fetchall())
         # NOTE: a counter (count_up) is an INTEGER in SQLite; every other record is a BLOB.
         return {key: str(value).encode() if isinstance(value, int | str) else bytes(value) for key, value in rows}
+
+    def _record(self, table, key, now):
+        row = self._run(lambda db: db.execute("SELECT value FROM records WHERE tab = ? AND key = ? AND expires > ?",
+                                              (table, key, now)).fetchone())
+        return None if row is None else (str(row[0]).encode() if isinstance(row[0], int | str) else bytes(row[0]))
 
     def _count_up(self, table, key, expires_at, now):
         def work(db):

@@ -3,6 +3,7 @@ expired by the store's clock, counted up in one step, kept in the process while 
 
 import sqlite3
 import threading
+import time
 
 import pytest
 
@@ -122,3 +123,22 @@ def test_the_latest_run_of_a_learner_is_the_one_they_used_last(make_store):
     assert store.latest("ann") == "bbbbbbbbbbbb" and store.latest("bob") == "cccccccccccc"
     store.open("aaaaaaaaaaaa", user="ann", holder="h4")
     assert store.latest("ann") == "aaaaaaaaaaaa"
+
+
+def test_records_handed_over_by_many_threads_are_written_together(make_store, tmp_path):
+    store = make_store()
+    writes = []
+    real = store._put_many
+    store._put_many = lambda records, now: (writes.append(len(records)), real(records, now))
+    until = store.clock() + 60
+    threads = [threading.Thread(target=lambda i=i: store.hand_over("class:x", f"l{i}", b"w", expires_at=until))
+               for i in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    deadline = time.monotonic() + 30
+    while sum(writes) < 50 and time.monotonic() < deadline:  # the writer gathers them
+        time.sleep(0.01)
+    assert sum(writes) == 50 and len(writes) < 10, writes
+    assert len(store.records("class:x")) == 50 and store.kept_here == 0

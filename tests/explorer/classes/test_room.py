@@ -1,11 +1,13 @@
 """A class in each real store (memory, SQLite, redis-server): codes and keys, isolation, bounds, tries, expiry,
 and work handed in by one process read by another."""
 
+import time
+
 import pytest
 
 from explorer.classes import room
 from explorer.classes.room import ClassRefused, Post
-from server.run_store import KEPT, SAVED, SQLiteRunStore
+from server.run_store import QUEUED, SAVED, SQLiteRunStore
 from tests.support.clock import Clock
 
 
@@ -34,7 +36,7 @@ def test_a_learner_sees_what_the_teacher_posted_and_hands_in_work(store):
     assert you.name == "Ann"
     assert room.posted(store, info).program == "b = tensor([1.0, 2.0])"
     work = {"rows": {"dloss": {"verdict": "exact", "answer": "dloss = ones"}}}
-    assert room.hand_in(store, info, "ann-browser", work) == SAVED
+    assert room.hand_in(store, info, "ann-browser", work) == QUEUED
     assert room.work_of(store, info)["ann-browser"]["rows"] == work["rows"]
 
 
@@ -112,9 +114,15 @@ def test_work_handed_in_to_one_process_is_read_by_another_and_survives_a_write_f
     room.join(second, info, "ann", "Ann")
     real = second._write
     second._write = lambda work: (_ for _ in ()).throw(__import__("sqlite3").OperationalError("disk I/O error"))
-    assert room.hand_in(second, info, "ann", {"rows": {"dx": {"verdict": "exact"}}}) == KEPT
+    assert room.hand_in(second, info, "ann", {"rows": {"dx": {"verdict": "exact"}}}) == QUEUED
+    deadline = time.monotonic() + 30
+    while second.problem is None and time.monotonic() < deadline:  # the writer tried, and the store failed
+        time.sleep(0.02)
+    assert second.problem is not None and second.kept_here == 1 and room.work_of(first, info) == {}
     second._write = real
-    clock.now += 10  # past the back-off: the next call writes what waited
-    assert room.learners(second, info)[0].name == "Ann"
+    clock.now += 10  # past the back-off: the writer's next try writes what waited
+    while room.work_of(first, info) == {} and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert room.work_of(first, info)["ann"]["rows"] == {"dx": {"verdict": "exact"}}
+    assert room.learners(first, info)[0].name == "Ann"
     first.close(), second.close()
