@@ -229,13 +229,23 @@ class RunStore:
                 self._handed_over.set()
 
     def records(self, table: str) -> dict[str, bytes]:
-        """Every record of ``table`` not yet expired, by key; StoreDown if the store cannot be asked now (a call
-        that works writes the records kept here first, so a read never misses this process's own writes)."""
-        return self._call(lambda: self._records(table, self.clock()))
+        """Every record of ``table`` not yet expired, by key, this process's own that wait for the writer
+        included; StoreDown if the store cannot be asked now."""
+        found = self._call(lambda: self._records(table, self.clock()), records=False)
+        now = self.clock()
+        with self._pending_lock:
+            found.update({key: value for (tab, key), (value, ends) in self._pending_records.items()
+                          if tab == table and ends > now})
+        return found
 
     def record(self, table: str, key: str) -> bytes | None:
-        """The record under (table, key) if it has not expired, else None; StoreDown if the store cannot be asked."""
-        return self._call(lambda: self._record(table, key, self.clock()))
+        """The record under (table, key) if it has not expired (this process's own waiting for the writer
+        included), else None; StoreDown if the store cannot be asked."""
+        with self._pending_lock:
+            waiting = self._pending_records.get((table, key))
+        if waiting is not None and waiting[1] > self.clock():
+            return waiting[0]
+        return self._call(lambda: self._record(table, key, self.clock()), records=False)
 
     def count_up(self, table: str, key: str, *, expires_at: float) -> int:
         """Adds one to the counter under (table, key), started at 0 and kept until ``expires_at`` (set when it is
@@ -273,13 +283,15 @@ class RunStore:
         return record.user != user
 
     # ------------------------------------------------------------------ the guard
-    def _call(self, work: Callable[[], object]):
-        """``work()`` on the backend, after the saves waiting here; StoreDown instead of a backend's error."""
+    def _call(self, work: Callable[[], object], records: bool = True):
+        """``work()`` on the backend, after the saves waiting here (and the records, unless ``records`` is False: a
+        read of records sees those waiting without writing them, which is the writer's job); StoreDown instead of a
+        backend's error."""
         with self._state:
             if self.problem is not None and self.clock() < self._retry_at:
                 raise StoreDown(self.problem)
         try:
-            self._flush()
+            self._flush(records)
             result = work()
         except self.faults as err:
             raise self._failed(err) from err
@@ -287,10 +299,10 @@ class RunStore:
             self._recovered()
         return result
 
-    def _flush(self) -> None:
-        """Writes the snapshots and records kept here while the store failed (each is dropped once the store
+    def _flush(self, records: bool = True) -> None:
+        """Writes the snapshots and (if ``records``) the records kept here (each is dropped once the store
         answers it)."""
-        if self._pending_records:
+        if records and self._pending_records:
             with self._pending_lock:
                 waiting = dict(self._pending_records)
             # NOTE: written outside the lock (a hand-over meanwhile waits for nothing), then dropped here unless a

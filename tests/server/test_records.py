@@ -81,7 +81,7 @@ def test_two_processes_share_one_sqlite_file(tmp_path):
     first.close(), second.close()
 
 
-def test_a_record_put_while_the_store_cannot_be_written_waits_here_and_is_written_first(tmp_path):
+def test_a_record_put_while_the_store_cannot_be_written_waits_here_and_is_written_first_by_the_next_call(tmp_path):
     clock = Clock(0.0)
     store = SQLiteRunStore(tmp_path / "runs.sqlite3", clock=clock)
     store.put("class:x", "ann", b"old", expires_at=3600.0)
@@ -100,7 +100,8 @@ def test_a_record_put_while_the_store_cannot_be_written_waits_here_and_is_writte
     clock.now = 10.0  # past the back-off
     other = SQLiteRunStore(tmp_path / "runs.sqlite3", clock=clock)
     assert other.records("class:x") == {"ann": b"old"}  # not written yet: it waits in the first process
-    assert store.records("class:x") == {"ann": b"new"}  # the first call that works writes it first
+    assert store.records("class:x") == {"ann": b"new"}  # which reads its own (a read writes nothing)
+    assert store.size == 0  # the first call that writes, writes what waits first
     assert other.records("class:x") == {"ann": b"new"} and store.kept_here == 0
     store.close(), other.close()
 
