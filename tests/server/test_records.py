@@ -139,7 +139,7 @@ def test_records_handed_over_by_many_threads_are_written_together(make_store, tm
     for thread in threads:
         thread.join()
     deadline = time.monotonic() + 30
-    while sum(writes) < 50 and time.monotonic() < deadline:  # the writer gathers them
+    while store.kept_here and time.monotonic() < deadline:  # the writer gathers them
         time.sleep(0.01)
     assert sum(writes) == 50 and len(writes) < 10, writes
     assert len(store.records("class:x")) == 50 and store.kept_here == 0
