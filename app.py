@@ -36,6 +36,7 @@ pages = [
     ),
     st.Page("pages/optimiser_race.py", title="Optimiser race", icon=":material/speed:", url_path="optimiser_race"),
     st.Page("pages/depth_lab.py", title="Initialisation & depth", icon=":material/layers:", url_path="depth_lab"),
+    st.Page("pages/class.py", title="Class", icon=":material/school:", url_path="class"),
 ]
 page = st.navigation(pages, position="hidden")
 # NOTE: the sidebar's links are drawn here rather than by Streamlit's own navigation menu, which

@@ -43,13 +43,21 @@ START_TIMEOUT = 60.0
 WATCH_EVERY = 0.2  # seconds between the watcher's looks at its children
 
 
-def haproxy_config(host: str, port: int, backends: list[int]) -> str:
-    """deploy/haproxy.cfg with its `bind` on host:port and one `server` line per backend port."""
+def haproxy_config(host: str, port: int, backends: list[int | str]) -> str:
+    """deploy/haproxy.cfg with its `bind` on host:port and one `server` line per backend: a port on this machine,
+    or "address:port" of another."""
     text = CONFIG.read_text()
     text = re.sub(r"(?m)^    bind .*$", f"    bind {host}:{port}", text)
-    servers = "".join(f"    server s{i} 127.0.0.1:{p} cookie s{i}\n" for i, p in enumerate(backends, 1))
+    where = [b if isinstance(b, str) else f"127.0.0.1:{b}" for b in backends]
+    servers = "".join(f"    server s{i} {w} cookie s{i}\n" for i, w in enumerate(where, 1))
     text = re.sub(r"(?m)^    server .*\n", "", text)
     return text.rstrip("\n") + "\n" + servers
+
+
+def streamlit_command(port: int, address: str = "127.0.0.1") -> list[str]:
+    """One of the class's Streamlit processes (run from the repository's folder)."""
+    return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true", f"--server.port={port}",
+            f"--server.address={address}", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"]
 
 
 def healthy(url: str, timeout: float = 2.0) -> bool:
@@ -215,11 +223,7 @@ class Classroom:
         return Child(name, spawn, log)
 
     def _streamlit(self, port: int) -> Child:
-        return self._child(f"streamlit on port {port}", [
-            sys.executable, "-m", "streamlit", "run", "app.py",
-            "--server.headless=true", f"--server.port={port}", "--server.address=127.0.0.1",
-            "--browser.gatherUsageStats=false", "--server.fileWatcherType=none",
-        ], f"streamlit-{port}.log")
+        return self._child(f"streamlit on port {port}", streamlit_command(port), f"streamlit-{port}.log")
 
     def _wait(self, url: str, process: subprocess.Popen, name: str) -> None:
         deadline = time.monotonic() + START_TIMEOUT

@@ -272,4 +272,9 @@ def replace_line(answers_text: str, target: str, new_line: str) -> str:
     return "\n".join([*rows, new_line]) if answers_text.strip() else new_line
 
 
+def lines_of(answers_text: str, target: str) -> list[str]:
+    """The answers' lines that assign ``target`` (``=`` or ``+=``), as typed."""
+    return [row for row in answers_text.splitlines() if _guess_target(row) == target]
+
+
 __all__ = ["Given", "Line", "Outcome", "Answers", "compile_answers", "replace_line", "MAX_LINES"]

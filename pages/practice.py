@@ -2,13 +2,15 @@
 
 import streamlit as st
 
-from components import practice
+from components import classes, practice
 from components.common import session
 from components.common.entry import through_app
 from components.common.layout import header
 from components.common.link_warnings import link_warnings
 from explorer.practice import exercises, page_data
+from explorer.practice import keys as practice_keys
 from explorer.practice import link as practice_link
+from server.run_store import runs
 
 through_app()
 header(
@@ -33,6 +35,8 @@ with left:
     practice.graph(page)
 with right:
     practice.answers_panel(program, answers, page)
+    classes.hand_in_practice(runs(), st.query_params.get("class"), answers, page,
+                             st.session_state.get(practice_keys.HINTS, {}))
     practice.redraws(program, answers)
 practice.verdicts(page)
 practice.export(program, answers)

@@ -1,8 +1,10 @@
-"""Every test run keeps its runs in a SQLite file of its own (never the user's data folder)."""
+"""Every test run keeps its runs in a SQLite file of its own (never the user's data folder); the stores' fixtures."""
 
 import os
 import shutil
 import tempfile
+
+pytest_plugins = ["tests.support.stores"]  # redis_url, make_store: a real store per backend
 
 _DATA = tempfile.mkdtemp(prefix="autograd-explorer-test-data-")
 

@@ -9,7 +9,7 @@ from explorer import links
 from explorer.practice import keys
 from explorer.program.link import LINK_LIMIT, link_length
 
-PARAMS = ("program", "answers")
+PARAMS = ("program", "answers", "class")  # class: the class it was opened from (the Class page)
 
 
 def sync(session: MutableMapping, query: MutableMapping, default_program: str) -> tuple[str, str | None]:

@@ -43,6 +43,7 @@ from server.run_store.base import (
     KEPT,
     LEASE_SECONDS,
     MB,
+    QUEUED,
     RUN_ID,
     SAVED,
     TAKEN,
@@ -57,8 +58,8 @@ from server.run_store.redis_store import RedisRunStore
 from server.run_store.sqlite_store import SQLiteRunStore
 
 __all__ = [
-    "KEPT", "LEASE_SECONDS", "MB", "RUN_ID", "SAVED", "TAKEN", "TOO_BIG", "MemoryRunStore", "Opened", "RedisRunStore",
-    "RunStore", "SQLiteRunStore", "StoreDown", "data_folder", "new_run_id", "open_store", "runs",
+    "KEPT", "LEASE_SECONDS", "MB", "QUEUED", "RUN_ID", "SAVED", "TAKEN", "TOO_BIG", "MemoryRunStore", "Opened",
+    "RedisRunStore", "RunStore", "SQLiteRunStore", "StoreDown", "data_folder", "new_run_id", "open_store", "runs",
 ]
 
 

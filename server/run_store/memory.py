@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
 from server.cache import ByteCache
@@ -14,6 +15,8 @@ class MemoryRunStore(RunStore):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._gone: OrderedDict[str, str] = OrderedDict()  # evicted run id -> why, the last GONE_KEPT
+        self._tables: dict[str, dict[str, tuple[bytes, float]]] = {}  # table -> key -> (value, expires_at)
+        self._tables_lock = threading.Lock()
         self._lru = ByteCache(self.max_bytes, max_item=self.max_run_bytes, idle_seconds=None,
                               group_budget=self.user_bytes, fair=True, on_evict=self._evicted)
 
@@ -48,6 +51,42 @@ class MemoryRunStore(RunStore):
 
     def _why(self, run_id):
         return self._gone.get(run_id), None
+
+    def _latest(self, user):
+        with self._lru.lock:
+            return next((run_id for run_id in reversed(self._lru.lru_keys())
+                         if self._lru.peek(run_id).user == user), None)
+
+    def _put(self, table, key, value, expires_at, now):
+        with self._tables_lock:
+            self._expire(now)
+            self._tables.setdefault(table, {})[key] = (value, expires_at)
+        return SAVED
+
+    def _records(self, table, now):
+        with self._tables_lock:
+            return {key: value for key, (value, until) in self._tables.get(table, {}).items() if until > now}
+
+    def _record(self, table, key, now):
+        with self._tables_lock:
+            value, until = self._tables.get(table, {}).get(key, (None, 0.0))
+            return value if until > now else None
+
+    def _count_up(self, table, key, expires_at, now):
+        with self._tables_lock:
+            self._expire(now)
+            rows = self._tables.setdefault(table, {})
+            value, until = rows.get(key, (b"0", expires_at))
+            rows[key] = (str(int(value) + 1).encode(), until)
+            return int(rows[key][0])
+
+    def _expire(self, now):
+        for table in list(self._tables):
+            rows = self._tables[table]
+            for key in [key for key, (_, until) in rows.items() if until <= now]:
+                del rows[key]
+            if not rows:
+                del self._tables[table]
 
     def _size(self):
         return self._lru.nbytes

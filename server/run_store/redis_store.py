@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import time
 
-from server.run_store.base import GONE_KEPT, Opened, RunStore, log
+from server.run_store.base import GONE_KEPT, SAVED, Opened, RunStore, log
 
 # NOTE: each Redis call below is one Lua script, which Redis runs atomically: the check of the holder
 # and the write, or the write and the evictions, cannot interleave with another process's.
@@ -146,6 +146,55 @@ evict(p, id, user, user_bytes, max_bytes, now, gone_kept)
 return {e, rec[1], 1}
 """
 
+# Shared records (a class's, base.py `put`): <p>rec:<n>:<table><key> (a string, n = len(table), so no table name
+# and key can spell another's) with a TTL of its own, and <p>recs:<table> (sorted set: the table's keys by the
+# time each expires). The TTLs are Redis's garbage collection; what is live is read from the scores, by the
+# process's clock, as in the other backends.
+_LUA_RECORDS = """
+local function sweep(index, now)
+    redis.call('ZREMRANGEBYSCORE', index, '-inf', now)
+end
+local function keep(index, key, ends, now)
+    redis.call('ZADD', index, ends, key)
+    local last = tonumber(redis.call('ZREVRANGE', index, 0, 0, 'WITHSCORES')[2])
+    redis.call('PEXPIRE', index, math.max(1, math.ceil((last - now) * 1000)))
+end
+"""
+_LUA_PUT = _LUA_RECORDS + """
+local index, key, rec, value = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
+local ends, now = tonumber(ARGV[4]), tonumber(ARGV[5])
+sweep(index, now)
+redis.call('SET', rec, value, 'PX', math.max(1, math.ceil((ends - now) * 1000)))
+keep(index, key, ends, now)
+return 1
+"""
+_LUA_COUNT_UP = _LUA_RECORDS + """
+local index, key, rec = KEYS[1], ARGV[1], ARGV[2]
+local ends, now = tonumber(ARGV[3]), tonumber(ARGV[4])
+sweep(index, now)
+if not redis.call('ZSCORE', index, key) then redis.call('DEL', rec) end  -- expired by the clock, not yet by Redis
+local count = redis.call('INCR', rec)
+if count == 1 then
+    redis.call('PEXPIRE', rec, math.max(1, math.ceil((ends - now) * 1000)))
+    keep(index, key, ends, now)
+end
+return count
+"""
+_LUA_READ = _LUA_RECORDS + """
+local index, base, now = KEYS[1], ARGV[1], tonumber(ARGV[2])
+sweep(index, now)
+local keys = redis.call('ZRANGE', index, 0, -1)
+local out = {}
+for _, key in ipairs(keys) do
+    local value = redis.call('GET', base .. key)
+    if value then
+        out[#out + 1] = key
+        out[#out + 1] = value
+    end
+end
+return out
+"""
+
 
 class RedisRunStore(RunStore):
     """The same store in Redis, for server processes on several machines (``redis://host:6379/0``).
@@ -176,6 +225,9 @@ class RedisRunStore(RunStore):
         self._persistence_checked = False
         self._save_script = self._redis.register_script(_LUA_SAVE)
         self._open_script = self._redis.register_script(_LUA_OPEN)
+        self._put_script = self._redis.register_script(_LUA_PUT)
+        self._count_script = self._redis.register_script(_LUA_COUNT_UP)
+        self._read_script = self._redis.register_script(_LUA_READ)
 
     def _save(self, run_id, blob, user, holder, lease_until, replaces):
         self._check_persistence()
@@ -211,6 +263,33 @@ class RedisRunStore(RunStore):
         if appendonly == "no":
             log.warning("run store %s keeps no append-only file (appendonly no): a restart of Redis loses every run "
                         "(README, 'Serving a class': appendonly yes, appendfsync everysec)", self.where)
+
+    def _record_keys(self, table: str) -> tuple[str, str]:
+        """The table's index, and the prefix of its records' keys."""
+        return f"{self.prefix}recs:{table}", f"{self.prefix}rec:{len(table)}:{table}"
+
+    def _put(self, table, key, value, expires_at, now):
+        index, base = self._record_keys(table)
+        self._put_script(keys=[index], args=[key, base + key, value, repr(expires_at), repr(now)])
+        return SAVED
+
+    def _records(self, table, now):
+        index, base = self._record_keys(table)
+        flat = self._read_script(keys=[index], args=[base, repr(now)])
+        return {flat[i].decode(): bytes(flat[i + 1]) for i in range(0, len(flat), 2)}
+
+    def _record(self, table, key, now):
+        index, base = self._record_keys(table)
+        ends, value = self._redis.pipeline().zscore(index, key).get(base + key).execute()
+        return None if ends is None or float(ends) <= now or value is None else bytes(value)
+
+    def _count_up(self, table, key, expires_at, now):
+        index, base = self._record_keys(table)
+        return int(self._count_script(keys=[index], args=[key, base + key, repr(expires_at), repr(now)]))
+
+    def _latest(self, user):
+        found = self._redis.zrevrange(f"{self.prefix}user:{user}", 0, 0)
+        return found[0].decode() if found else None
 
     def _get(self, run_id):
         return self._redis.hget(f"{self.prefix}run:{run_id}", "snapshot")

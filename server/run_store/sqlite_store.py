@@ -56,6 +56,14 @@ class SQLiteRunStore(RunStore):
     CREATE TABLE IF NOT EXISTS gone (id TEXT PRIMARY KEY, why TEXT NOT NULL, at REAL NOT NULL);
     CREATE INDEX IF NOT EXISTS gone_at ON gone (at);
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS records (
+        tab TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value BLOB NOT NULL,
+        expires REAL NOT NULL,
+        PRIMARY KEY (tab, key)
+    );
+    CREATE INDEX IF NOT EXISTS records_expires ON records (expires);
     """
 
     def __init__(self, path: str | Path, *args, busy_seconds: float = 30.0, **kwargs):
@@ -263,6 +271,50 @@ class SQLiteRunStore(RunStore):
             return (why and why[0]), (history and history[0])
 
         return self._run(read)
+
+    def _put(self, table, key, value, expires_at, now):
+        def work(db):
+            db.execute("DELETE FROM records WHERE expires <= ?", (now,))
+            db.execute("INSERT OR REPLACE INTO records (tab, key, value, expires) VALUES (?, ?, ?, ?)",
+                       (table, key, value, expires_at))
+            return SAVED
+
+        return self._write(work)
+
+    def _put_many(self, records, now):
+        def work(db):
+            db.execute("DELETE FROM records WHERE expires <= ?", (now,))
+            db.executemany("INSERT OR REPLACE INTO records (tab, key, value, expires) VALUES (?, ?, ?, ?)",
+                           [(table, key, value, ends) for (table, key), (value, ends) in records.items()])
+
+        self._write(work)
+
+    def _records(self, table, now):
+        rows = self._run(lambda db: db.execute("SELECT key, value FROM records WHERE tab = ? AND expires > ?",
+                                               (table, now)).fetchall())
+        # NOTE: a counter (count_up) is an INTEGER in SQLite; every other record is a BLOB.
+        return {key: str(value).encode() if isinstance(value, int | str) else bytes(value) for key, value in rows}
+
+    def _record(self, table, key, now):
+        row = self._run(lambda db: db.execute("SELECT value FROM records WHERE tab = ? AND key = ? AND expires > ?",
+                                              (table, key, now)).fetchone())
+        return None if row is None else (str(row[0]).encode() if isinstance(row[0], int | str) else bytes(row[0]))
+
+    def _count_up(self, table, key, expires_at, now):
+        def work(db):
+            db.execute("DELETE FROM records WHERE expires <= ?", (now,))
+            db.execute("INSERT INTO records (tab, key, value, expires) VALUES (?, ?, 1, ?) "
+                       "ON CONFLICT (tab, key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                       (table, key, expires_at))
+            (count,) = db.execute("SELECT value FROM records WHERE tab = ? AND key = ?", (table, key)).fetchone()
+            return int(count)
+
+        return self._write(work)
+
+    def _latest(self, user):
+        row = self._run(lambda db: db.execute("SELECT id FROM runs WHERE learner = ? ORDER BY used DESC LIMIT 1",
+                                              (user,)).fetchone())
+        return None if row is None else row[0]
 
     def _scalar(self, sql: str, args: tuple = ()) -> int:
         return int(self._run(lambda db: db.execute(sql, args).fetchone()[0]))

@@ -6,6 +6,7 @@ import json
 import re
 import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 GRAPH = '[data-testid="graph-view"]'
 GRAPH_NODES = f"{GRAPH} svg.gv-graph g.node"
@@ -323,3 +324,44 @@ def wait_live_step(page, step: int, timeout: float = 30_000) -> None:
     while live_step(page) != step and time.monotonic() < deadline:
         page.wait_for_timeout(50)
     assert live_step(page) == step, f"the live view shows step {live_step(page)}, expected {step}"
+
+
+# ---- the Playground's live view, as a learner of a class sees it ----------------------------------------------
+LIVE_VIEW = '[data-testid="live-view"]'
+
+
+def wait_live_until(page, ok, timeout: float = 30.0) -> int:
+    """Waits until ``ok(step)`` holds for the step the live view shows, and returns that step."""
+    deadline = time.monotonic() + timeout
+    while not ok(live_step(page)) and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    step = live_step(page)
+    assert ok(step), f"the live view shows step {step}"
+    return step
+
+
+def run_id(page) -> str:
+    """The run id the page's URL names (once it names one)."""
+    page.wait_for_function("() => new URL(location.href).searchParams.get('run')")
+    return parse_qs(urlparse(page.url).query)["run"][0]
+
+
+def balancer_server(context) -> str:
+    """The process HAProxy's cookie sends this browser to ("s1", "s2", ...)."""
+    return {c["name"]: c["value"] for c in context.cookies()}.get("SERVERID", "")
+
+
+def fresh_context(browser, contexts: list):
+    """A new browser context: no cookies (no SERVERID, no Streamlit XSRF token), so another learner."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    install_run_tracker(context)
+    contexts.append(context)
+    return context
+
+
+def open_live(page, url: str, timeout: float = 30_000) -> None:
+    """Opens a Playground URL and waits until the live view shows a step."""
+    open_page(page, url, timeout)
+    page.locator(LIVE_VIEW).wait_for()
+    wait_live_until(page, lambda s: s >= 0)
+

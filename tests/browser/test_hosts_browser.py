@@ -1,0 +1,263 @@
+"""A class across machines, in a real headless Chromium: four test hosts on this machine (Linux network namespaces,
+tests/support/hosts.py), HAProxy on one, a Streamlit process on each of two others, redis-server on the fourth
+behind a link whose latency the test sets (tests/support/slow_link.py). Learners play through the balancer while
+each fault happens: an app host's cable pulled, 200 ms of latency to Redis, Redis restarted, the balancer
+restarted. For each, what the learner saw (the longest time without a new picture, the steps taken back) is
+measured and written to the artifacts' hosts.json; what must hold is asserted: every learner's run goes on under
+its own id, a run loses at most its snapshot interval, and every namespace is gone afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from deploy.classroom import haproxy_config, healthy, streamlit_command
+from tests.support import hosts as test_hosts
+from tests.support.helpers import ROOT
+
+from .helpers import LIVE_VIEW, app_exception, balancer_server, click_button, fresh_context, open_live, run_id
+from .server import unavailable
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+APP_PORT, LB_PORT, REDIS_PROXY_PORT = 8501, 8500, 6380
+STEPS_PER_SECOND = 25  # the Playground's default speed
+SNAPSHOT_STEPS = 2 * STEPS_PER_SECOND  # a snapshot a second while playing (controller.SAVE_EVERY), and a tick
+DEADLINE = 90.0
+FIGURES: dict[str, dict] = {}
+
+
+def _until(condition, what: str, seconds: float = DEADLINE):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"{what}: not within {seconds:g} s")
+
+
+class Cluster:
+    """The four hosts and the processes on them."""
+
+    def __init__(self, hosts: test_hosts.Hosts, folder, logs):
+        self.hosts, self.folder, self.logs = hosts, folder, logs
+        self.delay_file = folder / "redis-delay"
+        self.delay_file.write_text("0")
+        self.processes: dict[str, subprocess.Popen] = {}
+        self.url = f"http://{hosts.address('lb')}:{LB_PORT}"
+
+    def _log(self, name: str):
+        return open(self.logs / f"{name}.log", "ab")  # noqa: SIM115 - the child holds it open
+
+    def start_redis(self) -> None:
+        self.processes["redis"] = self.hosts.run("db", [
+            "redis-server", "--port", "6379", "--bind", "127.0.0.1", "--dir", str(self.folder), "--save", "",
+            "--appendonly", "yes", "--appendfsync", "everysec"], stdout=self._log("redis"), stderr=subprocess.STDOUT)
+        import redis
+
+        client = redis.Redis(host=self.hosts.address("db"), port=REDIS_PROXY_PORT, socket_timeout=2)
+
+        def answers():
+            try:
+                return client.ping()
+            except redis.RedisError:
+                return False
+
+        _until(answers, "redis-server answering through the link")
+        client.close()
+
+    def start(self) -> None:
+        db = self.hosts.address("db")
+        self.processes["link"] = self.hosts.run("db", [
+            sys.executable, "-m", "tests.support.slow_link", f"{db}:{REDIS_PROXY_PORT}", "127.0.0.1:6379",
+            str(self.delay_file)], cwd=ROOT, stdout=self._log("link"), stderr=subprocess.STDOUT)
+        self.start_redis()
+        env = {**os.environ, "AUTOGRAD_EXPLORER_RUNS": f"redis://{db}:{REDIS_PROXY_PORT}/0"}
+        for name in ("app1", "app2"):
+            self.processes[name] = self.hosts.run(name, streamlit_command(APP_PORT, self.hosts.address(name)),
+                                                  cwd=ROOT, env=env, stdout=self._log(name), stderr=subprocess.STDOUT)
+        for name in ("app1", "app2"):
+            _until(lambda name=name: healthy(self.app_url(name)), f"Streamlit on {name}")
+        self.start_balancer()
+
+    def app_url(self, name: str) -> str:
+        return f"http://{self.hosts.address(name)}:{APP_PORT}"
+
+    def start_balancer(self) -> None:
+        config = self.folder / "haproxy.cfg"
+        config.write_text(haproxy_config(self.hosts.address("lb"), LB_PORT,
+                                         [f"{self.hosts.address(n)}:{APP_PORT}" for n in ("app1", "app2")]))
+        self.processes["haproxy"] = self.hosts.run("lb", ["haproxy", "-f", str(config), "-db"],
+                                                   stdout=self._log("haproxy"), stderr=subprocess.STDOUT)
+        _until(lambda: healthy(self.url), "HAProxy answering")
+
+    def stop(self, name: str, sig=signal.SIGKILL) -> None:
+        self.hosts.stop(self.processes.pop(name), sig)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory, artifacts):
+    why = test_hosts.available() or next((f"{tool} is not installed (.ci/run installs it)"
+                                          for tool in ("haproxy", "redis-server") if shutil.which(tool) is None), None)
+    if why:
+        unavailable(why)
+    folder = tmp_path_factory.mktemp("hosts")
+    logs = artifacts / "hosts"
+    logs.mkdir(parents=True, exist_ok=True)
+    hosts = test_hosts.Hosts(["lb", "app1", "app2", "db"])
+    with hosts:
+        built = Cluster(hosts, folder, logs)
+        built.start()
+        yield built
+    assert test_hosts.Hosts.left_over(hosts.tag) == []
+    (artifacts / "hosts.json").write_text(json.dumps(FIGURES, indent=2))
+    print("\nacross hosts:", json.dumps(FIGURES, indent=2))
+
+
+class Learner:
+    """One browser context playing the Playground through the balancer, its steps sampled as it plays."""
+
+    def __init__(self, browser, contexts, url: str):
+        self.page = fresh_context(browser, contexts).new_page()
+        open_live(self.page, f"{url}/playground", timeout=DEADLINE * 1000)
+        click_button(self.page, "Play")
+        self.run = run_id(self.page)
+        self.trail: list[tuple[float, int]] = []
+
+    @property
+    def server(self) -> str:
+        return balancer_server(self.page.context)
+
+    def step(self) -> int:
+        try:
+            return int(self.page.locator(LIVE_VIEW).first.get_attribute("data-step", timeout=1000) or -1)
+        except Exception:  # noqa: BLE001 - reconnecting: no live view for a moment
+            return -1
+
+    def sample(self) -> int:
+        self.trail.append((time.monotonic(), self.step()))
+        return self.trail[-1][1]
+
+    def figures(self, since: int) -> dict:
+        """From the samples taken since index ``since``: the longest time without a new step, and the steps the
+        page went back (a session that continued from the run store's snapshot)."""
+        trail = [(t, s) for t, s in self.trail[since:] if s >= 0]
+        frozen, back, top, last_change = 0.0, 0, -1, trail[0][0] if trail else 0.0
+        for (_, s0), (t1, s1) in zip(trail, trail[1:], strict=False):
+            if s1 != s0:
+                frozen = max(frozen, t1 - last_change)
+                last_change = t1
+            top = max(top, s0)
+            if s1 < top:
+                back = max(back, top - s1)
+        shown = [s for _, s in trail]
+        return {"longest_without_a_new_step_s": round(frozen, 2), "steps_taken_back": back,
+                "steps": [shown[0], shown[-1]] if shown else [], "samples": len(self.trail) - since}
+
+
+def watch(learners: list[Learner], seconds: float) -> None:
+    """Samples every learner's step, every 50 ms, for ``seconds`` (the pages' events run meanwhile)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        learners[0].page.wait_for_timeout(50)
+        for one in learners:
+            one.sample()
+
+
+def watch_until(learners: list[Learner], ok, what: str, seconds: float = DEADLINE) -> None:
+    """Samples every learner until ``ok(learner, step)`` holds for each at once."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        watch(learners, 0.2)
+        if all(ok(one, one.trail[-1][1]) for one in learners):
+            return
+    shown = {one.server: one.trail[-1][1] for one in learners}
+    pytest.fail(f"{what}: after {seconds:g} s the learners' pages show steps {shown}")
+
+
+@pytest.fixture
+def learners(browser, cluster):
+    contexts = []
+    made = [Learner(browser, contexts, cluster.url)]
+    made.append(Learner(browser, contexts, cluster.url))  # leastconn: the second goes to the other process
+    watch_until(made, lambda one, s: s >= 30, "playing")
+    yield made
+    for context in contexts:
+        context.close()
+
+
+def test_latency_to_redis_slows_no_learners_picture(cluster, learners):
+    marks = [len(one.trail) for one in learners]
+    before = {id(one): one.trail[-1][1] for one in learners}
+    cluster.delay_file.write_text("0.1")  # each way: 200 ms a round trip
+    try:
+        watch(learners, 5.0)
+        watch_until(learners, lambda one, s: s >= before[id(one)] + 3 * STEPS_PER_SECOND, "playing with latency")
+    finally:
+        cluster.delay_file.write_text("0")
+    FIGURES["latency 200 ms to Redis"] = {one.server: one.figures(m) for one, m in zip(learners, marks, strict=True)}
+    for one in learners:
+        assert run_id(one.page) == one.run and app_exception(one.page) is None
+
+
+def test_an_app_hosts_cable_pulled_sends_its_learners_to_the_other_host_from_their_snapshot(cluster, learners):
+    on_app1 = [one for one in learners if one.server == "s1"]
+    assert on_app1, f"no learner on app1: {[one.server for one in learners]}"
+    one = on_app1[0]
+    mark, at_cut = len(one.trail), one.trail[-1][1]
+    cluster.hosts.cut("app1")
+    try:
+        watch_until([one], lambda one, s: s >= 0 and one.server == "s2", "the learner moved to app2")
+        watch_until([one], lambda one, s: s > at_cut + STEPS_PER_SECOND, "playing again on app2")
+        resumed = one.trail[-1][1]
+    finally:
+        cluster.hosts.mend("app1")
+    figures = one.figures(mark)
+    FIGURES["app1's cable pulled"] = {"learner on app1": figures, "resumed at step": resumed, "cut at step": at_cut}
+    assert run_id(one.page) == one.run, "the run went on under another id"
+    assert figures["steps_taken_back"] <= SNAPSHOT_STEPS, figures
+    assert app_exception(one.page) is None
+    _until(lambda: healthy(cluster.app_url("app1")), "app1 answering again")
+
+
+def test_redis_restarted_loses_no_learners_steps(cluster, learners):
+    marks = [len(one.trail) for one in learners]
+    cluster.stop("redis", signal.SIGTERM)  # a restart: its append-only file written
+    starts = {id(one): one.trail[-1][1] for one in learners}
+    watch(learners, 3.0)
+    watch_until(learners, lambda one, s: s >= starts[id(one)] + STEPS_PER_SECOND, "playing while Redis is down")
+    cluster.start_redis()
+    watch(learners, 6.0)  # the store is tried again after its back-off (at most 5 s) and the kept snapshots written
+    FIGURES["Redis restarted"] = {one.server: one.figures(m) for one, m in zip(learners, marks, strict=True)}
+    for one in learners:
+        shown = one.trail[-1][1]
+        one.page.reload(wait_until="domcontentloaded")
+        watch_until([one], lambda one, s: s >= 0, "the reloaded page")
+        back = one.trail[-1][1]
+        assert run_id(one.page) == one.run
+        assert back >= shown - SNAPSHOT_STEPS - 5 * STEPS_PER_SECOND, (back, shown)  # kept, then written
+        assert app_exception(one.page) is None
+
+
+def test_the_balancer_restarted_brings_each_learner_back_to_their_session(cluster, learners):
+    marks = [len(one.trail) for one in learners]
+    servers = [one.server for one in learners]
+    cluster.stop("haproxy")
+    watch(learners, 1.0)
+    cluster.start_balancer()
+    starts = {id(one): one.trail[-1][1] for one in learners}
+    watch_until(learners, lambda one, s: s > starts[id(one)] + STEPS_PER_SECOND, "playing again after the restart")
+    figures = {one.server: one.figures(m) for one, m in zip(learners, marks, strict=True)}
+    FIGURES["HAProxy restarted"] = figures
+    assert [one.server for one in learners] == servers  # the cookie brings each back to their process
+    for one in learners:
+        assert run_id(one.page) == one.run
+        assert figures[one.server]["steps_taken_back"] <= SNAPSHOT_STEPS, figures
