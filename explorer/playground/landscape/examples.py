@@ -30,8 +30,8 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 def agreement(each: PerExample, sizes, seed: int = 0, draws: int = DRAWS) -> list[Agreement]:
     """For each batch size (0 or ≥ N: the full batch), the cosine between the gradient of random batches drawn
     without replacement (as the Playground draws them) and the full-data gradient."""
-    n = len(each.grads)
-    full = each.grads.mean(axis=0)
+    n = len(each.losses)
+    full = each.batch_grad
     rng = np.random.default_rng(seed)
     out = []
     for size in sizes:
@@ -40,7 +40,7 @@ def agreement(each: PerExample, sizes, seed: int = 0, draws: int = DRAWS) -> lis
             out.append(Agreement(n, 1.0, 1.0, 1.0))
             continue
         picks = np.argsort(rng.random((draws, n)), axis=1)[:, :size]  # `draws` batches without replacement
-        batch = each.grads[picks].mean(axis=1)  # (draws, P)
+        batch = np.stack([each.mean_grad(rows) for rows in picks])  # (draws, P)
         cos = batch @ full / (np.linalg.norm(batch, axis=1) * np.linalg.norm(full) + 1e-300)
         out.append(Agreement(size, float(cos.mean()), float(np.quantile(cos, 0.1)), float(np.quantile(cos, 0.9))))
     return out
@@ -49,11 +49,7 @@ def agreement(each: PerExample, sizes, seed: int = 0, draws: int = DRAWS) -> lis
 def pull(net: Net, each: PerExample, i: int) -> list[tuple[str, float, float]]:
     """Point i's pull on each layer: (layer, the norm of its gradient on that layer's W and b, that layer's share
     of the point's whole gradient norm²)."""
-    g = each.grads[i]
-    total = float(g @ g)
-    out = []
-    for name, (start, n_out, n_in) in zip(net.layer_names(), net.layers()):
-        part = g[start:start + n_out * n_in + n_out]
-        sq = float(part @ part)
-        out.append((name, sq ** 0.5, sq / total if total > 0 else 0.0))
-    return out
+    norms = each.layer_norms()[i]
+    total = float(norms @ norms)
+    return [(name, float(size), float(size * size / total) if total > 0 else 0.0)
+            for name, size in zip(net.layer_names(), norms)]

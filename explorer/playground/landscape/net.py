@@ -183,15 +183,38 @@ def hvp(net: Net, params: np.ndarray, v: np.ndarray) -> Hvp:
 
 @dataclass(frozen=True)
 class PerExample:
-    """Each training point's own gradient (N, P), from one backward; the mean of the rows is the batch gradient."""
+    """Each training point's own gradient, from one backward, kept as its factors: for each Linear layer the
+    layer's inputs a (N, in) and δ (N, out), point i's gradient being dWᵢ = δᵢ ⊗ aᵢ and dbᵢ = δᵢ. The full
+    (N, P) matrix is built only when asked for (`grads`): its norms and batch means come from the factors."""
 
-    grads: np.ndarray
+    factors: tuple[tuple[np.ndarray, np.ndarray], ...]
     batch_grad: np.ndarray  # the engine's gradient of the mean loss, as backward() left it
     losses: np.ndarray  # each point's loss (N,)
 
     @property
+    def grads(self) -> np.ndarray:
+        """(N, P): row i is point i's gradient, in the flat layout."""
+        n = len(self.losses)
+        blocks = []
+        for a, d in self.factors:
+            blocks += [np.einsum("no,ni->noi", d, a).reshape(n, -1), d]
+        return np.concatenate(blocks, axis=1)
+
+    def layer_norms(self) -> np.ndarray:
+        """(N, layers): the norm of each point's gradient on each layer's W and b, ‖δᵢ‖·√(‖aᵢ‖² + 1) (the norm of
+        an outer product is the product of the norms)."""
+        return np.column_stack([np.linalg.norm(d, axis=1) * np.sqrt((a * a).sum(axis=1) + 1) for a, d in self.factors])
+
+    @property
     def norms(self) -> np.ndarray:
-        return np.linalg.norm(self.grads, axis=1)
+        return np.sqrt((self.layer_norms() ** 2).sum(axis=1))
+
+    def mean_grad(self, rows: np.ndarray) -> np.ndarray:
+        """The gradient of the mean loss over the points `rows` (the batch gradient), in the flat layout."""
+        parts = []
+        for a, d in self.factors:
+            parts += [(d[rows].T @ a[rows]).ravel() / len(rows), d[rows].mean(axis=0)]
+        return np.concatenate(parts)
 
 
 def per_example(net: Net, params: np.ndarray) -> PerExample:
@@ -202,12 +225,7 @@ def per_example(net: Net, params: np.ndarray) -> PerExample:
     loss = loss_tensor(net, flat, keep)
     loss.backward()
     n = len(net.inputs)
-    blocks = []
-    for a, z in keep:
-        dz = z.grad * n
-        blocks.append(np.einsum("no,ni->noi", dz, a.data).reshape(n, -1))
-        blocks.append(dz)
+    factors = tuple((a.data, z.grad * n) for a, z in keep)
     with no_grad(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        out = keep[-1][1].data
-        each = example_losses(net, out)
-    return PerExample(np.concatenate(blocks, axis=1), flat.grad.copy(), each)
+        each = example_losses(net, keep[-1][1].data)
+    return PerExample(factors, flat.grad.copy(), each)

@@ -44,3 +44,14 @@ def test_a_points_pull_on_each_layer_adds_up(each):
     assert [r[0] for r in rows] == ["layer 1", "layer 2", "layer 3"]
     assert sum(r[2] for r in rows) == pytest.approx(1.0)
     assert np.sqrt(sum(r[1] ** 2 for r in rows)) == pytest.approx(e.norms[i])
+    g = e.grads[i]  # the same from the full matrix
+    starts = [start for start, _, _ in net.layers()] + [net.n_params]
+    for (_, size, _), lo, hi in zip(rows, starts, starts[1:]):
+        assert size == pytest.approx(np.linalg.norm(g[lo:hi]), rel=1e-12)
+
+
+def test_a_batch_mean_is_the_mean_of_its_rows(each):
+    _, e = each
+    rows = np.array([3, 1, 40, 7])
+    np.testing.assert_allclose(e.mean_grad(rows), e.grads[rows].mean(axis=0), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(e.norms, np.linalg.norm(e.grads, axis=1), rtol=1e-12)
