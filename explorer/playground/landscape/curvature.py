@@ -30,10 +30,12 @@ class Curvature:
     iterations: int  # HVPs used
     method: str  # nets.FINITE_DIFFERENCES or nets.EXACT
     vector: np.ndarray  # the sharpest direction (unit)
+    converged: bool = True  # False: the iterations ran out first (the estimate is then a lower bound)
 
 
-def _power(apply, v: np.ndarray, iterations: int) -> tuple[float, np.ndarray, int]:
-    """The eigenvalue of largest magnitude of the symmetric map `apply` (Rayleigh quotient), its vector, the steps."""
+def _power(apply, v: np.ndarray, iterations: int) -> tuple[float, np.ndarray, int, bool]:
+    """The eigenvalue of largest magnitude of the symmetric map `apply` (Rayleigh quotient), its vector, the steps,
+    and whether it converged."""
     v = v / np.linalg.norm(v)
     estimate, used = 0.0, 0
     for used in range(1, iterations + 1):
@@ -41,12 +43,12 @@ def _power(apply, v: np.ndarray, iterations: int) -> tuple[float, np.ndarray, in
         estimate = float(v @ w)
         size = float(np.linalg.norm(w))
         if not np.isfinite(size) or size == 0:
-            return estimate if np.isfinite(estimate) else 0.0, v, used
+            return (estimate if np.isfinite(estimate) else 0.0), v, used, True
         residual = float(np.linalg.norm(w - estimate * v))
         v = w / size
         if residual <= TOLERANCE * max(abs(estimate), 1e-12):
-            return estimate, v, used
-    return estimate, v, used
+            return estimate, v, used, True
+    return estimate, v, used, False
 
 
 def lambda_max(net: nets.Net, params: np.ndarray, seed: int = 0, iterations: int = ITERATIONS) -> Curvature:
@@ -62,11 +64,11 @@ def lambda_max(net: nets.Net, params: np.ndarray, seed: int = 0, iterations: int
         return h.value
 
     start = np.random.default_rng(seed).standard_normal(len(params))
-    top, v, used = _power(apply, start, iterations)
+    top, v, used, done = _power(apply, start, iterations)
     if top < 0:
-        shifted, v, more = _power(lambda u: apply(u) - top * u, start, iterations)
+        shifted, v, more, done = _power(lambda u: apply(u) - top * u, start, iterations)
         top, used = shifted + top, used + more
-    return Curvature(top, used, method[0], v)
+    return Curvature(top, used, method[0], v, done)
 
 
 @dataclass(frozen=True)

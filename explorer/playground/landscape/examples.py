@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.playground.landscape.net import Net, PerExample
+from explorer.playground.landscape.net import PerExample
 
 DRAWS = 64  # random batches drawn per batch size
 
@@ -46,10 +46,10 @@ def agreement(each: PerExample, sizes, seed: int = 0, draws: int = DRAWS) -> lis
     return out
 
 
-def pull(net: Net, each: PerExample, i: int) -> list[tuple[str, float, float]]:
+def pull(each: PerExample, i: int) -> list[tuple[str, float, float]]:
     """Point i's pull on each layer: (layer, the norm of its gradient on that layer's W and b, that layer's share
     of the point's whole gradient norm²)."""
     norms = each.layer_norms()[i]
     total = float(norms @ norms)
     return [(name, float(size), float(size * size / total) if total > 0 else 0.0)
-            for name, size in zip(net.layer_names(), norms)]
+            for name, size in zip((f"layer {k + 1}" for k in range(len(norms))), norms)]

@@ -17,7 +17,7 @@ from explorer.playground import catalogue, training
 
 #: How the Hessian-vector products are computed, as the page names it.
 FINITE_DIFFERENCES = "finite differences of the gradient"
-EXACT = "exact (autograd.func.hvp)"
+EXACT = "the engine's exact autograd.func.hvp"
 HVP_STEP = 1e-5  # the central difference's step, relative to the weights' norm (float64: error ~ step² and 1e-16/step)
 CHUNK_ELEMENTS = 4_000_000  # activations a batched forward pass holds at once (weight sets × points × width)
 
@@ -48,9 +48,6 @@ class Net:
             out.append((start, n_out, n_in))
             start += n_out * n_in + n_out
         return out
-
-    def layer_names(self) -> list[str]:
-        return [f"layer {k + 1}" for k in range(len(self.sizes) - 1)]
 
 
 def net_of(state: training.TrainState, X: np.ndarray | None = None, y: np.ndarray | None = None) -> Net:

@@ -18,7 +18,7 @@ from explorer.playground.landscape import net as nets
 from explorer.playground.landscape.directions import PCA, Directions
 
 SIZE = 25  # the slice's grid: SIZE × SIZE losses
-LINE_POINTS = 61  # t steps of 0.025: t = 0 and t = 1 are points of the line
+LINE_POINTS = 61  # t steps of 0.025: t = 0 and t = 1 are points of the line (as they are of 31, a big net's)
 LINE_RANGE = (-0.25, 1.25)  # the line's ends: t = 0 the first weights, t = 1 now
 RANDOM_SPAN = 1.0  # the random plane's half-width (Li et al.'s [−1, 1]), widened to hold the projected path
 MARGIN = 0.25  # PCA plane: the share of the path's extent added around it
@@ -28,9 +28,9 @@ DIFFERS = 0.1  # the real loss and the contour's differ when they are this far a
 @dataclass(frozen=True)
 class Slice:
     directions: Directions
-    alphas: np.ndarray  # (SIZE,)
-    betas: np.ndarray  # (SIZE,)
-    loss: np.ndarray  # (SIZE, SIZE): loss[j, i] at (alphas[i], betas[j]); inf where the network overflowed
+    alphas: np.ndarray  # (size,): SIZE unless the network is big (panel.grid_size)
+    betas: np.ndarray
+    loss: np.ndarray  # (size, size): loss[j, i] at (alphas[i], betas[j]); inf where the network overflowed
     origin_loss: float
 
 
@@ -78,38 +78,39 @@ def project(directions: Directions, origin: np.ndarray, points: np.ndarray) -> t
     return coords, np.linalg.norm(D - coords @ B.T, axis=1)
 
 
-def _axes(directions: Directions, coords: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _axes(directions: Directions, coords: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """The grid: the random plane ±RANDOM_SPAN (wider if the path's projection reaches out); the PCA plane the
     path's extent with a margin, the current weights always inside."""
     if not len(coords):
         coords = np.zeros((1, 2))
     if directions.kind != PCA:
         half = max(RANDOM_SPAN, float(np.abs(coords).max()) * (1 + MARGIN))
-        return np.linspace(-half, half, SIZE), np.linspace(-half, half, SIZE)
+        return np.linspace(-half, half, size), np.linspace(-half, half, size)
     out = []
     for k in range(2):
         lo, hi = min(float(coords[:, k].min()), 0.0), max(float(coords[:, k].max()), 0.0)
         pad = MARGIN * max(hi - lo, 1e-3)
-        out.append(np.linspace(lo - pad, hi + pad, SIZE))
+        out.append(np.linspace(lo - pad, hi + pad, size))
     return out[0], out[1]
 
 
 def landscape(net: nets.Net, origin: np.ndarray, directions: Directions, path: np.ndarray, steps: np.ndarray,
-              start: np.ndarray, start_step: int) -> tuple[Slice, Path, Line]:
-    """The slice, the path on it and the line from `start` to `origin`, from one call of net.losses."""
+              start: np.ndarray, start_step: int, size: int = SIZE,
+              line_points: int = LINE_POINTS) -> tuple[Slice, Path, Line]:
+    """The slice (size × size), the path on it and the line from `start` to `origin`, from one call of net.losses."""
     origin = np.asarray(origin, dtype=np.float64)
     path = np.asarray(path, dtype=np.float64).reshape(-1, len(origin))
     coords, distance = project(directions, origin, path)
-    alphas, betas = _axes(directions, coords)
+    alphas, betas = _axes(directions, coords, size)
     A, Bt = np.meshgrid(alphas, betas)  # rows: β, columns: α
     grid = origin + A.reshape(-1, 1) * directions.d1 + Bt.reshape(-1, 1) * directions.d2
     projected = origin + coords[:, :1] * directions.d1 + coords[:, 1:] * directions.d2
-    t = np.linspace(*LINE_RANGE, LINE_POINTS)
+    t = np.linspace(*LINE_RANGE, line_points)
     line = start + t[:, None] * (origin - start)
     every = nets.losses(net, np.vstack([grid, path, projected, line, origin[None]]))
-    n_grid, n_path = SIZE * SIZE, len(path)
+    n_grid, n_path = size * size, len(path)
     values = np.where(np.isfinite(every), every, np.inf)
-    loss = values[:n_grid].reshape(SIZE, SIZE)
+    loss = values[:n_grid].reshape(size, size)
     real = values[n_grid:n_grid + n_path]
     contour = values[n_grid + n_path:n_grid + 2 * n_path]
     line_loss = values[n_grid + 2 * n_path:-1]

@@ -40,7 +40,7 @@ def test_agreement_is_the_cosine_of_the_batch_mean(each):
 def test_a_points_pull_on_each_layer_adds_up(each):
     net, e = each
     i = int(np.argmax(e.norms))
-    rows = examples.pull(net, e, i)
+    rows = examples.pull(e, i)
     assert [r[0] for r in rows] == ["layer 1", "layer 2", "layer 3"]
     assert sum(r[2] for r in rows) == pytest.approx(1.0)
     assert np.sqrt(sum(r[1] ** 2 for r in rows)) == pytest.approx(e.norms[i])
