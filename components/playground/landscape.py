@@ -112,7 +112,7 @@ def _draw(panel: panels.Panel, sharpness: Sharpness) -> None:
     s = panel.seconds
     st.caption(f"Computed for step {panel.step} in {s['total']:.2f} s (the slice and path {s['slice']:.2f} s, λmax "
                f"{s['lambda_max']:.2f} s, per-example gradients {1000 * s['per_example']:.1f} ms); while playing, "
-               f"again every {REFRESH:g} s at most.")
+               f"again every {REFRESH:g} s at most. λmax over the steps is measured each time, while this tab is open.")
 
 
 def _per_example(panel: panels.Panel) -> None:

@@ -85,7 +85,7 @@ def sharpness_figure(track: Sharpness, panel: Panel) -> go.Figure:
         fig.add_hline(y=2 / panel.lr, line=dict(color=EDGE_COLOUR, dash="dash"),
                       annotation_text=f"2/lr = {fmt_number(2 / panel.lr)}", annotation_position="top left")
     return _layout(fig, 260, xaxis_title="step", yaxis_title="λmax",
-                   title=dict(text="λmax over the steps (measured while this tab is open)", font=dict(size=14)))
+                   title=dict(text="λmax over the steps, and 2/lr", font=dict(size=14)))
 
 
 def points_figure(panel: Panel, sized: bool) -> go.Figure:
