@@ -1,6 +1,6 @@
 """Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab,
-forward-reverse-cost,landscape}.png, forward mode on both program pages ({explorer,stepper}_forward.png), and the Explorer,
-the Stepper, the Playground, the cost tab and the forward walk in the dark theme too (*-dark.png: PAGES).
+forward-reverse-cost,landscape}.png, forward mode on both program pages ({explorer,stepper}_forward.png), and the
+Explorer, the Stepper, the Playground, the cost tab and the forward walk in the dark theme too (*-dark.png: PAGES).
 
 Starts the app (the same server code the browser tests use), opens each page in headless
 Chromium at 1280x800 (a presenter's screen), waits for its picture, and saves a screenshot.
