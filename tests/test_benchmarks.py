@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from benchmarks import cases
+from benchmarks import cases, landscape
 
 
 def test_chain_case_matches_numpy():
@@ -39,3 +39,10 @@ def test_presentation_lines_run():
     # the cases the benchmark prints after the engine's: each must still call what it measures
     lines = cases.presentation_lines(quick=True)
     assert any(line.startswith("live playground, server side") for line in lines)
+
+
+@pytest.mark.slow  # ~15 s on a loaded machine: the loops it compares with, and the full Hessian
+def test_landscape_benchmark_runs_and_compares_like_with_like():
+    lines = landscape.lines(repeat=1)  # asserts the batched losses and per-example gradients equal the loops'
+    assert any(line.startswith("slice 25 x 25, batched") for line in lines)
+    assert any(line.startswith("λmax by power iteration") for line in lines)
