@@ -60,6 +60,7 @@ def page() -> None:
         st.error(markdown_safe(errors.error_report(the_race.text, exc)[0]), icon=":material/error:")
         return
     panels.race_view(panels.view_data(the_race, result, picture), key=keys.VIEW)
+    panels.curvature_note(the_race)
     stopped = [f"{path['title']} {path['stopped']}" for path in result["paths"] if path["stopped"]]
     for said in links.said_once(stopped):  # six runners alike that diverge alike: one warning, counted
         st.warning(markdown_safe(f"{said}."), icon=":material/warning:")

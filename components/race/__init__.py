@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import html
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from components.common.assets import module_loader, served_url
 from components.common.link_warnings import say_ignored
 from explorer.program import keys as program_keys
 from explorer.race import course as race
+from explorer.race import curvature as race_curvature
 from explorer.race import keys
 from explorer.race import setup as race_setup
 from explorer.words import markdown_safe
@@ -39,6 +41,22 @@ ss = st.session_state
 run_race = functools.partial(session.sandboxed, race.run_race)
 grid = functools.partial(session.sandboxed, race.grid)
 program_plane = functools.partial(session.sandboxed, race.program_plane)
+curvature_at = functools.partial(session.sandboxed, race_curvature.race_curvature)
+
+
+def curvature_note(the_race: race.Race) -> None:
+    """Under the race: the Hessian at the start (its eigenvalues and eigen-directions) and each optimiser's
+    learning rate against 2/λmax, the rate above which its steps overshoot along the sharpest direction."""
+    with session.failures_shown(the_race.text):
+        said = curvature_at(the_race)
+        if not said["ok"]:
+            st.caption(said["sentence"])
+            return
+        rows = "".join(f'<li data-verdict="{r["verdict"]}">{html.escape(r["title"])}: '
+                       f'{html.escape(r["sentence"])}</li>' for r in said["runners"])
+        st.html(f'<div data-testid="race-hessian" data-lambda-max="{said["lambda_max"]!r}" style="font-size: 0.9rem">'
+                f'<p style="margin: 0">{html.escape(said["sentence"])}</p>'
+                f'<ul style="margin: 0.2rem 0">{rows}</ul></div>')
 
 
 def view_data(the_race: race.Race, result: dict, picture: dict) -> dict:

@@ -78,7 +78,7 @@ class Verdict:
     sentence: str
 
 
-def verdict(lr: float, lam: float, optimizer: str = "SGD", l2: float = 0.0) -> Verdict:
+def verdict(lr: float, lam: float, optimizer: str = "SGD", l2: float = 0.0, beta: float = MOMENTUM) -> Verdict:
     """Whether a step of `lr` overshoots along the sharpest direction, in a sentence.
 
     The curvature the step sees is λmax + L2 (weight decay adds L2·w to every gradient). Plain SGD overshoots above
@@ -87,7 +87,7 @@ def verdict(lr: float, lam: float, optimizer: str = "SGD", l2: float = 0.0) -> V
     lam_eff = lam + (l2 if optimizer in ("SGD", "momentum") else 0.0)
     curv = "λmax + L2" if lam_eff != lam else "λmax"
     if optimizer == "momentum":
-        factor, rule = 2 * (1 + MOMENTUM), f"2(1+β)/{curv}"
+        factor, rule = 2 * (1 + beta), f"2(1+β)/{curv}"
     else:
         factor, rule = 2.0, f"2/{curv}"
     if not np.isfinite(lam_eff) or lam_eff <= 0:
