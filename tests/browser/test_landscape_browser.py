@@ -62,3 +62,14 @@ def test_the_landscape_tab_follows_the_run(page, app_url, artifacts):
     assert "of its variance" in page.locator('[data-testid="stMain"]').inner_text()
     assert app_exception(page) is None
     assert not page.console_errors, page.console_errors
+
+
+def test_the_race_says_each_learning_rate_against_2_over_lambda_max(page, app_url):
+    open_page(page, f"{app_url}/optimiser_race?surface=quadratic&opt=sgd(lr%3D0.09);sgd(lr%3D0.12)")
+    said = page.locator('[data-testid="race-hessian"]')
+    said.wait_for(state="attached", timeout=60_000)
+    assert float(said.get_attribute("data-lambda-max")) == pytest.approx(20, rel=1e-6)
+    verdicts = [li.get_attribute("data-verdict") for li in said.locator("li").all()]
+    assert verdicts == ["stable", "oscillating"]
+    assert "2/λmax = 0.1" in said.inner_text()
+    assert app_exception(page) is None
