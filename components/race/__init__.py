@@ -44,23 +44,31 @@ program_plane = functools.partial(session.sandboxed, race.program_plane)
 curvature_at = functools.partial(session.sandboxed, race_curvature.race_curvature)
 
 
-def curvature_note(the_race: race.Race) -> None:
+def curvature(the_race: race.Race) -> dict | None:
+    """The Hessian at the race's start and each optimiser's verdict (None, said, if the sandbox failed)."""
+    with session.failures_shown(the_race.text):
+        return curvature_at(the_race)
+    return None
+
+
+def curvature_note(said: dict | None) -> None:
     """Under the race: the Hessian at the start (its eigenvalues and eigen-directions) and each optimiser's
     learning rate against 2/λmax, the rate above which its steps overshoot along the sharpest direction."""
-    with session.failures_shown(the_race.text):
-        said = curvature_at(the_race)
-        if not said["ok"]:
-            st.caption(said["sentence"])
-            return
-        rows = "".join(f'<li data-verdict="{r["verdict"]}">{html.escape(r["title"])}: '
-                       f'{html.escape(r["sentence"])}</li>' for r in said["runners"])
-        st.html(f'<div data-testid="race-hessian" data-lambda-max="{said["lambda_max"]!r}" style="font-size: 0.9rem">'
-                f'<p style="margin: 0">{html.escape(said["sentence"])}</p>'
-                f'<ul style="margin: 0.2rem 0">{rows}</ul></div>')
+    if said is None:
+        return
+    if not said["ok"]:
+        st.caption(said["sentence"])
+        return
+    rows = "".join(f'<li data-verdict="{r["verdict"]}">{html.escape(r["title"])}: '
+                   f'{html.escape(r["sentence"])}</li>' for r in said["runners"])
+    st.html(f'<div data-testid="race-hessian" data-lambda-max="{said["lambda_max"]!r}" style="font-size: 0.9rem">'
+            f'<p style="margin: 0">{html.escape(said["sentence"])}</p>'
+            f'<ul style="margin: 0.2rem 0">{rows}</ul></div>')
 
 
-def view_data(the_race: race.Race, result: dict, picture: dict) -> dict:
-    """What the browser draws: the grid, the start point and each path with an id for its [data-path] hook."""
+def view_data(the_race: race.Race, result: dict, picture: dict, curvature: dict | None = None) -> dict:
+    """What the browser draws: the grid, the start point and each path with an id for its [data-path] hook, and
+    the Hessian's eigen-directions at the start (`curvature`: explorer.race.curvature.race_curvature's)."""
     seen: dict[str, int] = {}
     paths = []
     for path in result["paths"]:
@@ -68,7 +76,10 @@ def view_data(the_race: race.Race, result: dict, picture: dict) -> dict:
         count = seen[path["kind"]]
         paths.append(path | {"id": path["kind"] if count == 1 else f"{path['kind']}-{count}"})
     key = hashlib.sha1(repr(the_race).encode()).hexdigest()[:16]
-    return {"key": key, "grid": picture, "start": list(the_race.start), "paths": paths}
+    data = {"key": key, "grid": picture, "start": list(the_race.start), "paths": paths}
+    if curvature and curvature.get("ok"):
+        data["axes"] = [{"dir": d, "lambda": v} for d, v in zip(curvature["directions"], curvature["eigenvalues"])]
+    return data
 
 
 def race_view(data: dict, *, key: str) -> None:

@@ -72,4 +72,7 @@ def test_the_race_says_each_learning_rate_against_2_over_lambda_max(page, app_ur
     verdicts = [li.get_attribute("data-verdict") for li in said.locator("li").all()]
     assert verdicts == ["stable", "oscillating"]
     assert "2/λmax = 0.1" in said.inner_text()
+    axes = page.locator("[data-eigen-axis]")
+    axes.first.wait_for(state="attached")
+    assert [float(axes.nth(i).get_attribute("data-lambda")) for i in range(axes.count())] == pytest.approx([20, 1])
     assert app_exception(page) is None

@@ -172,3 +172,5 @@ def test_the_hessian_at_the_start_and_each_learning_rate_against_2_over_lambda_m
     assert 'data-lambda-max="20.0' in said or 'data-lambda-max="19.99' in said
     assert said.count('data-verdict="stable"') == 1 and said.count('data-verdict="oscillating"') == 1
     assert "2/λmax = 0.1" in said
+    axes = view(at)["axes"]  # the eigen-directions the view draws through the start
+    assert [a["lambda"] for a in axes] == pytest.approx([20, 1]) and abs(axes[0]["dir"][1]) == pytest.approx(1)

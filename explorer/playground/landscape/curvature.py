@@ -94,14 +94,19 @@ def verdict(lr: float, lam: float, optimizer: str = "SGD", l2: float = 0.0, beta
         return Verdict(STABLE, float("inf"), f"The loss does not curve up in any direction here ({curv} = "
                        f"{fmt_number(lam_eff)}): no learning rate overshoots along the sharpest direction.")
     limit = factor / lam_eff
-    note = (" (that is plain gradient descent's rule: Adam rescales each step by its running √v̂, so it can "
-            "overshoot at other rates)") if optimizer in ("Adam", "AdamW") else ""
-    if lr > limit:
+    above = lr > limit
+    if optimizer in ("Adam", "AdamW"):
+        plain = ("would overshoot along the sharpest direction" if above
+                 else "would not overshoot even along the sharpest direction")
+        return Verdict(OSCILLATING if above else STABLE, limit,
+                       f"lr = {lr:g} is {'above' if above else 'below'} {rule} = {fmt_number(limit)}: plain gradient "
+                       f"descent at this rate {plain}. Adam rescales each step by its running √v̂, so its steps are "
+                       "not lr·g and this edge does not bound them.")
+    if above:
         return Verdict(OSCILLATING, limit, f"lr = {lr:g} is above {rule} = {fmt_number(limit)}: along the sharpest "
-                       f"direction each step overshoots; expect the loss to oscillate or diverge{note}.")
+                       "direction each step overshoots; expect the loss to oscillate or diverge.")
     return Verdict(STABLE, limit, f"lr = {lr:g} is below {rule} = {fmt_number(limit)}: even along the sharpest "
-                   f"direction a step does not overshoot, so the loss can fall steadily{note}.")
-
+                   "direction a step does not overshoot, so the loss can fall steadily.")
 
 @dataclass
 class Sharpness:
