@@ -129,7 +129,8 @@ def _per_example(panel: panels.Panel) -> None:
                                 selection_mode="points", width="stretch")
     with right:
         st.plotly_chart(figures.agreement_figure(panel), width="stretch")
-        picked = [p.get("point_index") for p in (event.selection.points if event else []) if "point_index" in p]
+        points = ((event or {}).get("selection") or {}).get("points") or []  # NOTE: a dict (AttributeDictionary)
+        picked = [p.get("point_index") for p in points if isinstance(p, dict) and p.get("point_index") is not None]
         picked = [int(p) for p in picked if 0 <= int(p) < len(each.losses)]
         i = picked[0] if picked else (int(each.norms.argmax()) if len(each.losses) else None)
         if i is not None:

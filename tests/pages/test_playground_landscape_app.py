@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 
+from explorer.numbers import fmt_number
 from explorer.playground import training
 from explorer.playground.landscape import curvature
 from explorer.playground.landscape import keys as ls_keys
@@ -117,3 +118,20 @@ def test_every_task_and_layout_draws(query):
     assert hook["data-verdict"] in ("stable", "oscillating")
     assert np.isfinite(float(hook["data-lambda-max"]))
     assert not at.exception
+
+
+def test_a_clicked_point_shows_its_pull_on_each_layer():
+    at = _open()
+    [first] = [m.value for m in at.markdown if m.value.startswith("**Point ")]
+    assert "the point with the largest gradient" in first
+    # what the browser sends when a point is clicked (Streamlit's Plotly selection state)
+    at.session_state[ls_keys.POINTS] = {"selection": {"points": [{"point_index": 5, "curve_number": 0}],
+                                                      "box": [], "lasso": []}}
+    at.run()
+    assert not at.exception, at.exception
+    [said] = [m.value for m in at.markdown if m.value.startswith("**Point ")]
+    state = at.session_state["pg"].state
+    each = nets.per_example(nets.net_of(state), training.flat_params(state))
+    assert said.startswith("**Point 5** (the point you clicked)")
+    assert said.count("- layer ") == len(state.model.sizes) - 1
+    assert f"its loss {fmt_number(float(each.losses[5]))}" in said
