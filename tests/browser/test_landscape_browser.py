@@ -59,7 +59,11 @@ def test_the_landscape_tab_follows_the_run(page, app_url, artifacts):
     page.wait_for_function(f"() => document.querySelector('{LS}')?.dataset.directions === 'pca'", timeout=30_000)
     explained = float(_attr(page, "data-explained"))
     assert 0 < explained <= 1
-    assert "of its variance" in page.locator('[data-testid="stMain"]').inner_text()
+    page.get_by_text("of its variance", exact=False).first.wait_for()  # the caption may land a moment after the hook
+
+    points = page.locator('[data-testid="stPlotlyChart"]').nth(3).locator(".scatterlayer .point")
+    points.nth(7).click(force=True)  # a training point: its pull on each layer
+    page.get_by_text("(the point you clicked)").wait_for(timeout=30_000)
     assert app_exception(page) is None
     assert not page.console_errors, page.console_errors
 
