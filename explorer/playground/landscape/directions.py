@@ -33,14 +33,15 @@ class Directions:
 
 def filter_normalised(net: Net, params: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One random direction with Li et al.'s normalisation: each row of each W scaled to that row's norm in
-    `params`, biases 0. A neuron whose weights are all 0 gets a direction of 0 (it has no scale to keep)."""
+    `params`, biases 0. A neuron whose weights are all 0 (the zeros initialisation) has no scale to keep: its row
+    gets norm 1, so the plane still moves it."""
     d = rng.standard_normal(len(params))
     for start, n_out, n_in in net.layers():
         w_end = start + n_out * n_in
         rows = d[start:w_end].reshape(n_out, n_in)
         own = np.linalg.norm(params[start:w_end].reshape(n_out, n_in), axis=1, keepdims=True)
         size = np.linalg.norm(rows, axis=1, keepdims=True)
-        d[start:w_end] = (rows / np.where(size > 0, size, 1.0) * own).ravel()
+        d[start:w_end] = (rows / np.where(size > 0, size, 1.0) * np.where(own > 0, own, 1.0)).ravel()
         d[w_end:w_end + n_out] = 0.0
     return d
 

@@ -34,6 +34,9 @@ def test_random_directions_are_filter_normalised(run):
             assert np.all(bd == 0)
     assert not np.allclose(d.d1, d.d2)
     np.testing.assert_array_equal(dirs.random_directions(net, w, seed=3).d1, d.d1)  # seeded
+    zero = dirs.random_directions(net, np.zeros_like(w))  # the zeros initialisation: unit rows, not nothing
+    for Wd, _ in nets.unflatten(net, zero.d1):
+        np.testing.assert_allclose(np.linalg.norm(Wd, axis=1), 1.0, rtol=1e-12)
 
 
 def test_pca_directions_of_a_path_in_a_plane_explain_all_of_it():
