@@ -59,7 +59,9 @@ def page() -> None:
     except Exception as exc:  # noqa: BLE001 - a race not allowed, or the program failed: a message
         st.error(markdown_safe(errors.error_report(the_race.text, exc)[0]), icon=":material/error:")
         return
-    panels.race_view(panels.view_data(the_race, result, picture), key=keys.VIEW)
+    hessian = panels.curvature(the_race)
+    panels.race_view(panels.view_data(the_race, result, picture, hessian), key=keys.VIEW)
+    panels.curvature_note(hessian)
     stopped = [f"{path['title']} {path['stopped']}" for path in result["paths"] if path["stopped"]]
     for said in links.said_once(stopped):  # six runners alike that diverge alike: one warning, counted
         st.warning(markdown_safe(f"{said}."), icon=":material/warning:")

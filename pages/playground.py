@@ -14,7 +14,7 @@ from components.common.learner import learner_key
 from components.common.link_warnings import link_warnings
 from components.graph_view import graph_view
 from components.live_view import live_view
-from components.playground import files
+from components.playground import files, landscape
 from components.playground import settings_form as form
 from components.playground.store_status import store_status
 from explorer.playground import datasets, keys, step_graph
@@ -125,8 +125,10 @@ def live() -> None:
 
 ss[keys.FULL] = True  # a full run sends the layout and the points; the fragment's reruns only frames
 ss.setdefault(keys.GRAPH, True)
-with st.container(key=keys.LIVE):
+live_tab, landscape_tab = landscape.tabs()
+with live_tab, st.container(key=keys.LIVE):
     live()
+landscape.show(pg, landscape_tab)
 
 # The step graph: laid out once per network shape; while playing the live view above pushes each
 # frame's numbers into it (so it is sent on full runs only, never by the fragment).

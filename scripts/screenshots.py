@@ -1,7 +1,7 @@
 """Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab,
-forward-reverse-cost,practice}.png, forward mode on both program pages ({explorer,stepper}_forward.png), and the
-Explorer, the Stepper, the Playground, the cost tab, the forward walk and Practice (on a 390 px phone) in the dark
-theme too (*-dark.png: PAGES).
+forward-reverse-cost,practice,landscape}.png, forward mode on both program pages ({explorer,stepper}_forward.png),
+and the Explorer, the Stepper, the Playground, the cost tab, the forward walk and Practice (on a 390 px phone) in the
+dark theme too (*-dark.png: PAGES).
 
 Starts the app (the same server code the browser tests use), opens each page in headless
 Chromium at 1280x800 (a presenter's screen), waits for its picture, and saves a screenshot.
@@ -25,7 +25,7 @@ from tests.browser.server import app_in_chromium, browser_unavailable_reason  # 
 
 VIEWPORT = {"width": 1280, "height": 800}
 SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab", "forward-reverse-cost",
-         "explorer_forward", "stepper_forward", "practice")
+         "explorer_forward", "stepper_forward", "practice", "landscape")
 PAGES = ("explorer", "stepper", "playground", "forward-reverse-cost", "stepper_forward", "practice")  # dark too
 
 
@@ -118,6 +118,31 @@ def shoot_playground(page, url: str, out: Path, train_seconds: float, steps: int
     page.screenshot(path=str(out))
 
 
+def shoot_landscape(page, url: str, out: Path, train_seconds: float = 3.0) -> None:
+    """The Playground trained 300 steps at lr 0.3, paused, its Landscape tab open on the path's PCA plane."""
+    helpers.open_page(page, f"{url}/playground?speed=100&lr=0.3")
+    page.locator('[data-testid="live-view"]').wait_for(timeout=60_000)
+    page.get_by_role("tab", name="Landscape").click()
+    page.locator('[data-testid="landscape"]').wait_for(state="attached", timeout=60_000)
+    page.get_by_text("PCA of the path", exact=True).click()
+    helpers.button(page, "Play").first.click()
+    page.wait_for_function(
+        "() => Number(document.querySelector('[data-testid=\"landscape\"]')?.dataset.step) >= 300",
+        timeout=max(90_000, train_seconds * 1000))
+    helpers.button(page, "Pause").first.click()
+    helpers.button(page, "Play").first.wait_for()
+    helpers.wait_for_idle(page)
+    page.wait_for_function("() => document.querySelector('[data-testid=\"landscape\"]')?.dataset.directions"
+                           " === 'pca'")
+    page.get_by_role("tab", name="Landscape").scroll_into_view_if_needed()
+    page.locator('[data-testid="stMain"]').evaluate(
+        "(m) => { const t = document.querySelector('[data-testid=\"stTabs\"]') ||"
+        " document.querySelector('[role=\"tablist\"]'); (m.closest('[data-testid=\"stAppScrollToBottomContainer\"]')"
+        " || m).scrollTop += t.getBoundingClientRect().top - 8; }")
+    _settle(page, 1.5)
+    page.screenshot(path=str(out))
+
+
 def shoot_explorer_forward(page, url: str, out: Path) -> None:
     """The micrograd preset in forward mode along a: every box's tangent, and the line where the two modes meet."""
     helpers.open_page(page, f"{url}/?mode=forward&v={quote('input:a')}")
@@ -168,7 +193,7 @@ def shoot_practice(page, url: str, out: Path) -> None:
 #: How each screenshot but the Playground's (which trains first) is taken.
 SHOOT = {"explorer": shoot_explorer, "stepper": shoot_stepper, "poke": shoot_poke, "jacobian": shoot_jacobian,
          "depth_lab": shoot_depth_lab, "forward-reverse-cost": shoot_cost, "explorer_forward": shoot_explorer_forward,
-         "stepper_forward": shoot_stepper_forward, "practice": shoot_practice}
+         "stepper_forward": shoot_stepper_forward, "practice": shoot_practice, "landscape": shoot_landscape}
 
 
 def main(argv: list[str] | None = None) -> int:

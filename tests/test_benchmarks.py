@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from benchmarks import cases
+from benchmarks import cases, landscape
 
 
 def test_chain_case_matches_numpy():
@@ -48,3 +48,10 @@ def test_transformer_parts_compare_the_composite_with_its_fused_twin():
         for ours, fused in zip(impls["composite"](), impls["fused"]()):  # the build asserted it too
             np.testing.assert_allclose(ours, fused, rtol=1e-9, atol=1e-12)
     assert transformer_parts.lines(rounds=1)[0].split() == ["case", "composite", "fused", "ratio"]
+
+
+@pytest.mark.slow  # ~15 s on a loaded machine: the loops it compares with, and the full Hessian
+def test_landscape_benchmark_runs_and_compares_like_with_like():
+    lines = landscape.lines(repeat=1)  # asserts the batched losses and per-example gradients equal the loops'
+    assert any(line.startswith("slice 25 x 25, batched") for line in lines)
+    assert any(line.startswith("λmax by power iteration") for line in lines)

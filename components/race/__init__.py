@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import html
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from components.common.assets import module_loader, served_url
 from components.common.link_warnings import say_ignored
 from explorer.program import keys as program_keys
 from explorer.race import course as race
+from explorer.race import curvature as race_curvature
 from explorer.race import keys
 from explorer.race import setup as race_setup
 from explorer.words import markdown_safe
@@ -39,10 +41,34 @@ ss = st.session_state
 run_race = functools.partial(session.sandboxed, race.run_race)
 grid = functools.partial(session.sandboxed, race.grid)
 program_plane = functools.partial(session.sandboxed, race.program_plane)
+curvature_at = functools.partial(session.sandboxed, race_curvature.race_curvature)
 
 
-def view_data(the_race: race.Race, result: dict, picture: dict) -> dict:
-    """What the browser draws: the grid, the start point and each path with an id for its [data-path] hook."""
+def curvature(the_race: race.Race) -> dict | None:
+    """The Hessian at the race's start and each optimiser's verdict (None, said, if the sandbox failed)."""
+    with session.failures_shown(the_race.text):
+        return curvature_at(the_race)
+    return None
+
+
+def curvature_note(said: dict | None) -> None:
+    """Under the race: the Hessian at the start (its eigenvalues and eigen-directions) and each optimiser's
+    learning rate against 2/λmax, the rate above which its steps overshoot along the sharpest direction."""
+    if said is None:
+        return
+    if not said["ok"]:
+        st.caption(said["sentence"])
+        return
+    rows = "".join(f'<li data-verdict="{r["verdict"]}">{html.escape(r["title"])}: '
+                   f'{html.escape(r["sentence"])}</li>' for r in said["runners"])
+    st.html(f'<div data-testid="race-hessian" data-lambda-max="{said["lambda_max"]!r}" style="font-size: 0.9rem">'
+            f'<p style="margin: 0">{html.escape(said["sentence"])}</p>'
+            f'<ul style="margin: 0.2rem 0">{rows}</ul></div>')
+
+
+def view_data(the_race: race.Race, result: dict, picture: dict, curvature: dict | None = None) -> dict:
+    """What the browser draws: the grid, the start point and each path with an id for its [data-path] hook, and
+    the Hessian's eigen-directions at the start (`curvature`: explorer.race.curvature.race_curvature's)."""
     seen: dict[str, int] = {}
     paths = []
     for path in result["paths"]:
@@ -50,7 +76,10 @@ def view_data(the_race: race.Race, result: dict, picture: dict) -> dict:
         count = seen[path["kind"]]
         paths.append(path | {"id": path["kind"] if count == 1 else f"{path['kind']}-{count}"})
     key = hashlib.sha1(repr(the_race).encode()).hexdigest()[:16]
-    return {"key": key, "grid": picture, "start": list(the_race.start), "paths": paths}
+    data = {"key": key, "grid": picture, "start": list(the_race.start), "paths": paths}
+    if curvature and curvature.get("ok"):
+        data["axes"] = [{"dir": d, "lambda": v} for d, v in zip(curvature["directions"], curvature["eigenvalues"])]
+    return data
 
 
 def race_view(data: dict, *, key: str) -> None:

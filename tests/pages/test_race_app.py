@@ -163,3 +163,14 @@ def test_a_program_that_does_not_run_shows_its_error():
     at = race_page(surface="program", program="x = 1.0\ny = 2.0\nz = x +* y\n")
     no_exception(at)
     assert any("Line 3" in e.value for e in at.error)
+
+
+def test_the_hessian_at_the_start_and_each_learning_rate_against_2_over_lambda_max():
+    at = race_page(surface="quadratic", opt="sgd(lr=0.09);sgd(lr=0.12)")
+    no_exception(at)
+    [said] = [e.proto.body for e in at.get("html") if 'data-testid="race-hessian"' in e.proto.body]
+    assert 'data-lambda-max="20.0' in said or 'data-lambda-max="19.99' in said
+    assert said.count('data-verdict="stable"') == 1 and said.count('data-verdict="oscillating"') == 1
+    assert "2/λmax = 0.1" in said
+    axes = view(at)["axes"]  # the eigen-directions the view draws through the start
+    assert [a["lambda"] for a in axes] == pytest.approx([20, 1]) and abs(axes[0]["dir"][1]) == pytest.approx(1)

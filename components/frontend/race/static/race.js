@@ -8,7 +8,8 @@
 //
 // Hooks for tests: the root's data-testid="optimiser-race" and data-steps (the step shown), one [data-path]
 // per optimiser with data-loss (its loss at the step shown, or its last if it stopped before), data-frames
-// (pictures drawn so far: the benchmark's frame counter).
+// (pictures drawn so far: the benchmark's frame counter). data.axes (optional): the Hessian's eigen-directions at
+// the start point, [{dir: [dx, dy], lambda}], drawn through it as dashed axes, one [data-eigen-axis] each.
 
 import { addStyle, el, svg } from "../../web/dom.js";
 import { mix, rgb, theme } from "../../web/theme.js";
@@ -218,6 +219,17 @@ class Race {
     this.pixels = paths.map((p) => p.x.map((x, j) => `${plane.x(x).toFixed(1)},${plane.y(p.y[j]).toFixed(1)}`));
     this.heads = paths.map((p, i) => group.appendChild(svg("circle", { r: 4.5, fill: PATH_COLOURS[i % PATH_COLOURS.length],
       stroke: rgb(t.bg), "stroke-width": 1.5 })));
+    const [[bx0, bx1], [by0, by1]] = this.data.grid.box;
+    const reach = 0.18 * Math.min(bx1 - bx0, by1 - by0);
+    const [sx, sy] = this.data.start;
+    (this.data.axes || []).forEach((a, i) => {
+      const [dx, dy] = a.dir.map((v) => v * reach);
+      group.appendChild(svg("line", { "data-eigen-axis": i, "data-lambda": a.lambda, x1: plane.x(sx - dx),
+        y1: plane.y(sy - dy), x2: plane.x(sx + dx), y2: plane.y(sy + dy), stroke: rgb(t.text, i ? 0.45 : 0.8),
+        "stroke-width": 1.5, "stroke-dasharray": "5 4" }));
+      group.appendChild(svg("text", { x: plane.x(sx + dx) + 4, y: plane.y(sy + dy) - 4, fill: rgb(t.text, 0.8),
+        stroke: rgb(t.bg, 0.85), "paint-order": "stroke", "font-size": 11 }, `λ = ${formatNumber(a.lambda)}`));
+    });
     this.startMark = group.appendChild(svg("circle", { "data-start": "", r: 6.5, fill: "none", stroke: rgb(t.text),
       "stroke-width": 2.5 }));
     this.arrowGroup = group.appendChild(svg("g", {}));
