@@ -14,7 +14,7 @@ const frames = (from, to, every = 1) => {
 
 // Animation frames at `hz` for `ms`, messages of `perMessage` frames every `intervalMs` (the first at 0):
 // the steps painted, in order, and the times they were painted.
-function simulate({ hz = 60, ms = 5000, perMessage = 12, intervalMs = 500, every = 1, fps, jitter = () => 0 }) {
+function simulate({ hz = 60, ms = 5000, perMessage = 12, intervalMs = 500, every = 1, fps, jitter = () => 0, paintMs = 0 }) {
   const p = pacing.newPacer();
   const painted = [], times = [];
   let nextMessage = 0, step = 0;
@@ -25,7 +25,7 @@ function simulate({ hz = 60, ms = 5000, perMessage = 12, intervalMs = 500, every
       step += perMessage * every;
       nextMessage += intervalMs + jitter();
     }
-    const f = pacing.next(p, now, rate, intervalMs / 1000);
+    const f = pacing.next(p, now, rate, intervalMs / 1000, paintMs);
     if (f) {
       painted.push(f.step);
       times.push(now);
@@ -95,4 +95,17 @@ test("pictures per second over the last second, and the weights' checksum", () =
   // FNV-1a of the 8 bytes of 1.0 as a little-endian float64 (00 00 00 00 00 00 f0 3f).
   assert.equal(pacing.checksum(new Float64Array([1])), "8c6a9878"); // as tests/support/live_frames.py computes it
   assert.notEqual(pacing.checksum(new Float64Array([1, 2])), pacing.checksum(new Float64Array([2, 1])));
+});
+
+test("pictures that take long to paint: every k-th frame, evenly, keeping pace with the run", () => {
+  assert.equal(pacing.stride(1000 / 17, 0), 1);
+  assert.equal(pacing.stride(1000 / 17, 5), 1, "5 ms a picture: all 59 a second fit in half the time");
+  assert.equal(pacing.stride(1000 / 17, 50), 6);
+  const { painted, times, p } = simulate({ perMessage: 29, every: 17, intervalMs: 493, paintMs: 50, ms: 10000 });
+  const steps = painted.slice(10);
+  const gaps = steps.slice(1).map((s, i) => s - steps[i]);
+  assert.ok(gaps.every((g) => g === 6 * 17), `steps between pictures: ${gaps.slice(0, 20)}`);
+  assert.ok(p.queue.length <= 2 * 29, "it keeps pace: the queue does not grow");
+  const late = times.slice(10);
+  assert.ok(late.length / ((late[late.length - 1] - late[0]) / 1000) <= 11, "about 10 pictures a second");
 });

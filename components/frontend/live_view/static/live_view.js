@@ -40,6 +40,7 @@ import { gridSizes } from "./grid.js";
 import { readTheme } from "./colours.js";
 
 const GRID_BUDGET = 30e6; // multiply-adds per picture of the boundary
+const SLOW_MOTION = 5; // steps per second at or below which every step is painted (explorer/playground/settings.py)
 
 // A new panel: a file in panels/ and its name here.
 const PANELS = (await Promise.all(["boundary", "network", "curves", "health"].map((name) => import(`./panels/${name}.js`))))
@@ -164,7 +165,9 @@ function paint(s, frame, opts = {}) {
   const middle = regression ? Math.floor(res / 2) : Math.floor(res / 2) * res + Math.floor(res / 2);
   const k = s.model.classes > 2 ? s.model.classes : 1;
   s.dom.lv.dataset.probe = Array.from(pass.out.subarray(middle * k, middle * k + k), String).join(",");
-  s.dom.lv.dataset.paintMs = (performance.now() - t0).toFixed(1);
+  const took = performance.now() - t0;
+  s.dom.lv.dataset.paintMs = took.toFixed(1);
+  if (!opts.replay) s.paintMs = s.paintMs ? 0.8 * s.paintMs + 0.2 * took : took; // pacing.stride reads it
   // The step's graph (a graph view below this one) shows the engine's numbers of the same frame.
   if (frame.g && s.model.graph) {
     frame.texts = frame.texts || graphTexts(s.model.graph, frame.g);
@@ -200,7 +203,8 @@ function playQueue(s) {
       s.timer = requestAnimationFrame(next);
       return;
     }
-    const frame = pacing.next(s.pacer, now, pacing.framesPerSecond(s.msg), s.msg.interval);
+    const frame = pacing.next(s.pacer, now, pacing.framesPerSecond(s.msg), s.msg.interval,
+      s.msg.speed <= SLOW_MOTION ? 0 : s.paintMs); // slow motion paints every step, however long it takes
     if (frame) paint(s, frame);
     else if (s.msg.playing && now - s.statusAt > 250) paintStatus(s); // the pictures/s tile while starved
     if (frame) s.statusAt = now;
@@ -377,7 +381,7 @@ function repaintCurrent(s) {
 
 function mount(root, setTrigger) {
   const s = { run: null, model: null, history: null, extra: [], pacer: pacing.newPacer(), paintTimes: [], frameCount: 0,
-    timer: null, frozenUntil: 0, statusAt: 0, graphSeen: null, setTrigger };
+    timer: null, frozenUntil: 0, statusAt: 0, graphSeen: null, paintMs: 0, setTrigger };
   build(root, s);
   const dom = s.dom;
   s.scratchCanvases = {};

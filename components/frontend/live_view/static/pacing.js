@@ -6,12 +6,13 @@
 // paints at most one per animation frame, spaced at the rate frames are made (`fps`), a little faster while
 // more than a message's worth waits and a little slower while fewer do, so that the queue absorbs the
 // ticks' jitter and never runs dry in between. Each painted frame is a real step's weights, in step order;
-// a browser that cannot keep up skips the oldest frames (still in order), so it lags at most MAX_LAG
-// messages behind the run.
+// a browser whose pictures take long paints every k-th frame (`stride`), and one that still cannot keep
+// up skips the oldest frames (still in order), so it lags at most MAX_LAG messages behind the run.
 
 export const MAX_LAG = 2.5; // messages' worth of frames that may wait; older ones are skipped
 export const GAIN = 0.5; // how hard the spacing leans on the queue being off its target
 export const SPACING_RANGE = [0.75, 1.5]; // the spacing stays within these multiples of 1/fps
+export const PAINT_SHARE = 0.5; // at most this share of the browser's time goes to painting pictures
 export const EARLY_MS = 8; // a frame due within this much of an animation frame is painted on it (half of 60 Hz)
 
 export function newPacer() {
@@ -52,9 +53,17 @@ export function spacing(fps, avg, goal) {
   return (1000 / fps) * Math.min(SPACING_RANGE[1], Math.max(SPACING_RANGE[0], lean));
 }
 
+// How many frames to move on per picture: 1 while the browser paints in time, more when a picture takes
+// longer than PAINT_SHARE of its time slot (`paintMs`: what a paint costs here, on average), so that a slow
+// or busy browser shows evenly spaced real steps and keeps its main thread free, rather than falling behind.
+export function stride(fps, paintMs) {
+  if (!(paintMs > 0)) return 1;
+  return Math.max(1, Math.round(fps / Math.min(fps, (PAINT_SHARE * 1000) / paintMs)));
+}
+
 // The frame to paint at the animation frame at `now`, or null (none due, or none waiting). Call once per
-// animation frame: it takes at most one frame off the queue.
-export function next(p, now, fps, interval) {
+// animation frame: it takes at most one frame to paint off the queue (and `stride` − 1 before it).
+export function next(p, now, fps, interval, paintMs = 0) {
   const goal = target(fps, interval);
   p.avg = p.avg === null ? goal : p.avg + 0.05 * (p.queue.length - p.avg);
   if (!p.queue.length) {
@@ -67,8 +76,10 @@ export function next(p, now, fps, interval) {
     p.skipped += p.queue.length - limit;
     p.queue.splice(0, p.queue.length - limit);
   }
-  const frame = p.queue.shift();
-  const gap = spacing(fps, p.avg, goal);
+  const by = Math.min(stride(fps, paintMs), p.queue.length);
+  p.skipped += by - 1;
+  const frame = p.queue.splice(0, by)[by - 1];
+  const gap = by * spacing(fps, p.avg, goal);
   p.due = (p.due < now - gap ? now : p.due) + gap;
   return frame;
 }
