@@ -570,11 +570,11 @@ def _digits(values) -> list[float | None]:
 def _dtype(s: training.TrainState) -> str:
     """How a frame's parameters travel: float64 (exact: the browser computes the same pictures as
     the engine) unless the network is big, then float32 (half the bytes, the same picture to the eye)."""
-    return "f8" if sum(p.data.size for p in s.model.parameters()) <= EXACT_PARAMS else "f4"
+    return "f8" if sum(p.data.size for p in s.optimizer.params) <= EXACT_PARAMS else "f4"
 
 
 def _frame_bytes(s: training.TrainState) -> int:
-    return sum(p.data.size for p in s.model.parameters()) * (8 if _dtype(s) == "f8" else 4)
+    return sum(p.data.size for p in s.optimizer.params) * (8 if _dtype(s) == "f8" else 4)
 
 
 def encode(a: np.ndarray, dtype: str = "f8") -> str:

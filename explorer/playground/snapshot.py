@@ -139,8 +139,12 @@ def _finite(a: np.ndarray, ndim: int, allow_nan: bool = False) -> np.ndarray:
     return a
 
 
+_HEALTH_FIELDS = tuple(f.name for f in dataclasses.fields(health.LayerHealth))
+
+
 def _health_json(layers) -> list[dict]:
-    return [dataclasses.asdict(layer) for layer in layers]
+    # NOTE: not dataclasses.asdict, which deep-copies: for 100 replay frames it was half of a save's time
+    return [{name: getattr(layer, name) for name in _HEALTH_FIELDS} for layer in layers]
 
 
 def _health(layers) -> tuple[health.LayerHealth, ...]:

@@ -436,7 +436,8 @@ def _run(state: TrainState, inputs: np.ndarray, n: int) -> int:
         weights = [layer.weight for layer in state.linears()]
         before = [w.data.copy() for w in weights] if last else None
         state.optimizer.step()
-        if not all(np.isfinite(p.data).all() for p in state.model.parameters()):
+        # NOTE: the optimiser's own list: model.parameters() walks the modules (0.1 ms a step, a fifth of one)
+        if not all(np.isfinite(p.data).all() for p in state.optimizer.params):
             _diverge(state, float("inf"), "weights")
             return i + 1
         if last:
