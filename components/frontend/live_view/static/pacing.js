@@ -12,7 +12,7 @@
 export const MAX_LAG = 2.5; // messages' worth of frames that may wait; older ones are skipped
 export const GAIN = 0.5; // how hard the spacing leans on the queue being off its target
 export const SPACING_RANGE = [0.75, 1.5]; // the spacing stays within these multiples of 1/fps
-export const PAINT_SHARE = 0.5; // at most this share of the browser's time goes to painting pictures
+export const PAINT_SHARE = 0.7; // at most this share of the browser's time goes to painting pictures
 export const EARLY_MS = 8; // a frame due within this much of an animation frame is painted on it (half of 60 Hz)
 
 export function newPacer() {
