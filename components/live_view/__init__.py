@@ -32,9 +32,8 @@ def live_view(data: dict, *, key: str, on_need: Callable[[], None], on_painted: 
     with {run, step} when, paused, it shows an earlier step than the run's (the frames still on their way);
     `on_graph` with whether the step graph's panel is on screen, when that changes (PROTOCOL.md)."""
 
-    def told(name: str):
-        value = st.session_state[key].get(name)
-        return value
+    def told(name: str):  # a trigger's value, in its callback
+        return st.session_state[key].get(name)
 
     _component(key=key, data=data, on_need_change=on_need,
                on_painted_change=lambda: on_painted(told("painted")),
