@@ -160,6 +160,7 @@ function paint(s, frame, opts = {}) {
   s.dom.lv.dataset.every = String(s.msg.every || 1);
   s.dom.lv.dataset.skipped = String(s.pacer.skipped);
   if (!opts.replay) s.paintTimes.push(performance.now());
+  if (s.paintTimes.length > 240) s.paintTimes.splice(0, s.paintTimes.length - 240); // more than a second's
   s.dom.lv.dataset.playing = s.msg.playing ? "1" : "0"; // tests: "0" once a paused message's frame is drawn
   // The prediction in the middle of the picture, for tests: the same weights give the same number.
   const middle = regression ? Math.floor(res / 2) : Math.floor(res / 2) * res + Math.floor(res / 2);
