@@ -40,6 +40,7 @@ import { gridSizes } from "./grid.js";
 import { readTheme } from "./colours.js";
 
 const GRID_BUDGET = 30e6; // multiply-adds per picture of the boundary
+const PAUSE_WAIT_MS = 5000; // how long a click on Pause stops the pictures while its message is on its way
 const SLOW_MOTION = 5; // steps per second at or below which every step is painted (explorer/playground/settings.py)
 
 // A new panel: a file in panels/ and its name here.
@@ -274,12 +275,12 @@ function onMessage(s, data) {
 }
 
 // Pause takes effect in the picture at the click: nothing more is painted until the server's paused
-// message (a second at most, in case the click never reached the server).
+// message (5 s at most, in case the click never reached the server; a loaded server took over a second).
 function onPauseClick(s, event) {
   const button = event.target.closest && event.target.closest("button");
   if (!button || !s.msg || !s.msg.playing || !s.dom.lv.isConnected) return;
   if (![...button.querySelectorAll("p")].some((p) => p.textContent.trim() === "Pause")) return;
-  s.frozenUntil = performance.now() + 1000;
+  s.frozenUntil = performance.now() + PAUSE_WAIT_MS;
 }
 
 // Whether the step graph's panel is on screen, told to the server when it changes (it sends the graph's
