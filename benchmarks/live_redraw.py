@@ -46,6 +46,7 @@ def measure(config: TrainConfig, seconds: float, graph: bool) -> dict:
     pg.play()
     times, sizes, steps, frame_sizes = [], [], [], []
     deadline = time.perf_counter() + seconds
+    interval = pg.interval
     while time.perf_counter() < deadline or len(times) < 5:
         clock.now += pg.interval
         start = time.perf_counter()
@@ -63,6 +64,8 @@ def measure(config: TrainConfig, seconds: float, graph: bool) -> dict:
         "steps_per_update": statistics.median(steps),
         "frame_bytes": statistics.median(frame_sizes),
         "updates_per_second_of_cpu": 1 / statistics.median(times),
+        # the share of a core that playing costs (saves included: every SAVE_EVERY of the run's clock)
+        "cpu_percent_of_a_core": 100 * sum(times) / (len(times) * interval),
     }
 
 
@@ -77,7 +80,7 @@ def main() -> None:
             r = measure(config, args.seconds, graph)
             print(f"    step graph {'open  ' if graph else 'closed'}: {r['update_ms']:.2f} ms per update "
                   f"({r['steps_per_update']:.0f} steps), {r['payload_bytes'] / 1024:.1f} KiB per message, "
-                  f"{r['frame_bytes'] / 1024:.2f} KiB per frame")
+                  f"{r['frame_bytes'] / 1024:.2f} KiB per frame, {r['cpu_percent_of_a_core']:.1f} % of a core")
 
 
 if __name__ == "__main__":

@@ -6,22 +6,25 @@ Run:  python benchmarks/live_view.py [--app-dir DIR] [--seconds 10]
 
 It starts the app in DIR (this checkout by default), opens /playground at 1280x900, presses Play
 and measures for `--seconds`:
-- distinct pictures per second of the boundary and of the network (a picture of a new step), and
-  blank animation frames (a panel missing or empty), sampled on every animation frame; the same for
+- distinct pictures per second of the boundary and of the network (a picture of a new step), the p95
+  and the largest interval between two of them, and blank animation frames (a panel missing or empty),
+  sampled on every animation frame; the same for
   the step graph under the view (its caption names the step it shows; it is painted while on screen:
   a second case scrolls the window down to it);
 - the websocket's bytes and messages per second and the largest message (CDP, in the browser);
 - the server's CPU (psutil: its process's user + system time over the wall time);
-then the same for the largest network (8 hidden layers of 64, 1,000 points, full batch), and the
-seconds of Play the default run needs to reach 95 % test accuracy. The page before the live-view
-redesign (components/live_chart) is measured with its own hooks: its network was hidden while
-playing. Figures depend on the machine's load: say how busy it was when you quote them.
+then the same at the fastest speed (1000 steps/s), for the largest network (8 hidden layers of 64,
+1,000 points, full batch), and the seconds of Play the default run needs to reach 95 % test accuracy
+(`--quick`: the defaults and the fastest speed only). The page before the live-view redesign
+(components/live_chart) is measured with its own hooks: its network was hidden while playing.
+Figures depend on the machine's load: say how busy it was when you quote them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -45,7 +48,7 @@ SAMPLER_JS = """() => {
     return null;
   };
   const s = window.__bench = {samples: 0, blank: 0, boundary: 0, network: 0, graph: 0, last: {}, running: true,
-                              kind: null};
+                              kind: null, times: []};
   const tick = () => {
     if (!s.running) return;
     s.samples += 1;
@@ -66,7 +69,10 @@ SAMPLER_JS = """() => {
     if (pictures) pictures.graph = graph ? graph.dataset.caption : undefined;
     if (!pictures) s.blank += 1;
     else for (const k of ['boundary', 'network', 'graph'])
-      if (pictures[k] !== undefined && pictures[k] !== s.last[k]) { s[k] += 1; s.last[k] = pictures[k]; }
+      if (pictures[k] !== undefined && pictures[k] !== s.last[k]) {
+        s[k] += 1; s.last[k] = pictures[k];
+        if (k === 'boundary') s.times.push(performance.now());
+      }
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
@@ -120,6 +126,7 @@ def _session(browser, url: str, server_pid: int, seconds: float, to_graph: bool 
         elapsed = time.perf_counter() - t0
         cpu = (sum(process.cpu_times()[:2]) - cpu0) / elapsed
         sampler = page.evaluate("() => { window.__bench.running = false; return window.__bench; }")
+        gaps = sorted(b - a for a, b in zip(sampler["times"], sampler["times"][1:]))
         step1 = page.evaluate(STEP_JS)
         received = list(frames)
         page.get_by_role("button", name="Pause", exact=True).click()
@@ -130,6 +137,8 @@ def _session(browser, url: str, server_pid: int, seconds: float, to_graph: bool 
         "boundary_pictures_per_s": round(sampler["boundary"] / elapsed, 1),
         "network_pictures_per_s": round(sampler["network"] / elapsed, 1),
         "step_graph_pictures_per_s": round(sampler["graph"] / elapsed, 1),
+        "p95_picture_interval_ms": round(gaps[min(len(gaps) - 1, int(0.95 * (len(gaps) - 1)))], 1) if gaps else None,
+        "max_picture_interval_ms": round(gaps[-1], 1) if gaps else None,
         "blank_frames": sampler["blank"],
         "sampled_frames": sampler["samples"],
         "steps_per_s": round((step1 - step0) / elapsed, 1),
@@ -169,6 +178,7 @@ def main() -> int:
     parser.add_argument("--app-dir", type=Path, default=REPO, help="the checkout whose app.py to run")
     parser.add_argument("--seconds", type=float, default=10.0, help="measuring window per case")
     parser.add_argument("--skip-pacing", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="only the defaults and the fastest speed")
     parser.add_argument("--no-graph-case", action="store_true",
                         help="skip the case scrolled to the step graph (an app without that panel)")
     args = parser.parse_args()
@@ -185,20 +195,24 @@ def main() -> int:
             browser = launch_chromium(playwright, profile)
             try:
                 results["defaults"] = _session(browser, f"{server.url}/playground", server.process.pid, args.seconds)
-                if not args.no_graph_case:
+                results["fastest (1000 steps/s)"] = _session(
+                    browser, f"{server.url}/playground?speed=1000", server.process.pid, args.seconds)
+                if not args.quick and not args.no_graph_case:
                     results["defaults, scrolled to the step graph"] = _session(
                         browser, f"{server.url}/playground", server.process.pid, args.seconds, to_graph=True)
-                results["largest (8x64, 1000 points, full batch)"] = _session(
-                    browser, f"{server.url}/playground{LARGEST}", server.process.pid, args.seconds
-                )
-                if not args.skip_pacing:
+                if not args.quick:
+                    results["largest (8x64, 1000 points, full batch)"] = _session(
+                        browser, f"{server.url}/playground{LARGEST}", server.process.pid, args.seconds
+                    )
+                if not args.quick and not args.skip_pacing:
                     pacing = _pacing(browser, f"{server.url}/playground")
                     results["seconds_of_play_to_95_percent_test_accuracy"] = pacing
             finally:
                 browser.close()
     finally:
         server.stop()
-    print(f"Live playground in headless Chromium, app in {args.app_dir} ({args.seconds:g} s windows)")
+    print(f"Live playground in headless Chromium, app in {args.app_dir} ({args.seconds:g} s windows), "
+          f"load average {os.getloadavg()}")
     print(json.dumps(results, indent=2))
     return 0
 

@@ -112,6 +112,9 @@ if stopped:
 
 @st.fragment(run_every=pg.interval if playing else None)
 def live() -> None:
+    if pg.settled:  # Pause went back to the step on screen: the downloads' names and the step graph follow
+        pg.settled = False
+        st.rerun(scope="app")
     was_playing = pg.playing
     frames = pg.tick()
     if st.query_params.get("run") != pg.run_id:  # the run went on under a new id (server/run_store.py)
@@ -120,7 +123,8 @@ def live() -> None:
         st.rerun(scope="app")  # diverged: stop the timer and show the explanation
     data = pg.view_data(frames, full=ss.pop(keys.FULL, False), replay=ss.get(keys.REPLAY) and not pg.playing,
                         graph=ss[keys.GRAPH])
-    live_view(data, key=keys.VIEW, on_need=lambda: ss.update({keys.FULL: True}))
+    live_view(data, key=keys.VIEW, on_need=lambda: ss.update({keys.FULL: True}), on_painted=pg.settle_told,
+              on_graph=lambda seen: setattr(pg, "graph_seen", seen))
 
 
 ss[keys.FULL] = True  # a full run sends the layout and the points; the fragment's reruns only frames

@@ -25,7 +25,16 @@ _component = st.components.v2.component(
 )
 
 
-def live_view(data: dict, *, key: str, on_need: Callable[[], None]) -> None:
+def live_view(data: dict, *, key: str, on_need: Callable[[], None], on_painted: Callable[[dict], None],
+              on_graph: Callable[[bool], None]) -> None:
     """Show `data` in the live view mounted under `key`, updating it in place if it is there.
-    `on_need` runs when the browser asks for the run's layout (it missed the message with it)."""
-    _component(key=key, data=data, on_need_change=on_need)
+    `on_need` runs when the browser asks for the run's layout (it missed the message with it); `on_painted`
+    with {run, step} when, paused, it shows an earlier step than the run's (the frames still on their way);
+    `on_graph` with whether the step graph's panel is on screen, when that changes (PROTOCOL.md)."""
+
+    def told(name: str):  # a trigger's value, in its callback
+        return st.session_state[key].get(name)
+
+    _component(key=key, data=data, on_need_change=on_need,
+               on_painted_change=lambda: on_painted(told("painted")),
+               on_graph_change=lambda: on_graph(told("graph") is not False))

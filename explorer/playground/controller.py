@@ -4,11 +4,18 @@ No Streamlit here. The page keeps one `Playground` per session, hands it the set
 widgets hold, calls `tick()` from its live fragment while playing, and shows `view_data()` in the
 live view. The clock is injectable, so tests step time by hand instead of sleeping.
 
-Pacing: `config.speed` is training steps per second of wall clock. Each tick trains the steps
-that are due since the last one (never more than half a second's worth, and within a compute
-budget), in up to MAX_FRAMES_PER_TICK equal parts with a frame after each: the live view paints
-those frames one after another until the next tick arrives. At SLOW_MOTION steps/s or fewer the
-fragment runs once per step, so every step is one picture.
+Pacing: `config.speed` is training steps per second of wall clock. Each tick (every TICK_SECONDS while
+playing) trains the steps that are due since the last one (never more than CATCH_UP_SECONDS' worth, and
+within a compute budget) and keeps a frame every `steps_per_frame` steps: every step up to DISPLAY_RATE
+steps/s, past it every j-th (the painted one the latest of its j), so that at most DISPLAY_RATE frames a
+second are sent. The live view queues a message's frames and paints one per animation frame
+(components/frontend/live_view/static/pacing.js), so the picture rate does not depend on the tick rate;
+at SLOW_MOTION steps/s or fewer the fragment runs once per step.
+
+Pause lands on the step on screen: the browser paints up to a tick behind the run, so the run keeps a
+checkpoint of every frame it sent (`training.Checkpoint`, within JOURNAL_BYTES); after Pause the view
+reports the step it shows and `settle` takes the run back to it exactly (weights, optimiser state,
+batches, curves, replay): the model, its files and Step go on from the picture the learner paused on.
 """
 
 from __future__ import annotations
@@ -25,18 +32,20 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from explorer.numbers import json_numbers
-from explorer.playground import datasets, model_files, step_graph, training
+from explorer.playground import datasets, keys, model_files, step_graph, training
 from explorer.playground import snapshot as run_snapshot
 from explorer.playground.settings import SLOW_MOTION, TrainConfig, changed_settings
 from server.run_store import KEPT, MB, TAKEN, TOO_BIG, RunStore, StoreDown, new_run_id, runs
 
-TICK_SECONDS = 0.2  # the live fragment's period while playing (faster speeds)
-BIG_TICK_SECONDS = 0.4  # ... for networks whose frames are big (over FRAME_PAYLOAD bytes)
-MAX_FRAMES_PER_TICK = 8
-FRAME_PAYLOAD = 60_000  # bytes of weights per tick at most: big networks send fewer frames
+TICK_SECONDS = 0.5  # the live fragment's period while playing (faster than slow motion): 2 messages a second
+BIG_TICK_SECONDS = 0.4  # ... for networks whose frames are big (over FRAME_PAYLOAD bytes): one frame a message
+DISPLAY_RATE = 60  # frames per second sent at most: the display's rate (a faster speed keeps every j-th step)
+FRAME_PAYLOAD = 60_000  # bytes of weights per 0.2 s at most: big networks send fewer frames
+JOURNAL_BYTES = 4_000_000  # checkpoints of the frames sent, kept for Pause (see `settle`)
+JOURNAL_FRAMES = 4 * DISPLAY_RATE  # ... and at most this many (4 s of the fastest frames)
 EXACT_PARAMS = 20_000  # up to this many parameters frames carry float64 (exact), above float32
 TRAIN_BUDGET = 0.6  # share of a tick's period that training may take
-CATCH_UP_SECONDS = 0.5  # after a stall, at most this much wall clock's worth of steps is made up
+CATCH_UP_SECONDS = 1.0  # after a stall, at most this much wall clock's worth of steps is made up
 HISTORY_EVERY = 1.0  # seconds between full curve histories while playing
 SAVE_EVERY = 1.0  # seconds between snapshots in the run store while playing (every action saves at once)
 RETRY_EVERY = 2.0  # seconds between a page's tries while the run store fails (the store backs off on its own)
@@ -50,6 +59,7 @@ GRAPH_TEXTS_KEPT = 128  # step graphs' texts kept per session (by step: a frame 
 # escape, and the step graph's texts are mostly sparkline blocks: in a frame they travel as ASCII stand-ins
 # (none of which explorer.graph.dot ever writes), which live_view.js puts back: 3.3 -> 2.2 KiB a frame at the defaults.
 GLYPHS = "▁▂▃▄▅▆▇█…"
+GRAPH_PANEL_CLASS = f"st-key-{keys.GRAPH_PANEL}"  # the step graph's container: the view watches it come on screen
 STAND_INS = "!#$%&*;?~"
 _TO_ASCII = str.maketrans(GLYPHS, STAND_INS)
 
@@ -98,6 +108,11 @@ class Playground:
         self._saved = -math.inf
         self._model_until = -math.inf  # the layout and points go with every message until then
         self._recent: deque[training.Frame] = deque(maxlen=SLOW_MOTION)  # slow motion resends these
+        self._journal: OrderedDict[int, training.Checkpoint] = OrderedDict()  # step -> checkpoint (see settle)
+        self._journal_bytes = 0
+        self._encoded: OrderedDict[int, dict] = OrderedDict()  # step -> the frame as sent (slow motion resends)
+        self.graph_seen = True  # the step-graph panel is on screen (the view says when that changes)
+        self.settled = False  # `settle` took the run back: the page reruns whole (its files, its graph)
         self._graph_texts: OrderedDict[int, dict] = OrderedDict()  # step -> the step graph's texts
         self._graph_layout: dict | None = None
         self.store_problem: str | None = None  # why the run's last snapshot is not in the run store, in words
@@ -146,9 +161,15 @@ class Playground:
         self._start(training.new_state(config, self._data(config)))
         return (changed_settings(old.config, config) or ["the data"]) if old.step > 0 else []
 
+    def _forget_frames(self) -> None:
+        self._recent.clear()
+        self._journal.clear()
+        self._journal_bytes = 0
+        self._encoded.clear()
+
     def _start(self, state: training.TrainState) -> None:
         self.state = state
-        self._recent.clear()
+        self._forget_frames()
         self._graph_texts.clear()
         self._graph_layout = None
         self.playing = False
@@ -209,6 +230,14 @@ class Playground:
             return 1.0 / speed
         return BIG_TICK_SECONDS if _frame_bytes(self.state) > FRAME_PAYLOAD else TICK_SECONDS
 
+    @property
+    def steps_per_frame(self) -> int:
+        """Training steps per frame sent (and painted): 1 up to DISPLAY_RATE steps/s, past it the fewest that
+        keep the frames within the display's rate and the weights' bytes within FRAME_PAYLOAD per 0.2 s."""
+        speed = self.config.speed
+        fit = max(FRAME_PAYLOAD * 5 // _frame_bytes(self.state), 1 / self.interval)  # frames a second
+        return max(1, math.ceil(speed / min(DISPLAY_RATE, fit)))
+
     def tick(self) -> list[training.Frame]:
         """Train the steps due since the last tick; the frames to paint, oldest first."""
         if not self.playing:
@@ -217,11 +246,10 @@ class Playground:
         elapsed = max(now - self._last_tick, 0.0)
         self._last_tick = now
         due = self._carry + self.config.speed * min(elapsed, CATCH_UP_SECONDS)
-        steps = int(due)
-        self._carry = due - steps
         if self.config.speed <= SLOW_MOTION:
-            steps, self._carry = 1, 0.0
-        frames, done = self._train(steps)
+            due = 1.0
+        frames, done = self._train(int(due + 1e-9))  # NOTE: 0.1 s of a float clock is 2.4999... steps at 25/s
+        self._carry = min(due - done, float(self.steps_per_frame)) if self.config.speed > SLOW_MOTION else 0.0
         self._recent.extend(frames)
         if elapsed > 0:
             rate = done / elapsed
@@ -233,23 +261,64 @@ class Playground:
         return frames
 
     def _train(self, steps: int) -> tuple[list[training.Frame], int]:
-        """`steps` steps in up to MAX_FRAMES_PER_TICK parts within the compute budget, a frame after
-        each part: (the frames, the steps done)."""
-        if steps <= 0:
-            return [], 0
-        count = max(1, min(steps, MAX_FRAMES_PER_TICK, FRAME_PAYLOAD // _frame_bytes(self.state)))
-        parts = [steps // count + (1 if i < steps % count else 0) for i in range(count)]
+        """Up to `steps` steps within the compute budget, a frame at every multiple of `steps_per_frame` (so
+        every frame ends a whole part; the rest is trained by the next tick): (the frames, the steps done)."""
+        every = self.steps_per_frame
         # NOTE: the budget is read on the run's own clock: a test's clock stands still while it trains, so the
         # steps a tick trains do not depend on how loaded the machine is (a test reading the wall clock did).
         deadline = self.clock() + TRAIN_BUDGET * self.interval
         start = self.state.step
         frames = []
-        for part in parts:
+        while True:
+            part = every - self.state.step % every
+            if self.state.step + part - start > steps:
+                break
             training.step(self.state, part)
-            frames.append(training.frame(self.state))
-            if self.state.diverged is not None or self.clock() > deadline:
+            if self.state.diverged is not None:  # its frame as before, but no checkpoint to go back to
+                frames.append(training.frame(self.state))
+                break
+            frames.append(self._keep(training.frame(self.state)))
+            if self.clock() > deadline:
                 break
         return frames, self.state.step - start
+
+    def _keep(self, f: training.Frame) -> training.Frame:
+        """Keep a checkpoint of a frame about to be sent, for `settle` (the oldest go past JOURNAL_BYTES)."""
+        cp = training.checkpoint(self.state, f)
+        self._journal[f.step] = cp
+        self._journal_bytes += cp.nbytes
+        while len(self._journal) > 1 and (self._journal_bytes > JOURNAL_BYTES or len(self._journal) > JOURNAL_FRAMES):
+            self._journal_bytes -= self._journal.popitem(last=False)[1].nbytes
+        return f
+
+    def settle_told(self, told: object) -> bool:
+        """`settle` with what the live view said ({run, step}; PROTOCOL.md): nothing if it is about another run."""
+        if not isinstance(told, dict) or told.get("run") != self.view_run or type(told.get("step")) is not int:
+            return False
+        return self.settle(told["step"])
+
+    @property
+    def view_run(self) -> str:
+        """The run as the live view knows it: a new value is a new run."""
+        return f"{self.run_id}.{self.generation}"
+
+    def settle(self, step: int | None) -> bool:
+        """The live view, paused, shows `step`: take the run back to it if the run trained past it while the
+        picture was on its way (True: it did; the page reruns whole). A step the run never sent, or one older
+        than the checkpoints kept, leaves the run where it is; so does a report that comes while playing."""
+        if self.playing or step is None or step == self.state.step:
+            return False
+        cp = self._journal.get(step)
+        if cp is None or step > self.state.step:
+            return False
+        training.rewind(self.state, cp)
+        for later in [s for s in self._journal if s > step]:
+            self._journal_bytes -= self._journal.pop(later).nbytes
+        self._recent = deque((f for f in self._recent if f.step <= step), maxlen=SLOW_MOTION)
+        self.wall_rate = 0.0
+        self.settled = True
+        self.save()
+        return True
 
     # --------------------------------------------------------------- storing
     def save(self) -> None:
@@ -311,7 +380,7 @@ class Playground:
         # NOTE: the page holds this object (its buttons call its methods), so it takes the found run's place.
         self.state, self.upload, self.run_id, self.holder = found.state, found.upload, found.run_id, found.holder
         self.store_problem = found.store_problem
-        self._recent.clear()
+        self._forget_frames()
         self._graph_texts.clear()
         self._graph_layout = None
         self.generation += 1
@@ -421,13 +490,14 @@ class Playground:
         s = self.state
         self.seq += 1
         now = self.clock()
+        texts = graph and self.graph_seen  # NOTE: the step graph's texts only while its panel is on screen
         if frames and self.playing and s.config.speed <= SLOW_MOTION:
             # NOTE: two updates of a component that arrive together are rendered once, with the later
             # data; in slow motion every step must be seen, so each message repeats the last second's
             # frames (a few hundred bytes each) and the browser paints the ones it has not.
             frames = list(self._recent)
         data = {
-            "run": f"{self.run_id}.{self.generation}",
+            "run": self.view_run,
             "seq": self.seq,
             "playing": self.playing,
             "interval": self.interval,
@@ -436,26 +506,31 @@ class Playground:
             "compute": round(s.compute_rate),
             "diverged": s.diverged,
             "dtype": _dtype(s),
-            "frames": [self._frame_data(f, graph) for f in (frames or [training.frame(s)])],
+            "every": self.steps_per_frame,
+            "frames": [self._frame_data(f, texts) for f in (frames or [training.frame(s)])],
         }
         if full:
             self._model_until = now + MODEL_RESEND
         if full or now < self._model_until:
             data["model"] = _model_data(s)
             if graph:
-                data["model"]["graph"] = {"key": self.graph_layout()["key"], "glyphs": [STAND_INS, GLYPHS]}
+                data["model"]["graph"] = {"key": self.graph_layout()["key"], "glyphs": [STAND_INS, GLYPHS],
+                                          "panel": GRAPH_PANEL_CLASS}
         if full or now - self._history_sent >= HISTORY_EVERY:
             data["history"] = _history_data(s.history)
             self._history_sent = now
         if replay:
-            data["replay"] = [self._frame_data(f, graph) for f in training.replay_frames(s)]
+            data["replay"] = [_frame_data(f, _dtype(s)) | ({"g": self._frame_graph(f)} if texts else {})
+                              for f in training.replay_frames(s)]
         return data
 
     def _frame_data(self, f: training.Frame, graph: bool) -> dict:
-        data = _frame_data(f, _dtype(self.state))
-        if graph:
-            data["g"] = self._frame_graph(f)
-        return data
+        data = self._encoded.get(f.step)
+        if data is None or data["p"] is None:  # NOTE: each frame is encoded once, however often it is sent
+            data = self._encoded[f.step] = _frame_data(f, _dtype(self.state))
+            if len(self._encoded) > SLOW_MOTION:
+                self._encoded.popitem(last=False)
+        return {**data, "g": self._frame_graph(f)} if graph else data
 
 
 def missing_run(why: str | None) -> str:
@@ -495,11 +570,11 @@ def _digits(values) -> list[float | None]:
 def _dtype(s: training.TrainState) -> str:
     """How a frame's parameters travel: float64 (exact: the browser computes the same pictures as
     the engine) unless the network is big, then float32 (half the bytes, the same picture to the eye)."""
-    return "f8" if sum(p.data.size for p in s.model.parameters()) <= EXACT_PARAMS else "f4"
+    return "f8" if sum(p.data.size for p in s.optimizer.params) <= EXACT_PARAMS else "f4"
 
 
 def _frame_bytes(s: training.TrainState) -> int:
-    return sum(p.data.size for p in s.model.parameters()) * (8 if _dtype(s) == "f8" else 4)
+    return sum(p.data.size for p in s.optimizer.params) * (8 if _dtype(s) == "f8" else 4)
 
 
 def encode(a: np.ndarray, dtype: str = "f8") -> str:

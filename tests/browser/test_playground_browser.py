@@ -491,6 +491,13 @@ def test_the_step_graph_moves_with_the_view_and_shows_the_engines_numbers(page, 
     _play(page)
     page.locator(GV).scroll_into_view_if_needed()  # it is painted while on screen
     page.locator(f'{GV}[data-on-screen="1"]').wait_for()
+    # NOTE: the server sends the graph's texts while its panel is on screen: the frames already on their way when
+    # it came into view have none, so the graph follows the view from the first frame sent after.
+    page.wait_for_function("""(lv) => {
+        const gv = document.querySelector('[data-testid="graph-view"]');
+        const step = Number(lv.dataset.step).toLocaleString('en-US');
+        return lv.dataset.playing === '1' && gv.dataset.caption === 'Step ' + step;
+    }""", arg=lv.element_handle(), timeout=60_000)
     lv.evaluate(GRAPH_SAMPLER_JS)
     snapshots = []
     for _ in range(3):  # NOTE: each once the run has moved on (a condition, not a sleep: a loaded machine is slower)

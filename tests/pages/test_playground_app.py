@@ -87,6 +87,23 @@ def test_play_trains_by_the_clock_then_pause_and_reset(at):
     assert pg(at).state.step == 0 and not at.toast
 
 
+def test_pause_goes_back_to_the_step_the_view_says_it_shows(at):
+    """The view reports the step on screen after Pause (trigger "painted", PROTOCOL.md); the run goes back to it,
+    the page reruns whole and shows it, and Step goes on from it."""
+    clock = pg(at).clock = Clock()
+    button(at, "Play").click().run()
+    clock.now += 0.5
+    at.run()
+    assert pg(at).state.step == 12
+    button(at, "Pause").click().run()
+    assert pg(at).settle_told({"run": view(at)["run"], "step": 9})  # what the page's on_painted callback calls
+    at.run()
+    assert not pg(at).settled and pg(at).state.step == 9 and view(at)["frames"][-1]["step"] == 9
+    assert "model" in view(at), "the page ran whole (its files' names, its step graph)"
+    button(at, "Step").click().run()
+    assert pg(at).state.step == 10
+
+
 def test_a_setting_that_restarts_the_run_says_so_and_updates_the_url(at):
     button(at, "Step").click().run()
     at.selectbox(key="pg_activation").set_value("relu").run()

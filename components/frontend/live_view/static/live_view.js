@@ -5,8 +5,11 @@
 // explorer/playground/controller.py `Playground.view_data` (the wire format: components/frontend/live_view/PROTOCOL.md).
 // A frame's g (the step graph's texts at that step) is pushed to the graph view below as it is
 // painted (window event "graph-view:values"), so the two always show the same step.
-// A message's frames are painted one after another, spread over the time until the next message
-// is due. Every paint evaluates the network (live_math.js) on a grid and redraws the boundary
+// A message's frames are queued and painted one per animation frame at the rate the server makes them
+// (pacing.js), whatever its tick rate; past the display's rate each frame is every j-th step (the painted
+// one the latest of its j). Pause keeps the picture on screen: the view stops painting at the click, and
+// if the run had trained past it, tells the server which step it shows (trigger "painted"), which takes
+// the run back to it. Every paint evaluates the network (live_math.js) on a grid and redraws the boundary
 // (or fitted curve), the network with each neuron's picture inside its node and its edges
 // coloured and sized by weight, the curves and the health rows, all from the same frame.
 // Nothing is removed or remounted while playing.
@@ -20,8 +23,9 @@
 // This file holds what they share: the message queue and its pacing, the stats tiles, the grid's
 // layout, replay, the tooltip element and the state `s`.
 //
-// Test hooks: root [data-testid=live-view] with data-frame (+1 per paint), data-step and data-probe
-// (the prediction at the middle of the picture); the
+// Test hooks: root [data-testid=live-view] with data-frame (+1 per paint), data-step, data-sum (pacing.js
+// checksum of the painted weights), data-every (steps per picture), data-skipped (frames the browser could
+// not keep up with) and data-probe (the prediction at the middle of the picture); the
 // network [data-testid=live-network] with a [data-neuron="L.i"] box per neuron (L = 0 for inputs,
 // then the Linear layer it is the output of; i from 1); health rows [data-layer=L] with
 // data-grad-norm, data-weight-norm, data-update-ratio, data-dead, data-saturated, data-trouble;
@@ -30,12 +34,14 @@
 
 import { formatCount, formatNumber, formatPercent } from "../../web/format.js";
 import * as lm from "./live_math.js";
+import * as pacing from "./pacing.js";
 import { addEl } from "./canvas.js";
 import { gridSizes } from "./grid.js";
 import { readTheme } from "./colours.js";
 
 const GRID_BUDGET = 30e6; // multiply-adds per picture of the boundary
-const MAX_QUEUE_MESSAGES = 3; // frames of at most this many messages wait to be painted
+const PAUSE_WAIT_MS = 5000; // how long a click on Pause stops the pictures while its message is on its way
+const SLOW_MOTION = 5; // steps per second at or below which every step is painted (explorer/playground/settings.py)
 
 // A new panel: a file in panels/ and its name here.
 const PANELS = (await Promise.all(["boundary", "network", "curves", "health"].map((name) => import(`./panels/${name}.js`))))
@@ -53,7 +59,7 @@ function build(root, s) {
   const lv = addEl("div", "lv", root, { "data-testid": "live-view", "data-frame": "0" });
   const stats = addEl("div", "lv-stats", lv);
   const tiles = {};
-  for (const [key, label] of [["step", "Step"], ["rate", "Steps/s"], ["train_loss", "Train loss"], ["test_loss", "Test loss"], ["test_acc", "Test accuracy"]]) {
+  for (const [key, label] of [["step", "Step"], ["rate", "Steps/s"], ["pictures", "Pictures/s"], ["train_loss", "Train loss"], ["test_loss", "Test loss"], ["test_acc", "Test accuracy"]]) {
     const box = addEl("div", "lv-stat", stats, { "data-stat": key });
     const value = addEl("b", null, box);
     value.textContent = "—";
@@ -118,6 +124,12 @@ function paintStatus(s) {
   t.box.dataset.value = t.value.textContent;
   t.box.title = `Training steps per second of wall clock (the speed setting asks for ${m.speed}). ` +
     (m.compute ? `Compute alone (forward + backward + update) runs at about ${formatNumber(Math.round(m.compute))} steps/s.` : "");
+  const p = s.dom.tiles.pictures;
+  const shown = m.playing && !s.replaying ? pacing.ratePerSecond(s.paintTimes, performance.now()) : 0;
+  p.value.textContent = shown ? formatNumber(Math.round(shown)) : "—";
+  p.box.dataset.value = p.value.textContent;
+  p.box.title = m.every > 1 ? `Pictures painted per second: each is a real step's weights, every ${m.every}th step ` +
+    `(the speed outruns the display).` : "Pictures painted per second: every training step is one.";
   s.dom.status.textContent = m.diverged ? "Stopped: the run diverged" : s.replaying ? "Replay"
     : m.playing ? (m.speed <= 5 ? "Playing in slow motion" : "Playing") : "Paused";
 }
@@ -145,12 +157,19 @@ function paint(s, frame, opts = {}) {
   s.frameCount += 1;
   s.dom.lv.dataset.frame = String(s.frameCount);
   s.dom.lv.dataset.step = String(frame.step);
+  s.dom.lv.dataset.sum = frame.sum || (frame.sum = pacing.checksum(params));
+  s.dom.lv.dataset.every = String(s.msg.every || 1);
+  s.dom.lv.dataset.skipped = String(s.pacer.skipped);
+  if (!opts.replay) s.paintTimes.push(performance.now());
+  if (s.paintTimes.length > 240) s.paintTimes.splice(0, s.paintTimes.length - 240); // more than a second's
   s.dom.lv.dataset.playing = s.msg.playing ? "1" : "0"; // tests: "0" once a paused message's frame is drawn
   // The prediction in the middle of the picture, for tests: the same weights give the same number.
   const middle = regression ? Math.floor(res / 2) : Math.floor(res / 2) * res + Math.floor(res / 2);
   const k = s.model.classes > 2 ? s.model.classes : 1;
   s.dom.lv.dataset.probe = Array.from(pass.out.subarray(middle * k, middle * k + k), String).join(",");
-  s.dom.lv.dataset.paintMs = (performance.now() - t0).toFixed(1);
+  const took = performance.now() - t0;
+  s.dom.lv.dataset.paintMs = took.toFixed(1);
+  if (!opts.replay) s.paintMs = s.paintMs ? 0.8 * s.paintMs + 0.2 * took : took; // pacing.stride reads it
   // The step's graph (a graph view below this one) shows the engine's numbers of the same frame.
   if (frame.g && s.model.graph) {
     frame.texts = frame.texts || graphTexts(s.model.graph, frame.g);
@@ -177,23 +196,29 @@ function stepCaption(step) {
 }
 
 function playQueue(s) {
-  // Paint the queued frames one after another, spaced over the time until the next message, each
-  // on an animation frame of its own (two paints within one display frame would show only one).
+  // One animation frame loop while frames wait: pacing.js picks the frame (if any) for this one.
   if (s.timer) return;
   const next = (now) => {
     s.timer = null;
     if (!s.model || !s.dom.lv.isConnected || s.replaying) return;
-    if (now >= (s.due || 0)) {
-      const frame = s.queue.shift();
-      if (!frame) return;
-      // NOTE: a frame painted late makes the next one wait less, so a message's frames keep pace.
-      const late = Math.min(s.spacing / 2, Math.max(0, now - (s.due || now)));
-      paint(s, frame);
-      s.due = now + s.spacing - late;
+    if (now < s.frozenUntil) {
+      s.timer = requestAnimationFrame(next);
+      return;
     }
-    if (s.queue.length) s.timer = requestAnimationFrame(next);
+    const frame = pacing.next(s.pacer, now, pacing.framesPerSecond(s.msg), s.msg.interval,
+      s.msg.speed <= SLOW_MOTION ? 0 : s.paintMs); // slow motion paints every step, however long it takes
+    if (frame) paint(s, frame);
+    else if (s.msg.playing && now - s.statusAt > 250) paintStatus(s); // the pictures/s tile while starved
+    if (frame) s.statusAt = now;
+    if (s.pacer.queue.length || s.msg.playing) s.timer = requestAnimationFrame(next);
   };
   s.timer = requestAnimationFrame(next);
+}
+
+function stopQueue(s) {
+  cancelAnimationFrame(s.timer);
+  s.timer = null;
+  pacing.clear(s.pacer);
 }
 
 function onMessage(s, data) {
@@ -203,14 +228,17 @@ function onMessage(s, data) {
     s.model = null;
     s.history = null;
     s.extra = [];
-    s.queue = [];
+    s.frame = null;
+    stopQueue(s);
     for (const panel of PANELS) if (panel.run) panel.run(s);
   }
   if (data.model) {
     s.model = data.model;
     for (const panel of PANELS) if (panel.model) panel.model(s);
+    watchGraph(s);
   }
   if (data.history) s.history = data.history;
+  const wasPlaying = s.msg ? s.msg.playing : false;
   s.msg = data;
   s.dtype = data.dtype;
   if (!s.model) {
@@ -220,33 +248,59 @@ function onMessage(s, data) {
     }
     return;
   }
-  const now = performance.now();
-  // The time between messages while playing (the server's tick, stretched when it is busy); a
-  // pause, or a new speed, starts the estimate again from the tick the server announces.
-  const tick = data.interval * 1000;
-  if (s.lastMessage && s.wasPlaying && data.playing && s.tick === tick)
-    s.gap = 0.7 * s.gap + 0.3 * Math.min(now - s.lastMessage, 3 * tick);
-  else s.gap = tick;
-  s.lastMessage = now;
-  s.wasPlaying = data.playing;
-  s.tick = tick;
   const frames = data.frames || [];
   if (data.playing) {
-    const newest = s.queue.length ? s.queue[s.queue.length - 1].step : s.frame ? s.frame.step : -1;
-    s.queue.push(...frames.filter((f) => f.step > newest || newRun));
-    s.queue = s.queue.slice(-MAX_QUEUE_MESSAGES * Math.max(frames.length, 1));
-    // Spread this message's frames over the time until the next one, a little faster so that
-    // the queue empties before it arrives rather than piling up.
-    s.spacing = Math.max(16, Math.min(1000, (0.9 * s.gap) / Math.max(s.queue.length, 1)));
+    s.holding = false;
+    pacing.arrive(s.pacer, frames, s.frame && !newRun ? s.frame.step : -1);
   } else {
-    cancelAnimationFrame(s.timer);
-    s.timer = null;
-    s.due = 0;
-    s.queue = frames.slice(-1);
+    stopQueue(s);
+    s.frozenUntil = 0;
+    const last = frames[frames.length - 1];
+    if (wasPlaying && !newRun && s.frame && last && last.step > s.frame.step && !s.replaying) {
+      // Paused while the frames of steps after the picture on screen were on their way: keep the picture;
+      // the server takes the run back to it and confirms with its frame (or, if it cannot, sends its own).
+      s.holding = true;
+      s.dom.lv.dataset.holding = "1";
+      s.setTrigger("painted", { run: s.run, step: s.frame.step });
+      paintStatus(s);
+      return;
+    }
+    s.holding = false;
+    s.dom.lv.dataset.holding = "0";
+    if (last) s.pacer.queue.push(last);
   }
   setReplay(s, data.playing ? null : data.replay || null);
   if (s.replaying) paintStatus(s);
   else playQueue(s);
+}
+
+// Pause takes effect in the picture at the click: nothing more is painted until the server's paused
+// message (5 s at most, in case the click never reached the server; a loaded server took over a second).
+function onPauseClick(s, event) {
+  const button = event.target.closest && event.target.closest("button");
+  if (!button || !s.msg || !s.msg.playing || !s.dom.lv.isConnected) return;
+  if (![...button.querySelectorAll("p")].some((p) => p.textContent.trim() === "Pause")) return;
+  s.frozenUntil = performance.now() + PAUSE_WAIT_MS;
+}
+
+// Whether the step graph's panel is on screen, told to the server when it changes (it sends the graph's
+// texts only then).
+function watchGraph(s) {
+  const graph = s.model && s.model.graph;
+  const panel = graph && graph.panel ? document.querySelector(`.${graph.panel}`) : null;
+  if (panel === s.graphPanel) return;
+  if (s.graphWatch) s.graphWatch.disconnect();
+  s.graphPanel = panel;
+  s.graphWatch = null;
+  if (!panel) return;
+  s.graphWatch = new IntersectionObserver((entries) => {
+    const seen = entries[entries.length - 1].isIntersecting;
+    if (seen !== s.graphSeen) {
+      s.graphSeen = seen;
+      s.setTrigger("graph", seen);
+    }
+  });
+  s.graphWatch.observe(panel);
 }
 
 // ---------------------------------------------------------------------------- replay
@@ -259,7 +313,7 @@ function setReplay(s, frames) {
       s.replaying = false;
       clearInterval(s.replayTimer);
       s.replayTimer = null;
-      if (s.queue.length === 0 && s.frame) s.queue.push(s.frame);
+      if (s.pacer.queue.length === 0 && s.frame) s.pacer.queue.push(s.frame);
     }
     s.replayFrames = null;
     return;
@@ -328,7 +382,8 @@ function repaintCurrent(s) {
 }
 
 function mount(root, setTrigger) {
-  const s = { run: null, model: null, history: null, extra: [], queue: [], frameCount: 0, timer: null, setTrigger };
+  const s = { run: null, model: null, history: null, extra: [], pacer: pacing.newPacer(), paintTimes: [], frameCount: 0,
+    timer: null, frozenUntil: 0, statusAt: 0, graphSeen: null, paintMs: 0, setTrigger };
   build(root, s);
   const dom = s.dom;
   s.scratchCanvases = {};
@@ -343,6 +398,8 @@ function mount(root, setTrigger) {
     return c;
   };
   wireReplay(s);
+  s.onPauseClick = (event) => onPauseClick(s, event);
+  document.addEventListener("click", s.onPauseClick, true);
   let width = 0;
   s.observer = new ResizeObserver(() => {
     const w = dom.lv.clientWidth;
@@ -357,6 +414,7 @@ function mount(root, setTrigger) {
     // Streamlit re-runs the default export when the theme changes; this also catches a change of
     // the page's colours while nothing else moves (the view is paused).
     if (!dom.lv.isConnected) return;
+    if (s.model && s.model.graph && !(s.graphPanel && s.graphPanel.isConnected)) watchGraph(s); // drawn (again)
     const theme = readTheme(dom.lv);
     if (s.theme && theme.key !== s.theme.key) {
       s.theme = theme;
@@ -393,6 +451,8 @@ export default function (component) {
       clearInterval(s.replayTimer);
       s.observer.disconnect();
       document.removeEventListener("click", s.onDocClick);
+      document.removeEventListener("click", s.onPauseClick, true);
+      if (s.graphWatch) s.graphWatch.disconnect();
       if (parentElement.__liveView === s) parentElement.__liveView = null;
     }, 1000);
   };
