@@ -34,12 +34,13 @@ def class_link(base: str, code: str, key: str | None = None) -> str:
 
 
 def post_link(base: str, post, code: str) -> str:
-    """Where a learner goes for what the teacher posted: the Practice page with the exercise, the Playground with
-    the challenge's settings, or the Explorer with the program (each carrying the class's code)."""
+    """Where a learner goes for what the teacher posted: the Practice page with the exercise (and the class's code:
+    it hands each check in), the Playground with the challenge's settings (its run is handed in from the class's
+    page), or the Explorer with the program."""
     if post.kind == "practice":
         return f"{base.rstrip('/')}/practice?{urlencode({'program': post.program, 'class': code})}"
     if post.kind == "challenge":
-        return f"{base.rstrip('/')}/playground?{urlencode(post.settings | {'class': code})}"
+        return f"{base.rstrip('/')}/playground?{urlencode(post.settings)}"
     return f"{base.rstrip('/')}/?{urlencode({'program': post.program})}"
 
 
