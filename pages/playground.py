@@ -31,8 +31,7 @@ header(
     "The decision boundary, each neuron, the weights and the gradients move as it trains. Settings are in the "
     "sidebar and in the URL.",
 )
-# NOTE: while playing, the live view's fragment reruns several times a second and Streamlit greys a
-# running fragment's elements out (data-stale); the view would look faded all the time.
+# NOTE: Streamlit greys a running fragment's elements out (data-stale): the live view would look faded while playing.
 # The step graph's panel changes with every frame: on a layer of its own (will-change), its repaints stay
 # its own. NOTE: without it, headless Chromium (software compositing) repainted the union of the live
 # view's and the panel's changes, most of the window: 20 instead of 55-60 animation frames a second.
@@ -134,8 +133,7 @@ with live_tab, st.container(key=keys.LIVE):
     live()
 landscape.show(pg, landscape_tab)
 
-# The step graph: laid out once per network shape; while playing the live view above pushes each
-# frame's numbers into it (so it is sent on full runs only, never by the fragment).
+# The step graph: laid out once per network shape; the live view pushes each frame's numbers into it (full runs only).
 st.toggle("**This step's graph, live**", key=keys.GRAPH,
           help="One training step on 4 fixed training points, as the engine computes it, refreshed with every "
                "frame above. Off: the server does not compute or send it.")

@@ -30,7 +30,7 @@ def test_streamlits_own_page_menu_is_off_and_app_py_draws_the_links():
     assert not at.exception
     assert [link.proto.label for link in at.sidebar.get("page_link")] == [
         "Expression Explorer", "Backward Stepper", "Practice", "Training Playground", "Optimiser race",
-        "Initialisation & depth",
+        "Initialisation & depth", "Class",
     ]
 
 
