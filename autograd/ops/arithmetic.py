@@ -156,10 +156,12 @@ def _pow_vjp(g, out, a, b, need, xp=xp_array):
     with np.errstate(divide="ignore", invalid="ignore"):
         if need[0]:
             # NOTE: like PyTorch, d(a^0)/da = 0 even at a = 0 (not 0 * 0^-1 = nan).
-            da = xp.where(power == 0, 0.0, g * b * a ** (b - 1))
+            zero = power == 0
+            da = xp.where(zero, 0.0, g * b * xp.guarded(a, zero, 1.0) ** (b - 1))
         if need[1]:
             # NOTE: like PyTorch, d(0^b)/db = 0 for b >= 0 (not 0 * log 0 = nan).
-            db = xp.where((base == 0) & (power >= 0), 0.0, g * out * xp.log(a))
+            zero = (base == 0) & (power >= 0)
+            db = xp.where(zero, 0.0, g * out * xp.log(xp.guarded(a, zero, 1.0)))
     return da, db
 
 

@@ -19,6 +19,12 @@ from autograd.ops._common import softmax_array
 from autograd.special import erfc
 from autograd.tensor import unbroadcast
 
+__all__ = [  # the namespace: the same names in xp_array and xp_tensor
+    "value", "where", "exp", "log", "sign", "guarded", "div_or_zero", "matmul", "swapaxes", "expand_dims",
+    "transpose", "full", "sum", "expand", "sum_to", "split", "take", "scatter", "kept", "loss_scale",
+    "minus_onehot", "sigmoid_from", "sigmoid", "softmax", "normal_cdf",
+]
+
 _SQRT_HALF = 0.7071067811865476
 
 # ---- the same NumPy functions as in the forwards ------------------------------------------------------
@@ -45,6 +51,12 @@ def sign(x):
 def div_or_zero(g, d):
     """g / d, and 0 where d = 0 (std's convention at a constant row, as PyTorch's)."""
     return np.where(d == 0, 0.0, g / d)
+
+
+def guarded(x, mask, fill):
+    """x, for a branch of a where that discards it at `mask` (here x itself: arrays have no gradient to spoil;
+    xp_tensor puts `fill` there, so that the discarded elements stay finite and their gradient is 0, not 0·inf)."""
+    return x
 
 
 def sum(x, axis, keepdims):  # noqa: A001  (the namespace mirrors NumPy's names)

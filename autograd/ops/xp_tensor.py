@@ -16,6 +16,12 @@ from autograd.ops import arithmetic, elementwise, linalg, reductions, shapes
 from autograd.ops._common import axes_of
 from autograd.tensor import Tensor, broadcast_axes
 
+__all__ = [  # the namespace: the same names in xp_array and xp_tensor
+    "value", "where", "exp", "log", "sign", "guarded", "div_or_zero", "matmul", "swapaxes", "expand_dims",
+    "transpose", "full", "sum", "expand", "sum_to", "split", "take", "scatter", "kept", "loss_scale",
+    "minus_onehot", "sigmoid_from", "sigmoid", "softmax", "normal_cdf",
+]
+
 where = elementwise.where
 exp = elementwise.exp
 log = elementwise.log
@@ -41,7 +47,12 @@ def sign(x):
 def div_or_zero(g, d):
     """g / d, and 0 where d = 0; the division never sees the 0 (so its own gradient there is 0, not nan)."""
     zero = value(d) == 0
-    return where(zero, 0.0, g / where(zero, 1.0, d))
+    return where(zero, 0.0, g / guarded(d, zero, 1.0))
+
+
+def guarded(x, mask, fill):
+    """x with `fill` where `mask`: a where's discarded branch stays finite, so its gradient there is 0 (not 0·inf)."""
+    return where(mask, fill, x) if np.any(mask) else x
 
 
 def swapaxes(x, a, b):
