@@ -4,12 +4,20 @@
     out, vjp_fn = vjp(f, x); (gx,) = vjp_fn(u)   # uᵀJ: one backward pass per call of vjp_fn
     jac = jacfwd(f)(x)                      # J, of shape out.shape + x.shape: n JVPs (n = x.size)
     jac = jacrev(f)(x)                      # the same J from m VJPs (m = out.size)
+    g = grad(f)(x)                          # ∇f for a scalar f: one backward pass
+    H = hessian(f)(x)                       # ∇²f, of shape out.shape + x.shape + x.shape: reverse over reverse
+    out, hv = hvp(f, (x,), (v,))            # f(x) and H·v: two backward passes, the second through the first
 
 `f` takes Tensors and returns one Tensor (with ``has_aux=True``: a pair (Tensor, anything)). The primals are
 not changed; `f` runs once, on fresh leaves that share their data, and its graph is recorded (also inside
 no_grad()). Every result is a Tensor without a graph. A Jacobian function says what its last call cost:
 ``jacfwd(f)`` took ``.passes`` JVPs (one per input number, ``.n``) and ``jacrev(f)`` as many VJPs as the
 output has numbers (``.m``): forward mode wins when n < m, reverse mode when m < n.
+
+grad, hessian and hvp differentiate the gradient itself: autograd.grad(create_graph=True) records the backward
+pass from the primitives (autograd/higher.py). Inside another transform (an argument already has a graph)
+`grad(f)` records its result too, so transforms compose: grad(grad(f)), jacrev(grad(f)), and jvp(grad(f), ...)
+is forward-over-reverse, H·v by one JVP of the gradient.
 """
 
 from __future__ import annotations
@@ -19,11 +27,12 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from autograd import higher
 from autograd.forward import push_tangents, run_forward
-from autograd.ops import as_tensor
+from autograd.ops import as_tensor, reshape
 from autograd.tensor import Tensor, _no_grad_depth, run_backward, toposort
 
-__all__ = ["jvp", "vjp", "jacfwd", "jacrev", "JacobianFunction"]
+__all__ = ["jvp", "vjp", "jacfwd", "jacrev", "JacobianFunction", "grad", "hessian", "hvp"]
 
 
 # ---- arguments ----------------------------------------------------------------------------------------
@@ -236,3 +245,115 @@ def jacfwd(f, argnums=0, *, has_aux=False):
 def jacrev(f, argnums=0, *, has_aux=False):
     """The Jacobian of f by reverse mode: one VJP per number of f's output (see JacobianFunction)."""
     return JacobianFunction(f, argnums, has_aux, "reverse")
+
+
+# ---- the gradient as a function: grad, hessian, hvp -----------------------------------------------------
+def _zeros_like(x):
+    return np.zeros(x.data.shape, x.data.dtype)
+
+
+def grad(f, argnums=0, *, has_aux=False):
+    """torch.func.grad: a function that returns the gradient of f (whose output is a 0-d Tensor) with respect
+    to the arguments at `argnums` (a Tensor, or a tuple of them for a tuple argnums); with has_aux, (grad, aux).
+
+    Called on Tensors that already have a graph (inside another transform, or on tensors requiring grad),
+    the gradient is recorded (autograd.grad with create_graph=True), so it can be differentiated again."""
+
+    def gradient(*args):
+        positions = _argnums(argnums, len(args), "grad")
+        nested = any(isinstance(a, Tensor) and a.requires_grad for a in args)
+        args, leaves = list(args), []
+        for k in positions:
+            x = _primal(args[k], k, "grad")
+            # NOTE: a tensor with a graph is differentiated through an identity of its own (a reshape), so that
+            # the same tensor passed at two positions gets each position's partial derivative.
+            leaves.append(reshape(x, x.data.shape) if x.requires_grad else _leaf(x))
+            args[k] = leaves[-1]
+        with _recording():
+            result = f(*args)
+        aux = None
+        if has_aux:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise TypeError("grad(has_aux=True): f must return a pair (output Tensor, aux)")
+            result, aux = result
+        if not isinstance(result, Tensor):
+            raise TypeError(f"grad: f must return a Tensor, it returned {type(result).__name__}")
+        if result.data.ndim != 0:
+            raise ValueError(f"grad: f must return a 0-d (scalar) Tensor, it returned one of shape {result.shape}")
+        found = (None,) * len(leaves)
+        if result.requires_grad:
+            with _recording():
+                found = higher.grad(result, leaves, create_graph=nested, allow_unused=True)
+        grads = tuple(_plain(_zeros_like(x)) if g is None else g if nested else _plain(g.data)
+                      for g, x in zip(found, leaves))
+        grads = grads if isinstance(argnums, tuple) else grads[0]
+        return (grads, aux if nested else _detached(aux)) if has_aux else grads
+
+    return gradient
+
+
+def hessian(f, argnums=0):
+    """torch.func.hessian: a function that returns the second derivatives of f's output with respect to the
+    arguments at `argnums`, of shape out.shape + x.shape + x.shape (for a tuple argnums, a tuple of tuples:
+    entry [i][j] of shape out.shape + x_i.shape + x_j.shape). Reverse over reverse: for each number of the
+    output one recorded backward pass, then one backward pass through it per number of the gradient."""
+
+    def second(*args):
+        positions = _argnums(argnums, len(args), "hessian")
+        leaves, out, _ = _run(f, args, positions, False, "hessian")
+        m = out.data.size
+        blocks = [[np.zeros((m, xi.data.size, xj.data.size)) for xj in leaves] for xi in leaves]
+        seed = np.zeros(out.data.shape, out.data.dtype)
+        flat = seed.reshape(-1)
+        for r in range(m if out.requires_grad else 0):
+            flat[r] = 1
+            with _recording():
+                grads = higher.grad(out, leaves, grad_outputs=seed, create_graph=True, allow_unused=True)
+            flat[r] = 0
+            for i, g in enumerate(grads):
+                if g is not None and g.requires_grad:
+                    for j, block in enumerate(reverse_blocks(g, leaves)[0]):
+                        blocks[i][j][r] = block
+        result = tuple(tuple(_plain(blocks[i][j].astype(out.data.dtype).reshape(out.data.shape + xi.data.shape
+                                                                                + xj.data.shape))
+                             for j, xj in enumerate(leaves)) for i, xi in enumerate(leaves))
+        return result if isinstance(argnums, tuple) else result[0][0]
+
+    return second
+
+
+def hvp(f, primals, tangents):
+    """torch.autograd.functional.hvp: (f(*primals), H·tangents) for f with a one-number output, H its Hessian
+    with respect to the primals. `primals` and `tangents` are tuples of the same length and shapes, as jvp
+    takes them (H·v is then a tuple), or one Tensor each (H·v is then one Tensor). Reverse over reverse:
+    the gradient g is recorded, then one backward pass of Σ <g, v> gives H·v."""
+    single = not isinstance(primals, (tuple, list))
+    primals = (primals,) if single else _as_tuple("primals", primals, "hvp")
+    tangents = (tangents,) if single and not isinstance(tangents, (tuple, list)) else _as_tuple("tangents",
+                                                                                               tangents, "hvp")
+    if len(primals) != len(tangents):
+        raise ValueError(f"hvp: {len(primals)} primals but {len(tangents)} tangents (one tangent per primal)")
+    xs = [_primal(x, k, "hvp") for k, x in enumerate(primals)]
+    vs = []
+    for k, (x, v) in enumerate(zip(xs, tangents)):
+        v = np.asarray(v.data if isinstance(v, Tensor) else v)
+        if v.shape != x.data.shape:
+            raise ValueError(f"hvp: tangent {k} has shape {v.shape} but primal {k} has shape {x.data.shape}")
+        vs.append(v.astype(x.data.dtype, copy=False))
+    leaves, out, _ = _run(f, xs, range(len(xs)), False, "hvp")
+    if out.data.size != 1:
+        raise ValueError(f"hvp: f must return a Tensor with one element, it returned one of shape {out.shape}")
+    products = [_zeros_like(x) for x in leaves]
+    if out.requires_grad:
+        with _recording():
+            grads = higher.grad(out, leaves, create_graph=True, allow_unused=True)
+            total = None
+            for g, v in zip(grads, vs):
+                if g is not None and g.requires_grad:
+                    term = (g * v).sum()
+                    total = term if total is None else total + term
+            if total is not None:
+                second = higher.grad(total, leaves, allow_unused=True)
+                products = [p if h is None else h.data for p, h in zip(products, second)]
+    result = tuple(_plain(p) for p in products)
+    return _plain(out.data), (result[0] if single else result)

@@ -1,7 +1,9 @@
-"""Checks analytic gradients against central differences."""
+"""Checks analytic gradients against central differences: first derivatives (gradcheck) and second
+(gradgradcheck: the create_graph gradient, differentiated again, against central differences of the first)."""
 
 import numpy as np
 
+from autograd.higher import grad
 from autograd.tensor import Tensor
 
 
@@ -34,6 +36,23 @@ def numerical_vjp(fn, inputs, cotangent, eps=1e-6, elements=None, stop=None):
     return grads
 
 
+def _labels(inputs, checked):
+    """(name, shape) of each checked input: its name, or its position among the inputs."""
+    return [(x.name or f"input {next(j for j, y in enumerate(inputs) if y is x)}", x.shape) for x in checked]
+
+
+def _compare(labels, analytic, numeric, atol, rtol, what):
+    for (label, shape), a, n in zip(labels, analytic, numeric):
+        err = np.abs(a - n) - (atol + rtol * np.abs(n))
+        if err.size and err.max() > 0:
+            i = np.unravel_index(int(np.argmax(err)), err.shape)
+            raise AssertionError(
+                f"{what} failed for {label} (shape {shape}) at index {tuple(int(j) for j in i)}: "
+                f"analytic {a[i]!r} vs numerical {n[i]!r} (|diff| = {abs(a[i] - n[i]):.3g}, "
+                f"atol={atol}, rtol={rtol})"
+            )
+
+
 def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-4, seed=0):
     """True if fn's analytic gradients match central differences, else raises with the worst element.
 
@@ -55,15 +74,52 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-4, seed=0):
         return fn(*inputs)
 
     numeric = numerical_vjp(scalar_fn, checked, cotangent, eps)
-    for x, a, n in zip(checked, analytic, numeric):
-        err = np.abs(a - n) - (atol + rtol * np.abs(n))
-        if err.size and err.max() > 0:
-            i = np.unravel_index(int(np.argmax(err)), err.shape)
-            position = next(j for j, y in enumerate(inputs) if y is x)
-            label = x.name or f"input {position}"
-            raise AssertionError(
-                f"gradcheck failed for {label} (shape {x.shape}) at index {tuple(int(j) for j in i)}: "
-                f"analytic {a[i]!r} vs numerical {n[i]!r} (|diff| = {abs(a[i] - n[i]):.3g}, "
-                f"atol={atol}, rtol={rtol})"
-            )
+    _compare(_labels(inputs, checked), analytic, numeric, atol, rtol, "gradcheck")
+    return True
+
+
+def gradgradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-4, seed=0):
+    """True if fn's second derivatives match central differences of its first, else raises with the worst element.
+
+    As torch.autograd.gradgradcheck: for a random cotangent v of fn's output and random directions u (one per
+    input that requires grad), the first derivative h(x, v) = Σ <vᵀJ(x), u> is recorded with
+    autograd.grad(create_graph=True) and differentiated again, with respect to every such input and to v; the
+    result must match central differences of h, each h computed by the plain (array) backward pass. The
+    create_graph gradient must also equal the plain one.
+    """
+    inputs = [x if isinstance(x, Tensor) else Tensor(x) for x in inputs]
+    checked = [x for x in inputs if x.requires_grad]
+    if not checked:
+        raise ValueError("gradgradcheck: no input has requires_grad=True")
+    out = fn(*inputs)
+    rng = np.random.default_rng(seed)
+    v = Tensor(rng.standard_normal(out.shape).astype(out.dtype), requires_grad=True)
+    us = [rng.standard_normal(x.shape) for x in checked]
+
+    def first(create_graph):
+        grads = grad(fn(*inputs), checked, grad_outputs=v, create_graph=create_graph, allow_unused=True)
+        return [np.zeros(x.shape) if g is None else g for g, x in zip(grads, checked)]
+
+    recorded, plain = first(True), first(False)
+    labels = _labels(inputs, checked)
+    as_array = [[np.asarray(getattr(g, "data", g), np.float64) for g in grads] for grads in (recorded, plain)]
+    _compare(labels, *as_array, 1e-12, 1e-10, "gradgradcheck (first order)")
+    h = None
+    for g, u in zip(recorded, us):
+        if isinstance(g, Tensor) and g.requires_grad:
+            term = (g * u).sum()
+            h = term if h is None else h + term
+    wrt = [*checked, v]
+    if h is None:  # the first derivative is a constant: every second derivative is 0
+        analytic = [np.zeros(x.shape) for x in wrt]
+    else:
+        analytic = [np.zeros(x.shape) if g is None else g.data.astype(np.float64)
+                    for g, x in zip(grad(h, wrt, allow_unused=True), wrt)]
+
+    def h_plain(*_):
+        return Tensor(sum(float(np.sum(np.asarray(g.data if isinstance(g, Tensor) else g) * u))
+                          for g, u in zip(first(False), us)))
+
+    numeric = numerical_vjp(h_plain, wrt, 1.0, eps)
+    _compare([*labels, ("the cotangent v", v.shape)], analytic, numeric, atol, rtol, "gradgradcheck")
     return True

@@ -52,6 +52,12 @@ class Primitive:
     arrays in argument order; `need[i]` says whether input i wants a gradient (a VJP may skip
     work for the others and return None); `meta` holds the op's keyword metadata (axis, shape).
     A returned gradient may still have `out`'s broadcast shape: the engine undoes broadcasting.
+    Each body is written once, against `xp` (a keyword, last): autograd.ops.xp_array by default, so
+    backward() calls it on arrays exactly as above; under create_graph (autograd.grad) the engine passes
+    autograd.ops.xp_tensor and the node, its parents and `g` as Tensors, and the same body records the
+    gradient from the primitives, so that it can be differentiated again. The body uses only the operators
+    and methods arrays and Tensors share, and `xp` for the rest (xp.where, xp.sum_to, xp.kept(...) for what
+    the forward saved in `meta`, which on Tensors is recomputed from the inputs).
 
     Declared beside the VJP:
       forward      the function that computes the op and records it (ops.mul)

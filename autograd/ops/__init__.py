@@ -11,6 +11,9 @@ declared once, in one block of one module of this package, and collected in PRIM
 Every VJP follows the contract stated on `Primitive` (autograd/tensor.py):
     vjp(g, out, *inputs, need, **meta) -> one gradient (or None) per input.
 Gradients may keep `out`'s broadcast shape; the engine sums them back to each input's shape.
+Each VJP body is written once, against `xp` (xp_array.py on the fast path, xp_tensor.py under create_graph,
+where the same body records its gradient from the primitives: autograd/higher.py); elementwise.normal_cdf
+is the one primitive outside PRIMITIVES, made only by gelu's recorded VJP.
 The `formula` of each primitive is what the Backward Stepper shows (G is the upstream gradient).
 Beside its VJP each primitive declares its JVP (forward mode, autograd/forward.py):
     jvp(tangents, out, *inputs, **meta) -> the output's tangent, None standing for an input without one,

@@ -80,6 +80,25 @@ def reduced_count(shape, axis):
     return math.prod(shape[ax] for ax in axes_of(axis, len(shape)))
 
 
+# ---- kernels on arrays that forwards and VJPs share ----------------------------------------------
+def sigmoid_from(x, e):
+    """σ(x) given e = exp(−|x|): 1/(1 + e) for x ≥ 0, e/(1 + e) below."""
+    one = scalar(1, e.dtype)
+    return np.where(x >= scalar(0, x.dtype), one, e) / (one + e)
+
+
+def log_softmax_array(x, axis):
+    """log softmax of an array along `axis`, shifted by the max so that exp never overflows."""
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+def softmax_array(x, axis=-1):
+    """softmax of an array along `axis`, shifted by the max so that exp never overflows."""
+    shifted = np.exp(x - x.max(axis=axis, keepdims=True))
+    return shifted / shifted.sum(axis=axis, keepdims=True)
+
+
 # ---- shape rules shared by several primitives ----------------------------------------------------
 def same_shape(a, *args, **kwargs):
     """The shape rule of an elementwise op of one input: the output has the input's shape."""

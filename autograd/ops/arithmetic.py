@@ -3,6 +3,7 @@
 import numpy as np
 
 from autograd.ops import _lines as lines
+from autograd.ops import xp_array
 from autograd.ops._common import broadcast_shape, pair, plugged_terms, same_shape, tangent_sum
 from autograd.tensor import Primitive, Tensor, _no_grad_depth, _result, is_grad_enabled
 
@@ -40,7 +41,7 @@ def add(a, b):
     return _elementwise(a, b, np.add, ADD)
 
 
-def _add_vjp(g, out, a, b, need):
+def _add_vjp(g, out, a, b, need, xp=xp_array):
     return g, g
 
 
@@ -67,7 +68,7 @@ def sub(a, b):
     return _elementwise(a, b, np.subtract, SUB)
 
 
-def _sub_vjp(g, out, a, b, need):
+def _sub_vjp(g, out, a, b, need, xp=xp_array):
     return g, (-g if need[1] else None)
 
 
@@ -95,7 +96,7 @@ def mul(a, b):
     return _elementwise(a, b, np.multiply, MUL)
 
 
-def _mul_vjp(g, out, a, b, need):
+def _mul_vjp(g, out, a, b, need, xp=xp_array):
     return (g * b if need[0] else None), (g * a if need[1] else None)
 
 
@@ -128,7 +129,7 @@ def div(a, b):
     return _elementwise(a, b, np.true_divide, DIV)
 
 
-def _div_vjp(g, out, a, b, need):
+def _div_vjp(g, out, a, b, need, xp=xp_array):
     return (g / b if need[0] else None), (-g * out / b if need[1] else None)
 
 
@@ -158,15 +159,18 @@ def pow(a, b):
     return _elementwise(a, b, np.power, POW)
 
 
-def _pow_vjp(g, out, a, b, need):
+def _pow_vjp(g, out, a, b, need, xp=xp_array):
     da = db = None
+    base, power = xp.value(a), xp.value(b)
     with np.errstate(divide="ignore", invalid="ignore"):
         if need[0]:
             # NOTE: like PyTorch, d(a^0)/da = 0 even at a = 0 (not 0 * 0^-1 = nan).
-            da = np.where(b == 0, 0.0, g * b * a ** (b - 1))
+            zero = power == 0
+            da = xp.where(zero, 0.0, g * b * xp.guarded(a, zero, 1.0) ** (b - 1))
         if need[1]:
             # NOTE: like PyTorch, d(0^b)/db = 0 for b >= 0 (not 0 * log 0 = nan).
-            db = np.where((a == 0) & (b >= 0), 0.0, g * out * np.log(a))
+            zero = (base == 0) & (power >= 0)
+            db = xp.where(zero, 0.0, g * out * xp.log(xp.guarded(a, zero, 1.0)))
     return da, db
 
 
@@ -221,7 +225,7 @@ def neg(a):
     return _result(-a.data, (a,), NEG)
 
 
-def _neg_vjp(g, out, a, need):
+def _neg_vjp(g, out, a, need, xp=xp_array):
     return (-g,)
 
 
@@ -244,8 +248,8 @@ def maximum(a, b):
     return _elementwise(a, b, np.maximum, MAXIMUM)
 
 
-def _maximum_vjp(g, out, a, b, need):
-    return _select(g, a, b, np.less, need)
+def _maximum_vjp(g, out, a, b, need, xp=xp_array):
+    return _select(g, xp.value(a), xp.value(b), np.less, need)
 
 
 def _shares(a, b, loses):
@@ -296,8 +300,8 @@ def minimum(a, b):
     return _elementwise(a, b, np.minimum, MINIMUM)
 
 
-def _minimum_vjp(g, out, a, b, need):
-    return _select(g, a, b, np.greater, need)
+def _minimum_vjp(g, out, a, b, need, xp=xp_array):
+    return _select(g, xp.value(a), xp.value(b), np.greater, need)
 
 
 MINIMUM = Primitive(

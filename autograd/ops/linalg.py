@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from autograd.ops import _lines as lines
+from autograd.ops import xp_array
 from autograd.ops._common import as_tensor, pair, plugged_terms, tangent_sum
 from autograd.tensor import Primitive, _result
 
@@ -51,7 +52,7 @@ def matmul_work(a, b):
     return math.prod(batch) * a2[-2] * a2[-1] * b2[-1]
 
 
-def _matmul_vjp(g, out, a, b, need):
+def _matmul_vjp(g, out, a, b, need, xp=xp_array):
     # NOTE: 1-D operands are promoted to matrices (a: row, b: column) as np.matmul does, the
     # matrix rule is applied, and the promoted axis is dropped again. Batch dims are summed
     # back by the engine.
@@ -59,16 +60,16 @@ def _matmul_vjp(g, out, a, b, need):
     b2 = b[:, None] if b.ndim == 1 else b
     g2 = g
     if b.ndim == 1:  # first, so that a 0-d G (vector · vector) becomes (1, 1)
-        g2 = np.expand_dims(g2, -1)
+        g2 = xp.expand_dims(g2, -1)
     if a.ndim == 1:
-        g2 = np.expand_dims(g2, -2)
+        g2 = xp.expand_dims(g2, -2)
     da = db = None
     if need[0]:
-        da = np.matmul(g2, np.swapaxes(b2, -1, -2))
+        da = xp.matmul(g2, xp.swapaxes(b2, -1, -2))
         if a.ndim == 1:
             da = da[..., 0, :]
     if need[1]:
-        db = np.matmul(np.swapaxes(a2, -1, -2), g2)
+        db = xp.matmul(xp.swapaxes(a2, -1, -2), g2)
         if b.ndim == 1:
             db = db[..., 0]
     return da, db
@@ -133,7 +134,7 @@ def linear_shape(x, weight, bias=None):
     return (*x[:-1], weight[0])
 
 
-def _linear_vjp(g, out, x, w, b=None, *, need):
+def _linear_vjp(g, out, x, w, b=None, *, need, xp=xp_array):
     # A batch of any shape (..., in) is flattened to rows for dW and db.
     g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
     dx = g @ w if need[0] else None

@@ -1,12 +1,14 @@
 """Fused losses: each computes the loss and its gradient in one step (faster and more stable than
 the same loss written from primitives)."""
 
+import operator
+
 import numpy as np
 
 from autograd.ops import _lines as lines
-from autograd.ops._common import as_tensor, pair, plugged_terms, tangent_sum
-from autograd.ops.elementwise import sigmoid_from, stable_sigmoid
-from autograd.ops.reductions import log_softmax_array
+from autograd.ops import xp_array
+from autograd.ops._common import as_tensor, log_softmax_array, pair, plugged_terms, sigmoid_from, tangent_sum
+from autograd.ops.elementwise import stable_sigmoid
 from autograd.tensor import Primitive, Tensor, _result
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -27,19 +29,6 @@ def _loss_shape(item_shape, reduction):
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
     return tuple(item_shape) if reduction == "none" else ()
-
-
-def _loss_scale(g, reduction, count):
-    """The upstream gradient spread over the loss's items (for the item axis of the inputs).
-
-    NOTE: a reduced loss's G is one number, taken as a Python float: multiplying an array by it is one
-    NumPy call and keeps the array's dtype (float32 stays float32).
-    """
-    if reduction == "mean":  # NOTE: the mean of no items is nan, so is its slope (PyTorch's too)
-        return float(g) / count if count else float("nan")
-    if reduction == "sum":
-        return float(g)
-    return g
 
 
 def _scaled(t, g, reduction, count):
@@ -85,10 +74,9 @@ def cross_entropy_shape(logits, labels, reduction="mean"):
     return _loss_shape(logits[:1], reduction)
 
 
-def _cross_entropy_vjp(g, out, logits, need, labels, probs, reduction):
-    d = probs.copy()
-    d[np.arange(len(labels)), labels] -= 1
-    scale = _loss_scale(g, reduction, len(labels))
+def _cross_entropy_vjp(g, out, logits, need, labels, probs, reduction, xp=xp_array):
+    d = xp.minus_onehot(xp.kept(probs, xp.softmax, logits), labels)
+    scale = xp.loss_scale(g, reduction, len(labels))
     return (d * (scale[:, None] if reduction == "none" else scale),)
 
 
@@ -157,9 +145,9 @@ def _bce_shape(logits, targets, reduction="mean"):
     return _same_shapes(logits, targets, reduction, "binary_cross_entropy_with_logits")
 
 
-def _bce_vjp(g, out, x, y, need, reduction, e):
-    scale = _loss_scale(g, reduction, x.size)
-    dx = (sigmoid_from(x, e) - y) * scale if need[0] else None
+def _bce_vjp(g, out, x, y, need, reduction, e, xp=xp_array):
+    scale = xp.loss_scale(g, reduction, x.size)
+    dx = (xp.sigmoid_from(x, e) - y) * scale if need[0] else None
     dy = -x * scale if need[1] else None
     return dx, dy
 
@@ -203,9 +191,9 @@ def mse_loss(pred, target, reduction="mean"):
                                                                                     "diff": diff})
 
 
-def _mse_vjp(g, out, pred, target, need, reduction, diff):
-    scale = _loss_scale(g, reduction, diff.size)
-    dpred = diff * (2.0 * scale)
+def _mse_vjp(g, out, pred, target, need, reduction, diff, xp=xp_array):
+    scale = xp.loss_scale(g, reduction, diff.size)
+    dpred = xp.kept(diff, operator.sub, pred, target) * (2.0 * scale)
     return dpred, (-dpred if need[1] else None)
 
 

@@ -5,7 +5,16 @@ import builtins
 import numpy as np
 
 from autograd.ops import _lines as lines
-from autograd.ops._common import axes_of, expand, reduced_count, reduced_shape, softmax_shape
+from autograd.ops import xp_array
+from autograd.ops._common import (
+    axes_of,
+    expand,
+    log_softmax_array,
+    reduced_count,
+    reduced_shape,
+    softmax_array,
+    softmax_shape,
+)
 from autograd.tensor import Primitive, _result
 
 
@@ -17,10 +26,10 @@ def sum(a, axis=None, keepdims=False):
     return _result(out, (a,), SUM, {"axis": axis, "keepdims": keepdims})
 
 
-def _sum_vjp(g, out, a, need, axis, keepdims):
+def _sum_vjp(g, out, a, need, axis, keepdims, xp=xp_array):
     if axis is not None:
-        g = expand(g, axis, keepdims, a.ndim)
-    return (np.full(a.shape, g, dtype=a.dtype),)
+        g = xp.expand(g, axis, keepdims, a.ndim)
+    return (xp.full(a.shape, g, a.dtype),)
 
 
 def _sum_plugged(t, g, out, a, axis, keepdims):
@@ -60,10 +69,10 @@ def mean(a, axis=None, keepdims=False):
     return _result(out, (a,), MEAN, {"axis": axis, "keepdims": keepdims})
 
 
-def _mean_vjp(g, out, a, need, axis, keepdims):
+def _mean_vjp(g, out, a, need, axis, keepdims, xp=xp_array):
     if axis is not None:
-        g = expand(g, axis, keepdims, a.ndim)
-    return (np.full(a.shape, g / builtins.max(reduced_count(a.shape, axis), 1), dtype=a.dtype),)
+        g = xp.expand(g, axis, keepdims, a.ndim)
+    return (xp.full(a.shape, g / builtins.max(reduced_count(a.shape, axis), 1), a.dtype),)
 
 
 def _mean_plugged(t, g, out, a, axis, keepdims):
@@ -110,11 +119,11 @@ def _extremum_plugged(t, g, out, a, axis, keepdims):
     return ((f"{t(expand(g, axis, keepdims, a.ndim))} ⊙ {t(share)}", expand(g, axis, keepdims, a.ndim) * share),)
 
 
-def _extremum_vjp(g, out, a, need, axis, keepdims):
+def _extremum_vjp(g, out, a, need, axis, keepdims, xp=xp_array):
     # NOTE: ties share the gradient evenly (as PyTorch's amax and amin do).
-    hit = a == expand(out, axis, keepdims, a.ndim)
+    hit = xp.value(a) == expand(xp.value(out), axis, keepdims, a.ndim)
     count = hit.sum(axis=axis, keepdims=True)
-    return (hit * (expand(g, axis, keepdims, a.ndim) / count),)
+    return (hit * (xp.expand(g, axis, keepdims, a.ndim) / count),)
 
 
 def _extremum_jvp(tangents, out, a, axis, keepdims):
@@ -190,10 +199,10 @@ def _var_shape(a, axis=None, correction=1, keepdims=False):
     return reduced_shape(a, axis, keepdims)
 
 
-def _var_vjp(g, out, a, need, axis, correction, keepdims):
+def _var_vjp(g, out, a, need, axis, correction, keepdims, xp=xp_array):
     with np.errstate(invalid="ignore", divide="ignore"):
-        scale = expand(g, axis, keepdims, a.ndim) * (2.0 / _divisor(a.shape, axis, correction))
-        return (scale * _deviations(a, axis),)
+        scale = xp.expand(g, axis, keepdims, a.ndim) * (2.0 / _divisor(a.shape, axis, correction))
+        return (scale * (a - xp.sum(a, axis, True) / reduced_count(a.shape, axis)),)
 
 
 def _var_plugged(t, g, out, a, axis, correction, keepdims):
@@ -233,12 +242,11 @@ def std(a, axis=None, correction=1, keepdims=False):
     return _result(out, (a,), STD, {"axis": axis, "correction": correction, "keepdims": keepdims})
 
 
-def _std_vjp(g, out, a, need, axis, correction, keepdims):
+def _std_vjp(g, out, a, need, axis, correction, keepdims, xp=xp_array):
     # NOTE: where the std is 0 (all values equal) the gradient is taken as 0, as PyTorch does, not 0/0.
     with np.errstate(invalid="ignore", divide="ignore"):
-        per_std = np.where(out == 0, 0.0, g / out)
-        scale = expand(per_std, axis, keepdims, a.ndim) / _divisor(a.shape, axis, correction)
-        return (scale * _deviations(a, axis),)
+        scale = xp.expand(xp.div_or_zero(g, out), axis, keepdims, a.ndim) / _divisor(a.shape, axis, correction)
+        return (scale * (a - xp.sum(a, axis, True) / reduced_count(a.shape, axis)),)
 
 
 def _std_plugged(t, g, out, a, axis, correction, keepdims):
@@ -277,24 +285,12 @@ STD = Primitive("std", std, _std_vjp, "dA = G ⊙ (A − mean A) / ((n − corre
 
 
 # ---- softmax, log_softmax ------------------------------------------------------------------
-def log_softmax_array(x, axis):
-    """log softmax of an array along `axis`, shifted by the max so that exp never overflows."""
-    shifted = x - x.max(axis=axis, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
-
-
-def softmax_array(x, axis=-1):
-    """softmax of an array along `axis`, shifted by the max so that exp never overflows."""
-    shifted = np.exp(x - x.max(axis=axis, keepdims=True))
-    return shifted / shifted.sum(axis=axis, keepdims=True)
-
-
 def softmax(a, axis=-1):
     axes_of(axis, a.ndim)
     return _result(softmax_array(a.data, axis), (a,), SOFTMAX, {"axis": axis})
 
 
-def _softmax_vjp(g, out, a, need, axis):
+def _softmax_vjp(g, out, a, need, axis, xp=xp_array):
     return (out * (g - (g * out).sum(axis=axis, keepdims=True)),)
 
 
@@ -329,8 +325,8 @@ def log_softmax(a, axis=-1):
     return _result(log_softmax_array(a.data, axis), (a,), LOG_SOFTMAX, {"axis": axis})
 
 
-def _log_softmax_vjp(g, out, a, need, axis):
-    return (g - np.exp(out) * g.sum(axis=axis, keepdims=True),)
+def _log_softmax_vjp(g, out, a, need, axis, xp=xp_array):
+    return (g - xp.exp(out) * g.sum(axis=axis, keepdims=True),)
 
 
 def _log_softmax_plugged(t, g, out, a, axis):

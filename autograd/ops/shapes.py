@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from autograd.ops import _lines as lines
+from autograd.ops import xp_array
 from autograd.ops._common import as_tensor, axes_of, sizes
 from autograd.tensor import Primitive, Tensor, _result
 
@@ -110,13 +111,8 @@ def getitem_shape(a, idx):
     return tuple(out)
 
 
-def _getitem_vjp(g, out, a, need, idx):
-    grad = np.zeros_like(a)
-    if _is_basic(idx):
-        grad[idx] = g
-    else:
-        np.add.at(grad, idx, g)  # repeated indices add up
-    return (grad,)
+def _getitem_vjp(g, out, a, need, idx, xp=xp_array):
+    return (xp.scatter(a.shape, a.dtype, idx, g, unique=_is_basic(idx)),)  # repeated indices add up
 
 
 def _getitem_plugged(t, g, out, a, idx):
@@ -167,7 +163,7 @@ def reshape_shape(a, *shape):
     return tuple(int(d) for d in shape)
 
 
-def _reshape_vjp(g, out, a, need):
+def _reshape_vjp(g, out, a, need, xp=xp_array):
     return (g.reshape(a.shape),)
 
 
@@ -256,8 +252,8 @@ def transpose_shape(a, *axes):
     return tuple(a[ax] for ax in axes)
 
 
-def _transpose_vjp(g, out, a, need, axes):
-    return (np.transpose(g, None if axes is None else np.argsort(axes)),)
+def _transpose_vjp(g, out, a, need, axes, xp=xp_array):
+    return (xp.transpose(g, None if axes is None else np.argsort(axes)),)
 
 
 def _transpose_plugged(t, g, out, a, axes):
@@ -311,9 +307,9 @@ def concat_shape(shapes, axis=0):
     return shapes[0][:ax] + (sum(s[ax] for s in shapes),) + shapes[0][ax + 1 :]
 
 
-def _concat_vjp(g, out, *inputs, need, axis):
+def _concat_vjp(g, out, *inputs, need, axis, xp=xp_array):
     bounds = np.cumsum([x.shape[axis] for x in inputs])[:-1]
-    return tuple(np.split(g, bounds, axis=axis))
+    return tuple(xp.split(g, bounds, axis))
 
 
 def _concat_plugged(t, g, out, *inputs, axis):
@@ -369,8 +365,8 @@ def stack_shape(shapes, axis=0):
     return shapes[0][:ax] + (len(shapes),) + shapes[0][ax:]
 
 
-def _stack_vjp(g, out, *inputs, need, axis):
-    return tuple(np.take(g, i, axis=axis) for i in range(len(inputs)))
+def _stack_vjp(g, out, *inputs, need, axis, xp=xp_array):
+    return tuple(xp.take(g, i, axis) for i in range(len(inputs)))
 
 
 def _stack_plugged(t, g, out, *inputs, axis):
