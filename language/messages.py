@@ -307,6 +307,11 @@ def repeated_keyword(keyword):
     return f"keyword '{keyword}' is given twice"
 
 
+def too_many_in_order(function, names):
+    return (f"{function}() takes at most {len(names)} arguments in order ({', '.join(names)}); "
+            "give the others by keyword, like `is_causal=True`")
+
+
 def keyword_not_allowed(keyword, allowed):
     options = ", ".join(f"{k}=..." for k in sorted(allowed)) or "none"
     return f"keyword '{keyword}' is not allowed here (allowed: {options})"
