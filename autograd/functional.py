@@ -206,7 +206,10 @@ class Out(NamedTuple):
 
 
 class Constant(NamedTuple):
-    """A step's operand: a number the composite combines with a tensor (eps, the scale): a 0-d constant node."""
+    """A step's operand: a constant node the composite makes: a number it combines with a tensor (eps, the scale:
+    0-d), or an array of `shape` (dropout's mask)."""
+
+    shape: tuple = ()
 
 
 class Step(NamedTuple):
@@ -304,8 +307,18 @@ def _scaled_dot_product_attention_steps(query, key, value, attn_mask=None, dropo
     return steps
 
 
-#: Each composite's steps (dropout's are random, and has none here: it is the identity or one mul by a mask).
+def _dropout_steps(input, p=0.5, training=True, inplace=False, generator=None):
+    """dropout's steps (the input as its shape): none when it is the identity, else one product with its mask."""
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return []
+    return [Step("mul", (Input("input"), Constant(tuple(input))))]
+
+
+#: Each composite's steps.
 STEPS = {
+    "dropout": _dropout_steps,
     "layer_norm": _layer_norm_steps,
     "rms_norm": _rms_norm_steps,
     "scaled_dot_product_attention": _scaled_dot_product_attention_steps,
@@ -321,6 +334,6 @@ def composite_shape(name, *args, **kwargs):
     shapes = []
     for step in rule(*args, **kwargs):
         operands = [bound.arguments[a.name] if isinstance(a, Input) else shapes[a.index] if isinstance(a, Out)
-                    else () if isinstance(a, Constant) else a for a in step.args]
+                    else a.shape if isinstance(a, Constant) else a for a in step.args]
         shapes.append(ops.PRIMITIVES[step.op].shape(*operands, **step.kwargs))
-    return shapes[-1]
+    return shapes[-1] if shapes else tuple(bound.arguments["input"])  # no steps: the identity (dropout in eval)

@@ -43,6 +43,7 @@ _COMPARE = {
     ast.Lt: ("<", operator.lt), ast.LtE: ("<=", operator.le), ast.Gt: (">", operator.gt),
     ast.GtE: (">=", operator.ge), ast.Eq: ("==", operator.eq), ast.NotEq: ("!=", operator.ne),
 }
+_KEEPS_MASK = frozenset({"getitem", "reshape", "transpose", "unsqueeze", "squeeze"})  # ops that leave a mask boolean
 _RESERVED = {"np", "F", "Tensor", "rng", *dir(builtins)}  # names the exported script itself uses
 
 
@@ -478,7 +479,8 @@ class Checker:
         if grad:
             self.budget.backward(node, prim, shape, parents)
         sources = frozenset().union(*(p.sources for p in parents)) if known is not UNKNOWN else frozenset()
-        return Value("tensor", slot, code, shape, known, grad, sources=sources, node=_Node())
+        boolean = prim in _KEEPS_MASK and bool(parents) and parents[0].boolean  # (m > 0).T is a mask too
+        return Value("tensor", slot, code, shape, known, grad, sources=sources, node=_Node(), boolean=boolean)
 
     def predict(self, node: ast.AST, prim: str, *args: Any, **kwargs: Any) -> tuple:
         """The primitive's shape rule on the arguments' shapes: an ExpressionError if they do not fit."""
@@ -845,9 +847,11 @@ class Checker:
             operands, parents = [], []
             for position, a in enumerate(step.args):
                 tensor = args[a.name] if isinstance(a, F.Input) else outs[a.index] if isinstance(a, F.Out) else None
-                if isinstance(a, F.Constant):  # eps, the scale: the engine makes each a 0-d constant node
+                if isinstance(a, F.Constant):  # eps, the scale, dropout's mask: the engine makes a constant node
                     self.budget.node(node)
-                operands.append(tensor.shape if tensor is not None else () if isinstance(a, F.Constant) else a)
+                    if a.shape:
+                        self.charge(math.prod(a.shape), node, a.shape)
+                operands.append(tensor.shape if tensor is not None else a.shape if isinstance(a, F.Constant) else a)
                 if tensor is not None and position < len(prim.slots):
                     parents.append(tensor)
             shape = self.predict(node, step.op, *operands, **step.kwargs)
@@ -858,17 +862,25 @@ class Checker:
         keywords = {name: args[name] for name, _, _ in given[len(node.args):]}
         # The run fills Slots in positional arguments only: a tensor given by keyword is passed in its place, the
         # parameters before it at their defaults.
+        # A seeded composite draws from the run's generator (slot 0), in program order, as randn does.
+        run_args = {**args, "generator": Slot(0)} if entry.seeded else args
         signature = inspect.signature(entry.run).parameters
-        tensor_at = [i for i, p in enumerate(params) if isinstance(args.get(p), Value)]
-        in_order = [args[p] if p in args else signature[p].default for p in params[:max(tensor_at) + 1]]
-        rest = {k: v for k, v in args.items() if params.index(k) > max(tensor_at)}
+        tensor_at = [i for i, p in enumerate(params) if isinstance(run_args.get(p), (Value, Slot))]
+        in_order = [run_args[p] if p in run_args else signature[p].default for p in params[:max(tensor_at) + 1]]
+        rest = {k: v for k, v in run_args.items() if params.index(k) > max(tensor_at)}
         slot = self.emit(node, entry.run, *(v.ref if isinstance(v, Value) else v for v in in_order), **rest)
         code_of = lambda v: v.code if isinstance(v, Value) else literal(v)  # noqa: E731
-        code = code_call(code_attr(code_name("F"), entry.name), list(map(code_of, positional)),
-                         {k: code_of(v) for k, v in keywords.items()})
+        script_keywords = {k: code_of(v) for k, v in keywords.items()}
+        if entry.seeded:
+            self.uses_rng = True
+            script_keywords["generator"] = code_name("rng")
+        code = code_call(code_attr(code_name("F"), entry.name), list(map(code_of, positional)), script_keywords)
+        if not steps:  # the identity (dropout in eval, or p=0): the engine returns the input itself
+            return replace(args["input"], ref=slot, code=code)
         tensors = [v for v in args.values() if isinstance(v, Value)]
         known, sources = UNKNOWN, frozenset()
-        if math.prod(outs[-1].shape) <= msg.KNOWN_LIMIT and all(v.known is not UNKNOWN for v in tensors):
+        small = math.prod(outs[-1].shape) <= msg.KNOWN_LIMIT
+        if small and not entry.seeded and all(v.known is not UNKNOWN for v in tensors):
             fold = lambda v: self.known_argument(v) if isinstance(v, Value) else v  # noqa: E731
             result = self.fold(node, entry.run, *map(fold, positional), **{k: fold(v) for k, v in keywords.items()})
             known = np.asarray(result.data)

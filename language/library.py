@@ -110,6 +110,7 @@ class Composite:
     run: Callable  # the engine's function: F.layer_norm
     args: str  # kinds of the positional arguments a program may give, in order (no more than these)
     keywords: dict  # keyword -> its kind
+    seeded: bool = False  # it draws random numbers: from the program's generator, in order, as randn does
 
     @property
     def steps(self) -> Callable:
@@ -120,11 +121,12 @@ class Composite:
         return list(inspect.signature(self.run).parameters)
 
 
-#: The composites the language offers. Not dropout: its mask is random, drawn when it runs, and the language
-#: predicts every node and cost before running (see the README's language section).
+#: The composites the language offers (all of autograd.functional.COMPOSITES). dropout draws its mask from the
+#: program's seeded generator, in program order, so a program (and its Python export) gives the same mask each run.
 COMPOSITES = {
     entry.name: entry
     for entry in (
+        Composite("dropout", F.dropout, "TPP", {"p": "P", "training": "P"}, seeded=True),
         Composite("layer_norm", F.layer_norm, "TPOOP", {"weight": "O", "bias": "O", "eps": "P"}),
         Composite("rms_norm", F.rms_norm, "TPOP", {"weight": "O", "eps": "P"}),
         Composite("scaled_dot_product_attention", F.scaled_dot_product_attention, "TTTO",

@@ -57,6 +57,11 @@ CASES = {
     "attention boolean mask": "scaled_dot_product_attention(q, k, v, attn_mask=bm)",
     "attention boolean mask, scale": "scaled_dot_product_attention(qb, kb, vb, bm, scale=0.25)",
     "attention self, one head": "scaled_dot_product_attention(x, x, x, is_causal=True)",
+    "dropout": "dropout(x)",
+    "dropout p keyword": "dropout(x, p=0.25)",
+    "dropout all": "dropout(x, 1.0)",
+    "dropout not training": "dropout(x, 0.5, training=False)",
+    "dropout p zero": "dropout(x, 0.0)",
 }
 
 
@@ -98,6 +103,11 @@ def test_predicted_shape_is_the_engines_and_the_grads_are_central_differences(ca
     name, args, kwargs = engine_call(call, result.variables)
     expected = getattr(F, name)(*args, **kwargs)
     assert program.shapes["y"] == y.shape == expected.shape
+    if name == "dropout":  # its mask: the program's generator, after x's draw (the dropout cases use x alone)
+        rng = np.random.default_rng(program.seed)
+        rng.standard_normal(x_shape := result.variables["x"].shape)
+        expected = F.dropout(*args, **kwargs, generator=rng)
+        assert x_shape == expected.shape
     np.testing.assert_array_equal(y.data, expected.data)
     result.output.backward()
     names = list(program.inputs)
@@ -108,8 +118,8 @@ def test_predicted_shape_is_the_engines_and_the_grads_are_central_differences(ca
         np.testing.assert_allclose(grad, estimate, rtol=1e-6, atol=1e-7, err_msg=input_name)
 
 
-def test_every_composite_but_dropout_is_offered_and_has_steps():
-    assert set(lib.COMPOSITES) == set(F.COMPOSITES) - {"dropout"} == set(F.STEPS)
+def test_every_composite_is_offered_and_has_steps():
+    assert set(lib.COMPOSITES) == set(F.COMPOSITES) == set(F.STEPS)
     assert set(lib.COMPOSITES) <= set(lib.function_names())
     for name in lib.COMPOSITES:
         assert any(call.startswith(name + "(") for call in CASES.values()), name
@@ -120,7 +130,7 @@ def step_shapes(steps, bound):
     shapes = []
     for step in steps:
         operands = [bound[a.name] if isinstance(a, F.Input) else shapes[a.index] if isinstance(a, F.Out)
-                    else () if isinstance(a, F.Constant) else a for a in step.args]
+                    else a.shape if isinstance(a, F.Constant) else a for a in step.args]
         shapes.append(tuple(PRIMITIVES[step.op].shape(*operands, **step.kwargs)))
     return shapes
 
@@ -132,8 +142,9 @@ def test_the_steps_are_the_graph_the_composite_records(call):
     name, args, kwargs = engine_call(call, result.variables)
     out = getattr(F, name)(*args, **kwargs)
     graph = trace(out)
-    recorded = sorted((n.op, n.shape) for n in graph.nodes if n.op)
-    constants = sum(1 for n in graph.nodes if n.kind == "const" and n.shape == ())
+    recorded = sorted((n.op, n.shape) for n in graph.nodes if n.op and n is not graph.nodes[-1] or n.op and
+                      len(graph.nodes) > 1)
+    constants = sorted(n.shape for n in graph.nodes if n.kind == "const")
     entry = lib.COMPOSITES[name]
     bound = dict(zip(entry.parameters, args)) | kwargs
     mask = bound.get("attn_mask")
@@ -146,7 +157,7 @@ def test_the_steps_are_the_graph_the_composite_records(call):
     steps = entry.steps(**shapes)
     predicted = sorted(zip([s.op for s in steps], step_shapes(steps, full)))
     assert recorded == predicted
-    assert constants == sum(isinstance(a, F.Constant) for s in steps for a in s.args)
+    assert constants == sorted(a.shape for s in steps for a in s.args if isinstance(a, F.Constant))
     assert F.composite_shape(name, **shapes) == out.shape
 
 
@@ -226,6 +237,10 @@ def test_a_composite_costs_what_its_steps_written_out_cost():
     ("q = randn(5, 4)\ny = layer_norm(q, 4, weight=q, weight=q)", "is given twice", "weight=q)"),
     ("q = randn(5, 4)\ny = layer_norm(q, 4, q[0], weight=q[0])", "multiple values for argument 'weight'", "layer"),
     ("q = randn(5, 4)\ny = layer_norm", "is a function", "layer_norm"),
+    ("q = randn(5, 4)\ny = dropout(q, 1.5)", "dropout probability has to be between 0 and 1, but got 1.5", "drop"),
+    ("q = randn(5, 4)\ny = dropout(q, 0.5, True, False)", "takes at most 3 arguments in order (input, p, "
+                                                         "training)", "False"),
+    ("q = randn(5, 4)\ny = dropout(q, generator=1)", "keyword 'generator' is not allowed here", "generator"),
 ])
 def test_shapes_that_do_not_fit_say_so_with_line_and_column(text, words, at):
     with pytest.raises(ExpressionError) as info:
@@ -269,7 +284,8 @@ m = q[0] @ q[0].T > 0
 a = scaled_dot_product_attention(h, h, h, attn_mask=m)
 c = scaled_dot_product_attention(h, q, q, is_causal=True, scale=0.5)
 r = rms_norm(a + c, 3, weight=w, eps=1e-6)
-loss = (r * r).sum()
+d = dropout(r, 0.5) + randn(3)
+loss = (d * d).sum()
 """
 
 
@@ -278,7 +294,8 @@ def test_the_python_export_calls_the_composites_and_reproduces_grads(tmp_path):
     for line in ("h = F.layer_norm(q, (3,), w, Tensor(np.zeros((3,))))",
                  "a = F.scaled_dot_product_attention(h, h, h, attn_mask=m)",
                  "c = F.scaled_dot_product_attention(h, q, q, is_causal=True, scale=0.5)",
-                 "r = F.rms_norm(a + c, 3, weight=w, eps=1e-06)"):
+                 "r = F.rms_norm(a + c, 3, weight=w, eps=1e-06)",
+                 "d = F.dropout(r, 0.5, generator=rng) + Tensor(rng.standard_normal((3,)))"):
         assert line in script, script
     path = tmp_path / "program.py"
     path.write_text(script)
@@ -313,3 +330,34 @@ def test_a_boolean_mask_masks_and_a_float_mask_adds():
     ops = [n.op for n in trace(masked.output).nodes if n.op]
     assert "masked_fill" in ops and "add" not in ops
     assert "add" in [n.op for n in trace(added.output).nodes if n.op]
+
+
+def test_a_mask_stays_a_mask_through_indexing_and_transposes():
+    """(m > 0).T, m[None][0]: the checker predicts the masking the engine does (not an addition), and costs the
+    four ops on the mask on top of what the mask itself costs."""
+    straight = compile_program(program_of("scaled_dot_product_attention(q, k, v, attn_mask=bm)"))
+    moved = compile_program(program_of("scaled_dot_product_attention(q, k, v, attn_mask=bm.T.T[None][0])"))
+    assert "masked_fill" in [n.op for n in trace(moved.run().output).nodes]
+    assert moved.costs.nodes == straight.costs.nodes + 4
+    assert moved.costs.forward_elements == straight.costs.forward_elements + 4 * 30
+    for field in ("backward_elements", "stepper_elements", "matmul_work"):
+        assert getattr(moved.costs, field) == getattr(straight.costs, field), field
+
+
+def test_dropout_is_seeded_like_randn_and_repeats_each_run():
+    """Its mask comes from the program's generator, in program order: the same text and seed give the same mask
+    on every run (so the gradient check's nudged runs see it too), another seed another mask; the kept numbers
+    are scaled by 1/(1 − p), and the Stepper's step is the product with that mask."""
+    text = "x = ones(50, 40)\ny = dropout(x, 0.25)\nloss = y.sum()"
+    program = compile_program(text)
+    first, again = program.run(), program.run(inputs={"x": np.full((50, 40), 2.0)})
+    mask = first.variables["y"].data
+    np.testing.assert_array_equal(again.variables["y"].data, 2 * mask)
+    assert set(np.unique(mask)) == {0.0, 1 / 0.75} and 0.2 < (mask == 0).mean() < 0.3
+    assert not np.array_equal(compile_program(text, seed=1).run().variables["y"].data, mask)
+    first.output.backward()
+    np.testing.assert_array_equal(first.variables["x"].grad, mask)
+    graph = trace(first.output)
+    assert [n.op for n in graph.nodes if n.op] == ["mul", "sum"]
+    eval_mode = evaluate("x = randn(3)\ny = dropout(x, 0.9, training=False)")
+    assert eval_mode.variables["y"] is eval_mode.variables["x"]  # the identity, as F.dropout returns it
