@@ -361,3 +361,15 @@ def test_dropout_is_seeded_like_randn_and_repeats_each_run():
     assert [n.op for n in graph.nodes if n.op] == ["mul", "sum"]
     eval_mode = evaluate("x = randn(3)\ny = dropout(x, 0.9, training=False)")
     assert eval_mode.variables["y"] is eval_mode.variables["x"]  # the identity, as F.dropout returns it
+
+
+def test_the_sweeps_generator_writes_every_composite_in_shapes_that_run():
+    """tests/support/program_gen.py (the pages' sweep) has call forms for every composite, and fills that run."""
+    from tests.support import program_gen
+
+    for name in lib.COMPOSITES:
+        texts = list(program_gen.programs_of(name, limit=2))
+        assert len(texts) == 2, name
+        for text in texts:
+            assert f"{name}(" in text and compile_program(text).run().output is not None
+    assert {f.prim for f in program_gen.forms()} >= set(lib.COMPOSITES)
