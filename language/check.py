@@ -831,6 +831,7 @@ class Checker:
                 args[name] = tuple(self.integer(item, arg_node, "a dimension") for item in value.items)
             else:
                 args[name] = self.plain(value, arg_node)
+                self.plain_kind(entry, name, args[name], value, arg_node)
         shapes = {name: v.shape if isinstance(v, Value) else v for name, v in args.items()}
         if isinstance(args.get("attn_mask"), Value):
             shapes["boolean_mask"] = args["attn_mask"].boolean
@@ -886,6 +887,16 @@ class Checker:
             known = np.asarray(result.data)
             sources = frozenset().union(*(v.sources for v in tensors))
         return replace(outs[-1], ref=slot, code=code, known=known, sources=sources)
+
+    def plain_kind(self, entry: lib.Composite, name: str, plain: Any, value: Value, node: ast.AST) -> None:
+        """A composite's plain argument of the kind its default says: True or False for a flag (is_causal,
+        training), a number for a number (eps, p; None too where that is the default, as for scale)."""
+        default = inspect.signature(entry.run).parameters[name].default
+        if isinstance(default, bool) and not isinstance(plain, bool):
+            raise self.fail(node, msg.flag_argument(entry.name, name, value.describe()))
+        number = isinstance(default, float) or (default is None and name in ("eps", "scale"))
+        if number and not (_is_number(plain) or default is None and plain is None):
+            raise self.fail(node, msg.number_argument(entry.name, name, value.describe(), default is None))
 
     def argument(self, kind: str, value: Value, node: ast.AST, prim: str) -> tuple[Value, Any]:
         """An argument as the engine takes it (a Value) and as the shape rule of `prim` takes it."""

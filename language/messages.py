@@ -287,6 +287,14 @@ def constructor_keyword(name, keyword, allowed):
     return f"{name}() takes no keyword '{keyword}' (it takes {options})"
 
 
+def flag_argument(function, name, got):
+    return f"{function}(..., {name}=...) takes True or False, not {got}"
+
+
+def number_argument(function, name, got, or_none):
+    return f"{function}(..., {name}=...) takes a number{' or None' if or_none else ''}, not {got}"
+
+
 def requires_grad_flag(name, got):
     return f"{name}(..., requires_grad=...) takes True or False, not {got}"
 

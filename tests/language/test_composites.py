@@ -16,6 +16,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import autograd.functional as F
 from autograd import Tensor
@@ -241,6 +243,10 @@ def test_a_composite_costs_what_its_steps_written_out_cost():
     ("q = randn(5, 4)\ny = dropout(q, 0.5, True, False)", "takes at most 3 arguments in order (input, p, "
                                                          "training)", "False"),
     ("q = randn(5, 4)\ny = dropout(q, generator=1)", "keyword 'generator' is not allowed here", "generator"),
+    ("q = randn(5, 4)\ny = dropout(q, True)", "dropout(..., p=...) takes a number, not True", "True"),
+    ("q = randn(5, 4)\ny = scaled_dot_product_attention(q, q, q, is_causal=1)", "takes True or False, not the "
+                                                                               "number 1", "1)"),
+    ("q = randn(5, 4)\ny = layer_norm(q, 4, eps=None)", "layer_norm(..., eps=...) takes a number, not None", "None"),
 ])
 def test_shapes_that_do_not_fit_say_so_with_line_and_column(text, words, at):
     with pytest.raises(ExpressionError) as info:
@@ -373,3 +379,28 @@ def test_the_sweeps_generator_writes_every_composite_in_shapes_that_run():
         for text in texts:
             assert f"{name}(" in text and compile_program(text).run().output is not None
     assert {f.prim for f in program_gen.forms()} >= set(lib.COMPOSITES)
+
+
+# ---- fuzzing the composites' arguments: refused with a place, or run with every shape as predicted -------------
+FUZZ_ARGS = ["q", "k", "w", "m", "s", "None", "3", "(3,)", "[3]", "(2, 3)", "[]", "()", "0.5", "-1", "True",
+             "q > 0", "q @ k.T > 0", "q.shape[-1:]", "randn(2, 3)", "[1.0, 2.0, 3.0]", "1e308", "(1.5,)"]
+FUZZ_KEYWORDS = ["", "eps=0.1", "weight=w", "bias=q", "attn_mask=m", "attn_mask=None", "is_causal=True",
+                 "is_causal=1", "scale=2", "p=0.5", "p=2", "training=False", "dropout_p=0.1", "generator=1",
+                 "weight=None", "scale=q"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(lib.COMPOSITES)), st.lists(st.sampled_from(FUZZ_ARGS), max_size=5),
+       st.lists(st.sampled_from(FUZZ_KEYWORDS), max_size=2))
+def test_fuzz_composite_arguments(name, args, keywords):
+    text = ("q = randn(2, 3)\nk = randn(4, 3)\nw = ones(3)\nm = k @ q.T > 0\ns = 2.0\n"
+            f"y = {name}({', '.join(args + [kw for kw in keywords if kw])})\nz = y * 1")
+    try:
+        program = compile_program(text)
+        result = program.run()
+    except ExpressionError as error:
+        assert error.line >= 1 and error.col >= 1
+        assert "internal error" not in error.message and "Traceback" not in error.message, error.message
+    else:
+        assert program.shapes == {n: t.shape for n, t in result.variables.items()}
+        assert program.costs.nodes >= len(trace(result.output).nodes)
