@@ -13,6 +13,7 @@ import math
 import re
 import subprocess
 import sys
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -404,3 +405,23 @@ def test_fuzz_composite_arguments(name, args, keywords):
     else:
         assert program.shapes == {n: t.shape for n, t in result.variables.items()}
         assert program.costs.nodes >= len(trace(result.output).nodes)
+
+
+@pytest.mark.parametrize("text", [
+    "q = randn(300, 64)\nk = randn(400, 64)\ny = scaled_dot_product_attention(q, k, k, is_causal=True).sum()",
+    "q = randn(4, 100, 32)\nm = q[0] @ q[0].T > 0\ny = scaled_dot_product_attention(q, q, q, m).sum()",
+    "x = randn(500, 200)\nw = randn(200)\ny = rms_norm(layer_norm(x, 200, w, w), 200, w).sum()",
+    "x = randn(500, 200)\ny = (dropout(x, 0.3) * x).sum()",
+])
+def test_predicted_costs_bound_what_forward_and_backward_allocate(text):
+    """What the checker charges bounds what the run and its backward really allocate, the composites' own
+    temporaries (a causal mask, dropout's draw) included."""
+    program = compile_program(text)
+    costs = program.costs
+    program.run()  # warm up
+    tracemalloc.start()
+    result = program.run()
+    result.output.backward()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak <= 8 * (costs.forward_elements + costs.backward_elements) + 2**20, (peak, costs)
