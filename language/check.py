@@ -806,9 +806,9 @@ class Checker:
         return self.result(node, prim, shape, parents, slot, code, known)
 
     def composite(self, node: ast.Call, entry: lib.Composite) -> Value:
-        """layer_norm, rms_norm, scaled_dot_product_attention: functions written from primitives. Their steps
-        (autograd.functional.STEPS, declared beside each one) give the result's shape and every node and cost of
-        the graph the composite records, through the primitives' own shape rules, before anything runs; one
+        """layer_norm, rms_norm, scaled_dot_product_attention, dropout: functions written from primitives. Their
+        steps (autograd.functional.STEPS, declared beside each one) give the result's shape and every node and cost
+        of the graph the composite records, through the primitives' own shape rules, before anything runs; one
         instruction then runs the composite itself."""
         params = entry.parameters
         if len(node.args) > len(entry.args):
@@ -862,8 +862,8 @@ class Checker:
         positional = [args[name] for name, _, _ in given[:len(node.args)]]
         keywords = {name: args[name] for name, _, _ in given[len(node.args):]}
         # The run fills Slots in positional arguments only: a tensor given by keyword is passed in its place, the
-        # parameters before it at their defaults.
-        # A seeded composite draws from the run's generator (slot 0), in program order, as randn does.
+        # parameters before it at their defaults. A seeded composite draws from the run's generator (slot 0), in
+        # program order, as randn does (the script passes it `generator=rng`).
         run_args = {**args, "generator": Slot(0)} if entry.seeded else args
         signature = inspect.signature(entry.run).parameters
         tensor_at = [i for i, p in enumerate(params) if isinstance(run_args.get(p), (Value, Slot))]
