@@ -13,6 +13,7 @@ are looked up in those tables, never with getattr on the user's strings, and not
 
 import ast
 import builtins
+import inspect
 import math
 import operator
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from autograd import Tensor
+from autograd import functional as F
 from autograd import ops as engine
 from language import library as lib
 from language import messages as msg
@@ -41,6 +43,7 @@ _COMPARE = {
     ast.Lt: ("<", operator.lt), ast.LtE: ("<=", operator.le), ast.Gt: (">", operator.gt),
     ast.GtE: (">=", operator.ge), ast.Eq: ("==", operator.eq), ast.NotEq: ("!=", operator.ne),
 }
+_KEEPS_MASK = frozenset({"getitem", "reshape", "transpose", "unsqueeze", "squeeze"})  # ops that leave a mask boolean
 _RESERVED = {"np", "F", "Tensor", "rng", *dir(builtins)}  # names the exported script itself uses
 
 
@@ -61,6 +64,7 @@ class Value:
     items: tuple = ()  # a tuple's or list's item Values
     sources: frozenset = frozenset()  # inputs a known tensor value was computed from
     node: "_Node | None" = None  # a tensor's graph node, shared by every name for that tensor
+    boolean: bool = False  # a boolean mask (a comparison's result): attention masks with it, instead of adding it
 
     @property
     def size(self) -> int:
@@ -362,7 +366,7 @@ class Checker:
         if name in lib.CONSTANTS:
             value = lib.CONSTANTS[name]
             return Value("number", value, literal(value), known=value)
-        if name in lib.FUNCTIONS or name in lib.CONSTRUCTORS:
+        if name in lib.FUNCTIONS or name in lib.COMPOSITES or name in lib.CONSTRUCTORS:
             raise self.fail(node, msg.is_a_function(name))
         if name in self.assigned_on:
             raise self.fail(node, msg.used_before_assigned(name, self.assigned_on[name]))
@@ -475,7 +479,8 @@ class Checker:
         if grad:
             self.budget.backward(node, prim, shape, parents)
         sources = frozenset().union(*(p.sources for p in parents)) if known is not UNKNOWN else frozenset()
-        return Value("tensor", slot, code, shape, known, grad, sources=sources, node=_Node())
+        boolean = prim in _KEEPS_MASK and bool(parents) and parents[0].boolean  # (m > 0).T is a mask too
+        return Value("tensor", slot, code, shape, known, grad, sources=sources, node=_Node(), boolean=boolean)
 
     def predict(self, node: ast.AST, prim: str, *args: Any, **kwargs: Any) -> tuple:
         """The primitive's shape rule on the arguments' shapes: an ExpressionError if they do not fit."""
@@ -593,7 +598,7 @@ class Checker:
         slot = self.emit(node, fn, left.ref, right.ref)
         known = self.known_result(node, fn, [left, right], math.prod(shape))
         code = ast.Compare(left=left.code, ops=[type(node.ops[0])()], comparators=[right.code])
-        return Value("tensor", slot, code, shape, known, node=_Node())  # a boolean mask, no grad
+        return Value("tensor", slot, code, shape, known, node=_Node(), boolean=True)  # a boolean mask, no grad
 
     # -- attributes and indexing --
     def attribute(self, node: ast.Attribute) -> Value:
@@ -727,6 +732,8 @@ class Checker:
                 return self.construct(node, name)
             if name in lib.FUNCTIONS:
                 return self.apply(node, lib.FUNCTIONS[name], [])
+            if name in lib.COMPOSITES:
+                return self.composite(node, lib.COMPOSITES[name])
             if name in self.scope:
                 raise self.fail(func, msg.is_a_tensor_not_a_function(name))
             if name in msg.MODULES:
@@ -797,6 +804,99 @@ class Checker:
             known = np.asarray(self.fold(node, entry.run, *known_args, **keywords).data)
         code = self.call_code(entry, converted, keywords)
         return self.result(node, prim, shape, parents, slot, code, known)
+
+    def composite(self, node: ast.Call, entry: lib.Composite) -> Value:
+        """layer_norm, rms_norm, scaled_dot_product_attention, dropout: functions written from primitives. Their
+        steps (autograd.functional.STEPS, declared beside each one) give the result's shape and every node and cost
+        of the graph the composite records, through the primitives' own shape rules, before anything runs; one
+        instruction then runs the composite itself."""
+        params = entry.parameters
+        if len(node.args) > len(entry.args):
+            raise self.fail(node.args[len(entry.args)], msg.too_many_in_order(entry.name, params[:len(entry.args)]))
+        given = [(name, kind, arg) for name, kind, arg in zip(params, entry.args, node.args)]
+        for keyword in node.keywords:
+            if keyword.arg not in entry.keywords:
+                raise self.fail(keyword, msg.keyword_not_allowed(keyword.arg, entry.keywords))
+            given.append((keyword.arg, entry.keywords[keyword.arg], keyword.value))
+        try:
+            inspect.signature(entry.run).bind(*node.args, **{k.arg: None for k in node.keywords})
+        except TypeError as exc:
+            raise self.fail(node, msg.cannot_compute(self.source.quote(node), exc)) from None
+        args: dict[str, Any] = {}  # parameter -> its Value (a tensor) or its plain value
+        for name, kind, arg_node in given:
+            value = self.expr(arg_node)
+            if kind == "T" or (kind == "O" and not (value.kind == "flag" and value.known is None)):
+                args[name] = self.tensor(value, arg_node)
+            elif value.kind == "list" and name == "normalized_shape":  # [4] as PyTorch takes it, or (4,)
+                args[name] = tuple(self.integer(item, arg_node, "a dimension") for item in value.items)
+            else:
+                args[name] = self.plain(value, arg_node)
+                self.plain_kind(entry, name, args[name], value, arg_node)
+        shapes = {name: v.shape if isinstance(v, Value) else v for name, v in args.items()}
+        if isinstance(args.get("attn_mask"), Value):
+            shapes["boolean_mask"] = args["attn_mask"].boolean
+        quote = self.source.quote(node)
+        try:
+            steps = entry.steps(**shapes)
+        except (ValueError, IndexError) as exc:
+            raise self.fail(node, msg.cannot_compute(quote, exc)) from None
+        except TypeError:
+            raise self.fail(node, msg.cannot_compute(quote, msg.WRONG_KIND)) from None
+        outs: list[Value] = []
+        for step in steps:
+            prim = engine.PRIMITIVES[step.op]
+            operands, parents = [], []
+            for position, a in enumerate(step.args):
+                tensor = args[a.name] if isinstance(a, F.Input) else outs[a.index] if isinstance(a, F.Out) else None
+                if isinstance(a, F.Constant):  # eps, the scale, dropout's mask: the engine makes a constant node
+                    self.budget.node(node)
+                    if a.shape:
+                        self.charge(math.prod(a.shape), node, a.shape)
+                operands.append(tensor.shape if tensor is not None else a.shape if isinstance(a, F.Constant) else a)
+                if tensor is not None and position < len(prim.slots):
+                    parents.append(tensor)
+            shape = self.predict(node, step.op, *operands, **step.kwargs)
+            if step.op == "matmul":
+                self.budget.matmul(engine.matmul_work(*operands), node)
+            outs.append(self.result(node, step.op, shape, parents, None, None))
+        positional = [args[name] for name, _, _ in given[:len(node.args)]]
+        keywords = {name: args[name] for name, _, _ in given[len(node.args):]}
+        # The run fills Slots in positional arguments only: a tensor given by keyword is passed in its place, the
+        # parameters before it at their defaults. A seeded composite draws from the run's generator (slot 0), in
+        # program order, as randn does (the script passes it `generator=rng`).
+        run_args = {**args, "generator": Slot(0)} if entry.seeded else args
+        signature = inspect.signature(entry.run).parameters
+        tensor_at = [i for i, p in enumerate(params) if isinstance(run_args.get(p), (Value, Slot))]
+        in_order = [run_args[p] if p in run_args else signature[p].default for p in params[:max(tensor_at) + 1]]
+        rest = {k: v for k, v in run_args.items() if params.index(k) > max(tensor_at)}
+        slot = self.emit(node, entry.run, *(v.ref if isinstance(v, Value) else v for v in in_order), **rest)
+        code_of = lambda v: v.code if isinstance(v, Value) else literal(v)  # noqa: E731
+        script_keywords = {k: code_of(v) for k, v in keywords.items()}
+        if entry.seeded:
+            self.uses_rng = True
+            script_keywords["generator"] = code_name("rng")
+        code = code_call(code_attr(code_name("F"), entry.name), list(map(code_of, positional)), script_keywords)
+        if not steps:  # the identity (dropout in eval, or p=0): the engine returns the input itself
+            return replace(args["input"], ref=slot, code=code)
+        tensors = [v for v in args.values() if isinstance(v, Value)]
+        known, sources = UNKNOWN, frozenset()
+        small = math.prod(outs[-1].shape) <= msg.KNOWN_LIMIT
+        if small and not entry.seeded and all(v.known is not UNKNOWN for v in tensors):
+            fold = lambda v: self.known_argument(v) if isinstance(v, Value) else v  # noqa: E731
+            result = self.fold(node, entry.run, *map(fold, positional), **{k: fold(v) for k, v in keywords.items()})
+            known = np.asarray(result.data)
+            sources = frozenset().union(*(v.sources for v in tensors))
+        return replace(outs[-1], ref=slot, code=code, known=known, sources=sources)
+
+    def plain_kind(self, entry: lib.Composite, name: str, plain: Any, value: Value, node: ast.AST) -> None:
+        """A composite's plain argument of the kind its default says: True or False for a flag (is_causal,
+        training), a number for a number (eps, p; None too where that is the default, as for scale)."""
+        default = inspect.signature(entry.run).parameters[name].default
+        if isinstance(default, bool) and not isinstance(plain, bool):
+            raise self.fail(node, msg.flag_argument(entry.name, name, value.describe()))
+        number = isinstance(default, float) or (default is None and name in ("eps", "scale"))
+        if number and not (_is_number(plain) or default is None and plain is None):
+            raise self.fail(node, msg.number_argument(entry.name, name, value.describe(), default is None))
 
     def argument(self, kind: str, value: Value, node: ast.AST, prim: str) -> tuple[Value, Any]:
         """An argument as the engine takes it (a Value) and as the shape rule of `prim` takes it."""

@@ -26,6 +26,7 @@ from autograd.tensor import Primitive
 #   S  a list of tensors, like [a, b]
 #   P  a plain value: a number, True/False/None or a tuple of them
 #   *  any number of plain values (reshape(2, 3), transpose(1, 0))
+#   O  a tensor or None (a composite's optional weight, bias or attn_mask)
 _OWNER = {}
 for _prim in PRIMITIVES.values():
     for _name in _prim.functions:
@@ -98,6 +99,41 @@ METHODS = {
     )
 }
 
+
+
+@dataclass(frozen=True)
+class Composite:
+    """A function of the language that is a composite of primitives (autograd.functional.COMPOSITES): no registry
+    entry of its own; its steps (autograd.functional.STEPS) give its shape, nodes and costs."""
+
+    name: str
+    run: Callable  # the engine's function: F.layer_norm
+    args: str  # kinds of the positional arguments a program may give, in order (no more than these)
+    keywords: dict  # keyword -> its kind
+    seeded: bool = False  # it draws random numbers: from the program's generator, in order, as randn does
+
+    @property
+    def steps(self) -> Callable:
+        return F.STEPS[self.name]
+
+    @property
+    def parameters(self) -> list[str]:
+        return list(inspect.signature(self.run).parameters)
+
+
+#: The composites the language offers (all of autograd.functional.COMPOSITES). dropout draws its mask from the
+#: program's seeded generator, in program order, so a program (and its Python export) gives the same mask each run.
+COMPOSITES = {
+    entry.name: entry
+    for entry in (
+        Composite("dropout", F.dropout, "TPP", {"p": "P", "training": "P"}, seeded=True),
+        Composite("layer_norm", F.layer_norm, "TPOOP", {"weight": "O", "bias": "O", "eps": "P"}),
+        Composite("rms_norm", F.rms_norm, "TPOP", {"weight": "O", "eps": "P"}),
+        Composite("scaled_dot_product_attention", F.scaled_dot_product_attention, "TTTO",
+                  {"attn_mask": "O", "is_causal": "P", "scale": "P"}),
+    )
+}
+
 CONSTRUCTORS = ("tensor", "randn", "rand", "zeros", "ones", "eye", "arange")
 #: Keywords every constructor takes. `requires_grad=False` makes data: a constant tensor (no grad) that
 #: keeps that when assigned to a name (it is not an input); True, the default, is what a literal does.
@@ -107,7 +143,7 @@ ATTRIBUTES = ("T", "shape")
 
 
 def function_names():
-    return [*FUNCTIONS, *CONSTRUCTORS]
+    return [*FUNCTIONS, *COMPOSITES, *CONSTRUCTORS]
 
 
 def method_names():

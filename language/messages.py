@@ -287,6 +287,14 @@ def constructor_keyword(name, keyword, allowed):
     return f"{name}() takes no keyword '{keyword}' (it takes {options})"
 
 
+def flag_argument(function, name, got):
+    return f"{function}(..., {name}=...) takes True or False, not {got}"
+
+
+def number_argument(function, name, got, or_none):
+    return f"{function}(..., {name}=...) takes a number{' or None' if or_none else ''}, not {got}"
+
+
 def requires_grad_flag(name, got):
     return f"{name}(..., requires_grad=...) takes True or False, not {got}"
 
@@ -305,6 +313,11 @@ def bad_shape(shape):
 
 def repeated_keyword(keyword):
     return f"keyword '{keyword}' is given twice"
+
+
+def too_many_in_order(function, names):
+    return (f"{function}() takes at most {len(names)} arguments in order ({', '.join(names)}); "
+            "give the others by keyword, like `is_causal=True`")
 
 
 def keyword_not_allowed(keyword, allowed):

@@ -13,13 +13,14 @@ one evaluation), so every program handed out is one a user could have typed.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
 from autograd.ops import PRIMITIVES
-from language.library import FUNCTIONS, METHODS
+from language.library import COMPOSITES, FUNCTIONS, METHODS
 
 #: Leaves a program may declare: name -> its line. Float tensors require grad (a literal or a constructor);
 #: ``y`` is integer data (labels for cross_entropy, indices for embedding and getitem).
@@ -55,6 +56,21 @@ PLAIN = {
     "lo": ["-0.5"], "hi": ["0.5"],
 }
 GENERIC = ["0", "-1", "1", "0.5"]
+#: The composites of autograd.functional the language offers (language.library.COMPOSITES), as the language writes
+#: them, in shapes that fit: a norm over the operand's last axis, attention of an operand (2-D or more) on itself or
+#: on another with as many features, masked by a comparison whose diagonal always holds, dropout in both modes.
+COMPOSITE_FORMS = {
+    "layer_norm": ["layer_norm({0}, {0}.shape[-1:])", "layer_norm({0}, {0}.shape[-1:], {1}, {2})",
+                   "layer_norm({0}, [{0}.shape[-1]], bias={1}, eps=0.001)"],
+    "rms_norm": ["rms_norm({0}, {0}.shape[-1:])", "rms_norm({0}, {0}.shape[-1:], weight={1}, eps=1e-6)"],
+    "scaled_dot_product_attention": [
+        "scaled_dot_product_attention({0}, {0}, {0})", "scaled_dot_product_attention({0}, {1}, {1})",
+        "scaled_dot_product_attention({0}, {0}, {1}, is_causal=True)",
+        "scaled_dot_product_attention({0}, {0}, {0}, attn_mask={0} @ {0}.T >= 0)",
+        "scaled_dot_product_attention({0}, {1}, {1}, {0} @ {1}.T * 0.5, scale=0.5)",
+    ],
+    "dropout": ["dropout({0})", "dropout({0}, p=0.25)", "dropout({0}, 0.5, training=False)"],
+}
 STAR = {"reshape": ["-1", "-1, 1", "1, -1"], "transpose": ["", "1, 0"]}
 
 
@@ -87,7 +103,8 @@ def _entry_forms(prim: str, entry, method: bool) -> list[Form]:
 
 
 def forms() -> list[Form]:
-    """Every call form of every primitive in the registry (KeyError names an operator with no form)."""
+    """Every call form of every primitive in the registry (KeyError names an operator with no form), and of every
+    composite the language offers."""
     out = []
     for name, prim in PRIMITIVES.items():
         for op in prim.operators:
@@ -102,6 +119,10 @@ def forms() -> list[Form]:
         for function in prim.functions:
             if function in FUNCTIONS:
                 out.extend(_entry_forms(name, FUNCTIONS[function], method=False))
+    for name in COMPOSITES:  # KeyError: a composite the language offers with no form here
+        for template in COMPOSITE_FORMS[name]:
+            n = len(set(re.findall(r"\{(\d)\}", template)))
+            out.append(Form(name, template, "T" * n))
     return out
 
 
@@ -196,8 +217,6 @@ def _program(lines: list[str], output: str | None = None) -> str:
 
 
 def _uses(body: str, name: str) -> bool:
-    import re
-
     return re.search(rf"(?<![\w.]){name}(?![\w])", body) is not None
 
 
