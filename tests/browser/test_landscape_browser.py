@@ -39,7 +39,7 @@ def test_the_landscape_tab_follows_the_run(page, app_url, artifacts):
     assert page.locator(PER).get_attribute("data-count") == str(len(state.y_train))
     page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
     assert page.locator('[data-testid="stPlotlyChart"]').count() == 5
-    assert "finite differences of the gradient" in page.locator(LS).inner_text()
+    assert "exact autograd.func.hvp" in page.locator(LS).inner_text()
     page.screenshot(path=str(artifacts / "landscape.png"))
 
     page.get_by_role("button", name="Play", exact=True).click()

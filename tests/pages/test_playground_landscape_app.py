@@ -55,7 +55,7 @@ def test_open_tab_shows_the_slice_curvature_and_per_example_gradients():
     assert _hook(at, "per-example")["data-count"] == str(len(state.y_train))
     charts = at.get("plotly_chart")
     assert len(charts) == 5
-    assert any("finite differences of the gradient" in e.proto.body for e in at.get("html"))
+    assert any("exact autograd.func.hvp" in e.proto.body for e in at.get("html"))
     assert not at.exception
 
 

@@ -56,7 +56,7 @@ def lambda_max(net: nets.Net, params: np.ndarray, seed: int = 0, iterations: int
     iteration finds the eigenvalue of largest magnitude; when that one is negative (the loss curves down more
     steeply than up), a second run on H − λ·I finds the top of the spectrum."""
     params = np.asarray(params, dtype=np.float64)
-    method = [nets.FINITE_DIFFERENCES]
+    method = [nets.EXACT]
 
     def apply(v):
         h = nets.hvp(net, params, v)

@@ -63,13 +63,23 @@ def test_gradient_matches_central_differences(case):
         assert g[i] == pytest.approx(numeric, rel=1e-5, abs=1e-8), (case, i)
 
 
+@pytest.mark.parametrize("case", CASES[:3])
+def test_the_exact_hvp_matches_central_differences_of_the_gradient(case):
+    state = _state(*case)
+    net, w = nets.net_of(state), training.flat_params(state)
+    v = np.random.default_rng(5).standard_normal(len(w))
+    exact, differences = nets.hvp(net, w, v), nets.hvp_by_differences(net, w, v)
+    assert exact.method == nets.EXACT and differences.method == nets.FINITE_DIFFERENCES
+    np.testing.assert_allclose(exact.value, differences.value, rtol=1e-5, atol=1e-7 * np.abs(exact.value).max())
+
+
 def test_hvp_says_how_and_matches_differences_of_the_loss():
     state = _state(*CASES[0])
     net, w = nets.net_of(state), training.flat_params(state)
     rng = np.random.default_rng(4)
     u, v = rng.standard_normal(len(w)), rng.standard_normal(len(w))
     h = nets.hvp(net, w, v)
-    assert h.method == nets.FINITE_DIFFERENCES
+    assert h.method == nets.EXACT
     # uᵀHv from second differences of the loss itself (an independent route: no gradient involved)
     eps = 1e-4
 

@@ -22,7 +22,7 @@ def test_a_panel_of_a_small_run_and_its_hooks():
     assert hooks["data-directions"] == "pca"
     assert float(hooks["data-explained"]) == pytest.approx(sum(p.slice.directions.explained))
     assert hooks["data-step"] == "10" and float(hooks["data-lr"]) == 0.1
-    assert "finite differences of the gradient" in p.curvature_line()
+    assert "exact autograd.func.hvp" in p.curvature_line()
     assert len(p.each.losses) == len(state.y_train) == len(p.points)
     moved = panels.with_lr(p, 10.0, "SGD", 0.0)
     assert moved.verdict.kind == "oscillating" and moved.hooks()["data-lr"] == "10.0" and moved.slice is p.slice
