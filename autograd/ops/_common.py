@@ -70,13 +70,16 @@ def axes_of(axis, ndim):
 
 def expand(g, axis, keepdims, ndim):
     """Reinserts the axes a reduction removed, so `g` broadcasts against the reduction's input."""
-    if keepdims or axis is None and ndim == 0:
+    # NOTE: a reduction of a 0-d tensor (over axis 0, -1 or None, as NumPy allows) removes no axis.
+    if keepdims or ndim == 0:
         return g
     return np.expand_dims(g, axes_of(axis, ndim))
 
 
 def reduced_count(shape, axis):
     """How many elements a reduction over `axis` combines into each output element."""
+    if not shape:  # a 0-d tensor: one element, whichever axis NumPy lets it be reduced over
+        return 1
     return math.prod(shape[ax] for ax in axes_of(axis, len(shape)))
 
 

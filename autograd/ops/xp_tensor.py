@@ -83,7 +83,8 @@ def sum(x, axis, keepdims):  # noqa: A001  (the namespace mirrors NumPy's names)
 
 def expand(g, axis, keepdims, ndim):
     """Reinserts the axes a reduction over `axis` removed, as a reshape."""
-    if keepdims or axis is None and ndim == 0:
+    # NOTE: a reduction of a 0-d tensor (over axis 0, -1 or None, as NumPy allows) removes no axis.
+    if keepdims or ndim == 0:
         return g
     shape = list(g.shape)
     for ax in axes_of(axis, ndim):

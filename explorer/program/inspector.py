@@ -111,7 +111,7 @@ def as_table(array: np.ndarray) -> np.ndarray:
         return array.reshape(1, 1)
     if array.ndim == 1:
         return array.reshape(1, -1)
-    return array.reshape(-1, array.shape[-1])
+    return array.reshape(int(np.prod(array.shape[:-1])), array.shape[-1])  # -1 is ambiguous for an empty one
 
 
 #: Diverging colours centred on 0 over the page's own background, light or dark: 0 is transparent, and the

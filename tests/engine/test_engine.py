@@ -494,3 +494,19 @@ def test_tune_malloc_is_an_explicit_call_and_idempotent():
     first, flag = run.stdout.split()
     assert first == flag  # True on glibc, False elsewhere; either way the flag says what happened
     assert callable(_memory.tune_malloc)
+
+
+def test_a_reduction_of_a_scalar_over_axis_0_removes_no_axis():
+    # found by the panel sweep: `s.sum(0)` of a 0-d tensor (NumPy and PyTorch allow axis 0 there) broke its
+    # plugged rule ("cannot broadcast a non-scalar to a scalar array")
+    from autograd.ops import SUM
+    from explorer.numbers import plugged_text
+
+    for reduce in ("sum", "mean", "max"):
+        s = Tensor(3.0, requires_grad=True)
+        y = getattr(s * s, reduce)(0)
+        y.backward()
+        assert y.shape == () and float(y.data) == 9.0 and float(s.grad) == 6.0, reduce
+    (text, value), = SUM.plugged(plugged_text, np.float64(2.0), np.float64(3.0), np.float64(3.0), axis=0,
+                                 keepdims=False)
+    assert value.shape == () and float(value) == 2.0

@@ -76,3 +76,9 @@ def test_inspect_node_runs_the_program_and_bounds_what_the_page_gets():
     assert len(json.dumps(inspection.figure.to_plotly_json(), default=list)) < 150_000
     assert inspect_node(LONG, (), 99) is None
     assert inspector.inspect_node("a = [1.0, 2.0]\nb = (a * a).sum()\n", (), 0).grad.table.tolist() == [[2.0, 4.0]]
+
+
+def test_an_empty_tensor_is_an_empty_table():
+    from explorer.program.inspector import as_table
+
+    assert as_table(np.zeros((3, 0)).T).shape == (0, 3) and as_table(np.zeros((2, 0, 4))).shape == (0, 4)
