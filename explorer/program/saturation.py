@@ -130,3 +130,17 @@ def sentence(point: Point, points: list[Point]) -> str:
                 f"{fmt_number(point.uniform)} for equal weights): it passes back {norm}, {share}; the small scale "
                 "shrinks every grad to the logits with it.")
     return f"At {scale} softmax's largest weight averages {peak}; it passes back {norm}, {share}."
+
+
+def panel_data(text: str, poked: poke.Poked, scale: float) -> dict | None:
+    """What the Explorer's saturation panel shows for the program ``text`` with the logits scaled by ``scale``:
+    None when the program has no softmax that needs grad; else the sentence, and the curve (grad norm and peak
+    at every slider scale) with the slider's point."""
+    site = softmax_site(text, poked)
+    if site is None:
+        return None
+    points = curve(site)
+    point = next((p for p in points if p.scale == scale), None) or at_scale(site, scale)
+    return {"sentence": sentence(point, points), "scale": point.scale, "norm": point.grad_norm,
+            "scales": [p.scale for p in points],
+            "norms": [p.grad_norm for p in points], "peaks": [p.peak for p in points], "node": site.node}
