@@ -125,9 +125,16 @@ def cluster(tmp_path_factory, artifacts):
 class Learner:
     """One browser context playing the Playground through the balancer, its steps sampled as it plays."""
 
-    def __init__(self, browser, contexts, url: str):
+    def __init__(self, browser, contexts, url: str, artifacts=None):
         self.page = fresh_context(browser, contexts).new_page()
-        open_live(self.page, f"{url}/playground", timeout=DEADLINE * 1000)
+        try:
+            open_live(self.page, f"{url}/playground", timeout=DEADLINE * 1000)
+        except Exception:
+            if artifacts is not None:  # what the learner saw, for the failure's report
+                self.page.screenshot(path=str(artifacts / f"hosts-open-failed-{len(contexts)}.png"))
+                (artifacts / f"hosts-open-failed-{len(contexts)}.txt").write_text(
+                    f"{self.page.url}\n{balancer_server(self.page.context)}\n{self.page.content()[:20000]}")
+            raise
         click_button(self.page, "Play")
         self.run = run_id(self.page)
         self.trail: list[tuple[float, int]] = []
@@ -184,10 +191,10 @@ def watch_until(learners: list[Learner], ok, what: str, seconds: float = DEADLIN
 
 
 @pytest.fixture
-def learners(browser, cluster):
+def learners(browser, cluster, artifacts):
     contexts = []
-    made = [Learner(browser, contexts, cluster.url)]
-    made.append(Learner(browser, contexts, cluster.url))  # leastconn: the second goes to the other process
+    made = [Learner(browser, contexts, cluster.url, artifacts)]
+    made.append(Learner(browser, contexts, cluster.url, artifacts))  # leastconn: the second goes to the other process
     watch_until(made, lambda one, s: s >= 30, "playing")
     yield made
     for context in contexts:
