@@ -30,10 +30,19 @@ _CSS = (
 )
 
 
-def header(title: str, purpose: str, more: str) -> None:
+# NOTE: a lesson's page (the Explorer, the Stepper) uses the whole width of a 1280 px projector: Streamlit's
+# wide layout keeps 5rem each side, which with the sidebar left the graph's pane 482 px wide (issue 29).
+_PRESENTER_CSS = (
+    "<style>"
+    '[data-testid="stMainBlockContainer"] { padding-left: 1rem; padding-right: 1rem; }'
+    "</style>"
+)
+
+
+def header(title: str, purpose: str, more: str, *, presenter: bool = False) -> None:
     """The page's title, ``purpose`` in one line under it, and ``more`` (how to use the page) in the title's
-    help (?)."""
-    st.html(_CSS)
+    help (?). ``presenter``: a lesson's page, which uses the window's whole width."""
+    st.html(_CSS + (_PRESENTER_CSS if presenter else ""))
     with st.container(key=page_keys.PAGE_HEADER):
         st.title(title, help=more, anchor=False)
         st.caption(purpose)
@@ -50,6 +59,29 @@ def later_on_a_phone(body: str, later: str) -> None:
         f".st-key-{body} [data-testid='stColumn'], .st-key-{body} [data-testid='stColumn'] > "
         "[data-testid='stVerticalBlock'] { display: contents; }"
         f".st-key-{later} {{ order: 1; }}"
+        "}</style>"
+    )
+
+
+def graph_first_on_a_phone(body: str) -> None:
+    """On a window too narrow for columns (Streamlit stacks them under 640 px), the second column of the
+    container keyed ``body`` (the Explorer's graph) comes before the first (its dock: the editor, the sliders,
+    the tabs), so a phone opens on the graph rather than ~1,300 px above it."""
+    st.html(
+        "<style>@media (max-width: 639.98px) {"
+        f".st-key-{body} [data-testid='stHorizontalBlock'] {{ flex-direction: column-reverse; flex-wrap: nowrap; }}"
+        "}</style>"
+    )
+
+
+def dock_scrolls(dock: str) -> None:
+    """Beside the graph (a window wide enough for columns), the open tab of the tabs keyed ``dock`` scrolls
+    inside itself, as high as the window below its top: the inspector's Jacobian under its heatmaps does not
+    scroll the graph away."""
+    st.html(
+        "<style>@media (min-width: 640px) {"
+        f".st-key-{dock} [role='tabpanel'] {{ max-height: calc(100vh - 12rem); overflow-y: auto;"
+        " overflow-x: hidden; padding-right: 0.4rem; }"
         "}</style>"
     )
 
@@ -76,5 +108,19 @@ def bring_into_view(key: str, seq: int | None) -> None:
     then = "" if seq is None else f".then((m) => m.default({json.dumps(f'.st-key-{key}')}))"
     st.html(
         f"<script data-seq='{int(seq or 0)}'>import({module}){then}.catch((error) => console.error(error));</script>",
+        unsafe_allow_javascript=True,
+    )
+
+
+def pending_inspector(dock: str, prefix: str) -> None:
+    """After a click on a box of the graph, the container keyed ``dock`` says which node it is inspecting and
+    shows nothing else until the element keyed ``prefix`` + that node's id is in it (web/pending.js): within a
+    frame of the click, not when the page's run answers; and its stale elements (the last run's, e.g. the
+    previous node's Jacobian) are never shown under the new selection."""
+    module = json.dumps(code_url("web/pending.js"))
+    st.html(
+        f"<style>[class*='st-key-{prefix}'] [data-stale='true'] {{ visibility: hidden; }}</style>"
+        f"<script>import({module}).then((m) => m.default({json.dumps(dock)}, {json.dumps(prefix)}))"
+        ".catch((error) => console.error(error));</script>",
         unsafe_allow_javascript=True,
     )

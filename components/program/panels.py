@@ -1,5 +1,5 @@
 """The Expression Explorer's parts as Streamlit: the program editor with its preset box, and the four tabs
-under the graph (the check, the node inspector, the export, forward vs reverse: cost_panel.py). The words
+docked beside the graph (the check, the node inspector, the export, forward vs reverse: cost_panel.py). The words
 and numbers come from explorer/."""
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from explorer.program import view_data as graph_data
 from explorer.words import markdown_safe
 
 ss = st.session_state
+#: The dock beside the graph: the program (editor and sliders) first, then the four tabs that were under the graph.
+PROGRAM_TAB = "Program"
 TABS = ("Gradients and check", "Inspect a node", "Export", "Forward vs reverse")
 
 
@@ -79,8 +81,11 @@ def editor(program: str) -> None:
         ss[keys.EDITOR] = program
     # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up, and a long line
     # stays one line (it scrolls sideways) rather than wrapping to read as two.
+    # At 12 px and 0.5rem of padding a line of 60 characters fits the dock at 1280 px (issue 29: at 257 px wide
+    # the editor cut `X = tensor([[0.5, -1.0], [1.5,` off at the right).
     st.html(f"<style>.st-key-{keys.EDITOR} textarea {{font-family: 'Source Code Pro', monospace; "
-            "font-size: 0.85rem; white-space: pre; overflow-wrap: normal; overflow-x: auto}}</style>")
+            "font-size: 0.75rem; line-height: 1.45; padding-left: 0.5rem; padding-right: 0.5rem; "
+            "white-space: pre; overflow-wrap: normal; overflow-x: auto}}</style>")
     # NOTE: the box names the preset whose text the editor holds, however it got there (a link, the default,
     # the Stepper, typing it back); the placeholder only while the program is the user's own.
     ss[keys.PRESET] = presets.named(program)
@@ -104,6 +109,13 @@ def checks(analysis, sliders, poked) -> None:
     st.caption(check.CHECK_CAPTION + (at if poked else ""))
 
 
+def verdict(analysis) -> None:
+    """The check's verdicts alone, under the editor: the first thing a newcomer asks is whether the grads are
+    right (the tab "Gradients and check" has the table)."""
+    for kind, message in check.check_verdicts(analysis.checks):
+        getattr(st, kind)(markdown_safe(message))
+
+
 def _pick_node() -> None:
     """The select box, for keyboard users: the graph's selection follows it."""
     ss[keys.PICKED] = ss[keys.NODE]
@@ -123,7 +135,12 @@ def inspector(graph, steps, picked, jacobian, inspect, element=None, forward=Non
     st.caption("Click a box in the graph, or choose it here.")
     node_id = st.selectbox("Node", [node.id for node in graph.nodes], key=keys.NODE, on_change=_pick_node,
                            format_func=lambda i: graph_names.node_choice(graph.nodes[i]))
-    node = graph.nodes[node_id]
+    with st.container(key=keys.inspecting(node_id)):  # web/pending.js waits for it after a click
+        _inspected(graph, steps, graph.nodes[node_id], jacobian, inspect, element, forward)
+
+
+def _inspected(graph, steps, node, jacobian, inspect, element, forward) -> None:
+    node_id = node.id
     if node.formula:
         st.markdown(f"**VJP of `{node.op}`** (G is the upstream grad)")
         st.code(node.formula, language=None, wrap_lines=True)
@@ -207,9 +224,17 @@ def export(graph, steps, options, analysis, poked, svg_of, forward=None) -> None
         st.code(analysis.python, language="python")
 
 
-def tabs(show_checks, show_node, show_export, show_cost, stale: bool) -> None:
-    """The four tabs; only the open one runs. ``stale``: what they show is the last program that ran (the
-    editor's has an error), which a note says and which is dimmed with the graph (keys explorer_results_*)."""
+def dock() -> list:
+    """The tabs beside the graph (a presenter's 1280x800 shows them and the graph at once, a click on a box
+    opens the inspector there without scrolling): the program's, then TABS. The program's tab is always drawn
+    (its editor and sliders keep their state when another tab is open); the others run only when open."""
+    return st.tabs((PROGRAM_TAB, *TABS), key=keys.TAB, on_change="rerun")
+
+
+def tabs(docked, show_checks, show_node, show_export, show_cost, stale: bool) -> None:
+    """The four tabs (``docked``: dock()'s after the program's); only the open one runs. ``stale``: what they
+    show is the last program that ran (the editor's has an error), which a note says and which is dimmed with
+    the graph (keys explorer_results_*)."""
     # NOTE: only the open tab runs (on_change="rerun"): the node inspector's Plotly heatmap, the export's
     # SVG and the highlighted code are not built, sent or loaded by the browser until someone asks for them.
     # Each tab draws in `results` (dimmed while stale), but the cost tab's lab runs a program of the learner's own,
@@ -217,7 +242,7 @@ def tabs(show_checks, show_node, show_export, show_cost, stale: bool) -> None:
     results = functools.partial(st.container, key=keys.RESULTS_TAB)
     shows = ((show_checks, results), (show_node, results), (show_export, results),
              (lambda: show_cost(results), contextlib.nullcontext))
-    for tab, (show, within) in zip(st.tabs(TABS, key=keys.TAB, on_change="rerun"), shows):
+    for tab, (show, within) in zip(docked, shows):
         if tab.open:
             with tab:
                 if stale:

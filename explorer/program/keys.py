@@ -32,6 +32,8 @@ GRAPH = "explorer_graph"  # the graph view
 POKE = "explorer_poke"  # the sliders' view
 JACOBIAN = "explorer_jacobian"
 BODY = "explorer_body"
+DOCK = "explorer_dock"  # the tabs beside the graph: the program, the check, the inspector, the export, the cost
+INSPECTING = "explorer_inspecting_"  # + a node's id: the inspector's container while it shows that node
 RESULTS = "explorer_results"  # the prefix of the two below: a stale run dims them by it
 RESULTS_GRAPH = "explorer_results_graph"
 RESULTS_TAB = "explorer_results_tab"
@@ -46,6 +48,11 @@ STEPPER_PROGRAM = "stepper_program"  # (program, direction) the steps are of
 STEPPER_SETTLED = "stepper_settled"  # the poked values this page run stepped
 JACOBIANS_ASKED = "stepper_jacobians_asked"  # the nodes whose Jacobians the view asked for
 JACOBIANS_FOR = "stepper_jacobians_for"  # the program those are of
+
+
+def inspecting(node_id: int) -> str:
+    """The inspector's container while it shows node ``node_id`` (web/pending.js waits for it after a click)."""
+    return f"{INSPECTING}{int(node_id)}"
 
 
 def element(node_id: str) -> str:

@@ -275,7 +275,11 @@ class GraphView {
     this.paintAll();
     if (anchor) this.centreOn(anchor.x, anchor.y);
     else if (this.stepper) this.reveal(this.stepper.activeBox || this.stepper.outputBox());
-    else if (drawing.width * this.scale > this.pane.clientWidth * 3) this.reveal(this.data.output);
+    // a drawing bigger than its pane at legible text: the output in view (issue 29: micrograd opened with `g`
+    // below the pane's edge, so poking `a` showed nothing of what it does to `g`)
+    else if (drawing.width * this.scale > this.pane.clientWidth || drawing.height * this.scale > this.pane.clientHeight) {
+      this.reveal(this.data.output);
+    }
     this.root.dataset.layouts = String(this.layoutCount);
     this.root.dataset.ready = "1";
   }
