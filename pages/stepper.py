@@ -25,10 +25,11 @@ through_app()
 jacobians_of = functools.partial(session.sandboxed, jacobian_view.step_jacobians)
 
 
-top = st.container()  # the title, which says the mode (a link's warnings go under it)
+top = st.container()  # the title, which says the mode (a link's warnings go under it), and the mode's switch
+title_column, mode_column = top.columns([3, 2], vertical_alignment="bottom")  # one row: the graph's pane is higher
 program = shared_program(link.PAGE_PARAMS["stepper"])
 direction = modes.wanted()  # None: reverse mode; forward mode's v otherwise
-with top:
+with title_column:
     header(
         "Backward Stepper" if direction is None else "Forward Stepper",
         "Walk backward() one node at a time: which VJP rule ran, and what each parent received." if direction is None
@@ -37,6 +38,7 @@ with top:
         "summed, and the Jacobian each rule stands for. The program is the Expression Explorer's; drag an input's "
         "slider to rerun it with other numbers. The → and ← keys (or a presenter's clicker) step; a click on a box "
         "jumps to its step.",
+        presenter=True,
     )
 
 stepped = functools.partial(modes.sandboxed, page_data.stepper_run, direction)  # the page's one evaluation
@@ -88,7 +90,8 @@ if st.session_state.get(keys.JACOBIANS_FOR) != program:
     st.session_state[keys.JACOBIANS_FOR] = program
     st.session_state[keys.JACOBIANS_ASKED] = ()
 
-modes.switch("stepper", inputs)
+with mode_column:
+    modes.switch("stepper", inputs)
 if n == 0:
     st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad." if direction is None
             else "Nothing to step through: no input's tangent reaches an op (the output is a leaf or a constant).")
@@ -137,12 +140,13 @@ def _live(program, sliders):
         jacobians = {**jacobians, **jacobians_of(program, poked, asked)}
     if forward is not None:  # where the two modes meet, over the walk
         modes.meeting(forward)
+    if sliders:  # a drawer over the page, not the sidebar: at 1280x800 the sidebar's 300 px left the graph 482 px
+        with st.popover("Poke the inputs", icon=":material/tune:"):
+            poke_panel(program, sliders, poked_graph, key=keys.STEPPER_POKE)
     graph_view(view_data.with_jacobians(data, jacobians) if n else data, key=keys.STEPPER_GRAPH,
                options=st.session_state.get(keys.GRAPH_OPTIONS, {}), start=st.session_state[keys.STEPPER_START],
                values=view_data.value_texts(poked_graph if forward is None else forward.graph) if poked else None,
                on_step=stepped_in_browser, on_options=options_changed, on_jacobian=jacobian_asked)
-    with st.sidebar:  # beside the graph at any height of the window, as the sliders move
-        poke_panel(program, sliders, poked_graph, key=keys.STEPPER_POKE)
 
 
 live(program, sliders)
