@@ -312,7 +312,7 @@ def test_the_stepper_sends_every_step_once():
     s = data["steps"]
     assert s["count"] == len(steps) == 25 and len(s["panels"]) == 26
     assert data["start"] == 0 and at.query_params["step"] in ("0", ["0"])
-    assert s["panels"][0]["title"] == "Seed: g.grad = 1"
+    assert s["panels"][0]["title"] == "Step 0 of 25: the seed, g.grad = 1"
     assert [p["title"].split(":")[0] for p in s["panels"][1:]] == [f"Step {k} of 25" for k in range(1, 26)]
     # the same boxes as the Explorer's picture, each sized for the longest grad it will show
     assert labels(data["dot"]).keys() == labels(explorer["dot"]).keys()

@@ -184,7 +184,7 @@ def stepper(text) -> int:
     json.dumps(data)
     panels = data["steps"]["panels"]
     assert len(panels) == len(steps) + 1
-    assert panels[0]["title"].startswith("Seed")
+    assert panels[0]["title"].startswith(("Step 0 of", "Seed"))
     for k, panel in enumerate(panels[1:], start=1):
         assert panel["title"].startswith(f"Step {k} of {len(steps)}")
         assert panel["formula"], panel["title"]
