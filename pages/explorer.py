@@ -6,7 +6,7 @@ import streamlit as st
 
 from components.common import session
 from components.common.entry import through_app
-from components.common.layout import dock_scrolls, graph_first_on_a_phone, header, pending_inspector
+from components.common.layout import header
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
 from components.program import cost_panel, modes, panels
@@ -88,12 +88,7 @@ def page() -> None:
     """The page below the title. NOTE: a function, so that the program's graph, steps and check are its
     locals: a page's namespace outlives its run (its callbacks and fragment refer to it), and a closed tab's
     session holding them kept +336 MB per 8M-number program until Streamlit let the session go."""
-    graph_first_on_a_phone(keys.BODY)
-    dock_scrolls(keys.DOCK)
-    with st.container(key=keys.BODY):
-        left, right = st.columns([0.37, 0.63], gap="small")  # at 1280 px: 60 columns of program, a 776 px graph
-    with left, st.container(key=keys.DOCK):
-        docked = panels.dock()
+    docked, right = panels.dock()
     left = docked[0]  # the program's tab: the editor, then the check's verdict and the sliders
     with left:
         panels.editor(program)
@@ -141,8 +136,7 @@ def page() -> None:
     if analysis.note and not stale:
         note.info(analysis.note, icon=":material/info:")
 
-    with verdict.container():
-        panels.verdict(analysis)
+    panels.verdict(analysis, into=verdict)
     panels.tabs(
         docked[1:], lambda: panels.checks(analysis, sliders, poked),
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
@@ -151,7 +145,6 @@ def page() -> None:
                                  page_run.forward),
         lambda: panels.export(graph, steps, ss.get(keys.GRAPH_OPTIONS, {}), analysis, poked, svg_of, page_run.forward),
         functools.partial(cost_panel.cost_tab, shown, poked), stale=stale)
-    pending_inspector(keys.DOCK, keys.INSPECTING)
 
 
 page()

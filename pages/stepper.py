@@ -10,9 +10,9 @@ from components.common.entry import through_app
 from components.common.layout import header
 from components.common.link_warnings import say_ignored
 from components.graph_view import graph_view, program_view
-from components.poke import full_run_wanted, poke_panel, synced
+from components.poke import full_run_wanted, synced
 from components.program import modes
-from components.program.panels import program_error, shared_program
+from components.program.panels import poke_drawer, program_error, shared_program
 from explorer import links
 from explorer.program import forward_mode, jacobian_view, keys, link, page_data, view_data
 
@@ -37,9 +37,7 @@ with title_column:
         "The upstream grad (or in forward mode the tangents), each contribution, how fan-out and broadcasting are "
         "summed, and the Jacobian each rule stands for. The program is the Expression Explorer's; drag an input's "
         "slider to rerun it with other numbers. The → and ← keys (or a presenter's clicker) step; a click on a box "
-        "jumps to its step.",
-        presenter=True,
-    )
+        "jumps to its step.", presenter=True)
 
 stepped = functools.partial(modes.sandboxed, page_data.stepper_run, direction)  # the page's one evaluation
 dragged = functools.partial(modes.sandboxed, page_data.stepper_drag_run, direction)  # one per slider move
@@ -140,9 +138,7 @@ def _live(program, sliders):
         jacobians = {**jacobians, **jacobians_of(program, poked, asked)}
     if forward is not None:  # where the two modes meet, over the walk
         modes.meeting(forward)
-    if sliders:  # a drawer over the page, not the sidebar: at 1280x800 the sidebar's 300 px left the graph 482 px
-        with st.popover("Poke the inputs", icon=":material/tune:"):
-            poke_panel(program, sliders, poked_graph, key=keys.STEPPER_POKE)
+    poke_drawer(program, sliders, poked_graph, key=keys.STEPPER_POKE)
     graph_view(view_data.with_jacobians(data, jacobians) if n else data, key=keys.STEPPER_GRAPH,
                options=st.session_state.get(keys.GRAPH_OPTIONS, {}), start=st.session_state[keys.STEPPER_START],
                values=view_data.value_texts(poked_graph if forward is None else forward.graph) if poked else None,

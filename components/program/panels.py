@@ -13,8 +13,10 @@ import streamlit as st
 
 from autograd.ops import PRIMITIVES
 from components.common import session
+from components.common.layout import dock_scrolls, graph_first_on_a_phone, pending_inspector
 from components.common.link_warnings import link_warnings
 from components.jacobian_view import jacobian_view
+from components.poke import poke_panel
 from explorer import numbers
 from explorer.graph import names as graph_names
 from explorer.program import check, keys, link, poke, presets, rules
@@ -37,6 +39,14 @@ def shared_program(params: tuple[str, ...]) -> str:
     if note:
         st.warning(note, icon=":material/link_off:")
     return program
+
+
+def poke_drawer(program: str, sliders: tuple, graph, *, key: str) -> None:
+    """The sliders (components.poke.poke_panel) in a drawer over the page, as the Stepper has them: in the
+    sidebar, its 300 px left the graph 482 px wide at 1280x800 (issue 29)."""
+    if sliders:
+        with st.popover("Poke the inputs", icon=":material/tune:"):
+            poke_panel(program, sliders, graph, key=key)
 
 
 def program_error(program: str, exc: Exception) -> None:
@@ -109,11 +119,12 @@ def checks(analysis, sliders, poked) -> None:
     st.caption(check.CHECK_CAPTION + (at if poked else ""))
 
 
-def verdict(analysis) -> None:
-    """The check's verdicts alone, under the editor: the first thing a newcomer asks is whether the grads are
-    right (the tab "Gradients and check" has the table)."""
-    for kind, message in check.check_verdicts(analysis.checks):
-        getattr(st, kind)(markdown_safe(message))
+def verdict(analysis, into) -> None:
+    """The check's verdicts alone, in the container ``into`` under the editor: the first thing a newcomer asks is
+    whether the grads are right (the tab "Gradients and check" has the table)."""
+    with into.container():
+        for kind, message in check.check_verdicts(analysis.checks):
+            getattr(st, kind)(markdown_safe(message))
 
 
 def _pick_node() -> None:
@@ -224,11 +235,17 @@ def export(graph, steps, options, analysis, poked, svg_of, forward=None) -> None
         st.code(analysis.python, language="python")
 
 
-def dock() -> list:
-    """The tabs beside the graph (a presenter's 1280x800 shows them and the graph at once, a click on a box
-    opens the inspector there without scrolling): the program's, then TABS. The program's tab is always drawn
-    (its editor and sliders keep their state when another tab is open); the others run only when open."""
-    return st.tabs((PROGRAM_TAB, *TABS), key=keys.TAB, on_change="rerun")
+def dock() -> tuple[list, object]:
+    """(the tabs, the graph's column): the page's two columns, and in the first the tabs beside the graph (a
+    presenter's 1280x800 shows them and the graph at once, a click on a box opens the inspector there without
+    scrolling): the program's, then TABS. The program's tab is always drawn (its editor and sliders keep their
+    state when another tab is open); the others run only when open. On a phone the graph comes first."""
+    graph_first_on_a_phone(keys.BODY)
+    dock_scrolls(keys.DOCK)
+    with st.container(key=keys.BODY):
+        left, right = st.columns([0.37, 0.63], gap="small")  # at 1280 px: 60 columns of program, a 776 px graph
+    with left, st.container(key=keys.DOCK):
+        return st.tabs((PROGRAM_TAB, *TABS), key=keys.TAB, on_change="rerun"), right
 
 
 def tabs(docked, show_checks, show_node, show_export, show_cost, stale: bool) -> None:
@@ -249,5 +266,6 @@ def tabs(docked, show_checks, show_node, show_export, show_cost, stale: bool) ->
                     st.caption(link.STALE_NOTE)
                 with within(), session.failures_shown():
                     show()
+    pending_inspector(keys.DOCK, keys.INSPECTING)  # a click on a box: "Inspecting node N…" until it is shown
     if stale:  # NOTE: dimmed by their keys, so nothing is remounted: the graph is not laid out again
         st.html(f"<style>[class*='st-key-{keys.RESULTS}'] {{opacity: 0.45}}</style>")
