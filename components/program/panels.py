@@ -91,10 +91,10 @@ def editor(program: str) -> None:
         ss[keys.EDITOR] = program
     # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up, and a long line
     # stays one line (it scrolls sideways) rather than wrapping to read as two.
-    # At 12 px and 0.5rem of padding a line of 60 characters fits the dock at 1280 px (issue 29: at 257 px wide
+    # At 12 px and little padding a line of 60 characters fits the dock at 1280 px (issue 29: at 257 px wide
     # the editor cut `X = tensor([[0.5, -1.0], [1.5,` off at the right).
     st.html(f"<style>.st-key-{keys.EDITOR} textarea {{font-family: 'Source Code Pro', monospace; "
-            "font-size: 0.75rem; line-height: 1.45; padding-left: 0.5rem; padding-right: 0.5rem; "
+            "font-size: 0.75rem; line-height: 1.45; padding-left: 0.4rem; padding-right: 0.25rem; "
             "white-space: pre; overflow-wrap: normal; overflow-x: auto}}</style>")
     # NOTE: the box names the preset whose text the editor holds, however it got there (a link, the default,
     # the Stepper, typing it back); the placeholder only while the program is the user's own.

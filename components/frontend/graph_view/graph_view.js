@@ -48,6 +48,9 @@ const MIN_TEXT_PX = 11;
 const MAX_TEXT_PX = 16;
 const LEGIBLE_PX = 6; // below this a fitted overview shows nothing readable
 const NODE_FONT = 13; // the DOT's node font size: text px = NODE_FONT * scale
+// NOTE: a box's data and grad lines are 12 pt (explorer/graph/dot.py): at 11 / 13 they were 10.2 px on screen; the
+// opening fit keeps them at 11 px (issue 29; tests/browser/test_presenter_browser.py measures every box's text)
+const LINE_FONT = 12;
 const MIN_SCALE = 0.05;
 const MAX_SCALE = 4;
 const PAD = 8; // px around the drawing inside the pane (its CSS padding)
@@ -485,7 +488,7 @@ class GraphView {
     const w = this.drawing.width, h = this.drawing.height;
     const fitWidth = (width - 2 * PAD) / w;
     const fitBoth = Math.min(fitWidth, (height - PAD - PAD_TOP - BORDER) / h);
-    const lo = MIN_TEXT_PX / NODE_FONT, hi = MAX_TEXT_PX / NODE_FONT;
+    const lo = MIN_TEXT_PX / LINE_FONT, hi = MAX_TEXT_PX / NODE_FONT;
     // Small graphs at most 16 px text; others whole if that keeps 11 px, else at 11 px (scrolling
     // down), unless even the width does not fit at 11 px: then fitted to the width, as long as the
     // text stays above LEGIBLE_PX; a graph bigger still opens at 11 px around its output (or the
