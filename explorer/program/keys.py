@@ -23,7 +23,6 @@ PRESET = "explorer_preset"
 NODE = "explorer_node"  # the inspector's node box
 PICKED = "explorer_picked"  # the node clicked or chosen, shown in the inspector
 SELECT_SEQ = "explorer_select_seq"  # grows with each pick from the node box: the graph selects the node
-SCROLL_SEQ = "explorer_scroll_seq"  # grows with each click on a node: the inspector comes into view
 TAB = "explorer_tab"
 WHOLE_RUN = "explorer_whole_run"  # the next run evaluates the page whole (not the sliders' fragment only)
 SETTLED = "explorer_settled"  # the poked values this page run evaluated

@@ -306,6 +306,8 @@ def test_both_pages_walk_every_node_and_step(text):
     at.run()
     no_exception(at)
     assert len(view_data(at)["boxes"]) == len(graph.nodes)
+    assert at.success or at.warning or at.error, "the check's verdict under the editor"
+    open_tab(at, "Gradients and check")
     assert at.table, "the check's table"
     open_tab(at, "Inspect a node")
     for node in graph.nodes:
