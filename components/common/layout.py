@@ -39,12 +39,28 @@ _PRESENTER_CSS = (
 )
 
 
+# Presenting: the page's type a quarter larger (Streamlit sizes in rem) and the graph's boxes opening at 14 px
+# (graph_view.js reads --gv-min-text-px), for the back of a lecture room.
+_PRESENTING_CSS = "<style>html { font-size: 20px; } :root { --gv-min-text-px: 14; }</style>"
+
+
 def header(title: str, purpose: str, more: str, *, presenter: bool = False) -> None:
     """The page's title, ``purpose`` in one line under it, and ``more`` (how to use the page) in the title's
-    help (?). ``presenter``: a lesson's page, which uses the window's whole width."""
-    st.html(_CSS + (_PRESENTER_CSS if presenter else ""))
+    help (?). ``presenter``: a lesson's page, which uses the window's whole width and has a "Presenter" toggle
+    (on from a link's ``?present=1``) that enlarges its type."""
+    if presenter and st.query_params.get("present") == "1" and page_keys.PRESENT not in st.session_state:
+        st.session_state[page_keys.PRESENT] = True
+    st.html(_CSS + (_PRESENTER_CSS if presenter else "")
+            + (_PRESENTING_CSS if presenter and st.session_state.get(page_keys.PRESENT) else ""))
     with st.container(key=page_keys.PAGE_HEADER):
-        st.title(title, help=more, anchor=False)
+        if presenter:
+            left, right = st.columns([5, 1], vertical_alignment="center")
+            with right:
+                st.toggle("Presenter", key=page_keys.PRESENT, help="Larger type, for a projector (?present=1).")
+            with left:
+                st.title(title, help=more, anchor=False)
+        else:
+            st.title(title, help=more, anchor=False)
         st.caption(purpose)
 
 

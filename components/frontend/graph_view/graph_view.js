@@ -488,7 +488,9 @@ class GraphView {
     const w = this.drawing.width, h = this.drawing.height;
     const fitWidth = (width - 2 * PAD) / w;
     const fitBoth = Math.min(fitWidth, (height - PAD - PAD_TOP - BORDER) / h);
-    const lo = MIN_TEXT_PX / LINE_FONT, hi = MAX_TEXT_PX / NODE_FONT;
+    // a presenter's page asks for larger text (components/common/layout.py: --gv-min-text-px)
+    const least = parseFloat(getComputedStyle(this.root).getPropertyValue("--gv-min-text-px")) || MIN_TEXT_PX;
+    const lo = least / LINE_FONT, hi = Math.max(MAX_TEXT_PX, least) / NODE_FONT;
     // Small graphs at most 16 px text; others whole if that keeps 11 px, else at 11 px (scrolling
     // down), unless even the width does not fit at 11 px: then fitted to the width, as long as the
     // text stays above LEGIBLE_PX; a graph bigger still opens at 11 px around its output (or the
