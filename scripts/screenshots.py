@@ -52,10 +52,11 @@ def shoot_stepper(page, url: str, out: Path, steps: int = 3) -> None:
 
 
 def shoot_poke(page, url: str, out: Path) -> None:
-    """A poked value on the Backward Stepper: the sliders, the tangent and the contour plot in the sidebar,
-    beside the graph they retext."""
+    """A poked value on the Backward Stepper: the sliders, the tangent and the contour plot in their drawer,
+    over the graph they retext."""
     helpers.open_page(page, f"{url}/stepper?step=2&poke={quote('a=-2.5')}")
     helpers.wait_for_view(page, timeout=60_000, step=2)
+    page.get_by_role("button", name="Poke the inputs").click()  # the drawer over the page
     page.locator('[data-testid="poke"] [data-testid="poke-contour"]').wait_for(timeout=60_000)
     helpers.wait_for_idle(page)
     _settle(page, 1.0)
