@@ -76,8 +76,10 @@ def shoot_jacobian(page, url: str, out: Path) -> None:
     helpers.wait_for_rerun(page, box.click)
     view = page.locator('[data-testid="jacobian"][data-op="softmax"]')
     view.wait_for(timeout=60_000)
-    # its top just under Streamlit's header
-    view.evaluate("(el) => { el.style.scrollMarginTop = '64px'; el.scrollIntoView({block: 'start'}); }")
+    # its top at the top of the dock beside the graph (the dock scrolls; the page stays where it is)
+    view.evaluate("""(el) => { const p = el.closest('[role="tabpanel"]');
+        p.scrollTop += el.getBoundingClientRect().top - p.getBoundingClientRect().top - 8; }""")
+    page.mouse.move(2, 400)  # the box's tooltip off the graph
     _settle(page, 1.0)
     page.screenshot(path=str(out))
 

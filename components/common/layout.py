@@ -16,7 +16,8 @@ from explorer import keys as page_keys
 _CSS = (
     "<style>"
     '[data-testid="stMainBlockContainer"] { padding-top: 3.25rem; padding-bottom: 3rem; }'
-    '[data-testid="stHeader"] { background: transparent; }'
+    # NOTE: on a phone the header stays opaque: transparent, its sidebar button (») floated over the content
+    '@media (min-width: 640px) { [data-testid="stHeader"] { background: transparent; } }'
     f".st-key-{page_keys.PAGE_HEADER} h1 {{ font-size: 1.65rem; padding: 0; line-height: 1.25; }}"
     f".st-key-{page_keys.PAGE_HEADER} {{ gap: 0.2rem; }}"
     f".st-key-{page_keys.PAGE_HEADER} .stHeading [data-testid='stMarkdownContainer'] {{ margin-bottom: 0; }}"
@@ -44,17 +45,18 @@ _PRESENTER_CSS = (
 _PRESENTING_CSS = "<style>html { font-size: 20px; } :root { --gv-min-text-px: 14; }</style>"
 
 
-def header(title: str, purpose: str, more: str, *, presenter: bool = False) -> None:
+def header(title: str, purpose: str, more: str, *, presenter: bool = False, settings_aside: bool = False) -> None:
     """The page's title, ``purpose`` in one line under it, and ``more`` (how to use the page) in the title's
     help (?). ``presenter``: a lesson's page, which uses the window's whole width and has a "Presenter" toggle
-    (on from a link's ``?present=1``) that enlarges its type."""
+    (on from a link's ``?present=1``) that enlarges its type. ``settings_aside``: the page's settings are in the
+    sidebar, which a phone hides: it says so there (settings_in_the_sidebar)."""
     if presenter and st.query_params.get("present") == "1" and page_keys.PRESENT not in st.session_state:
         st.session_state[page_keys.PRESENT] = True
     st.html(_CSS + (_PRESENTER_CSS if presenter else "")
             + (_PRESENTING_CSS if presenter and st.session_state.get(page_keys.PRESENT) else ""))
     with st.container(key=page_keys.PAGE_HEADER):
         if presenter:
-            left, right = st.columns([5, 1], vertical_alignment="center")
+            left, right = st.columns([3, 1], vertical_alignment="center")
             with right:
                 st.toggle("Presenter", key=page_keys.PRESENT, help="Larger type, for a projector (?present=1).")
             with left:
@@ -62,6 +64,19 @@ def header(title: str, purpose: str, more: str, *, presenter: bool = False) -> N
         else:
             st.title(title, help=more, anchor=False)
         st.caption(purpose)
+        if settings_aside:
+            settings_in_the_sidebar()
+
+
+def settings_in_the_sidebar() -> None:
+    """On a phone only (under 640 px, where Streamlit hides the sidebar), a line saying where the page's settings
+    are: the race's and the depth lab's were only in the hidden sidebar, with nothing saying so."""
+    st.html(
+        "<div class='phone-settings' data-testid='phone-settings'>⚙ The settings are in the sidebar: "
+        "<b>»</b> at the top left opens it.</div>"
+        "<style>.phone-settings { font-size: 0.85rem; opacity: 0.8; margin: -0.25rem 0 0.25rem; }"
+        "@media (min-width: 640px) { .phone-settings { display: none; } }</style>"
+    )
 
 
 def later_on_a_phone(body: str, later: str) -> None:

@@ -82,7 +82,7 @@ def structure(m: np.ndarray, whole: bool, input_name: str = "the input", weights
     names it: ``W``) and ``weights``, the operand whose numbers J's blocks are where the op says so (``x`` for
     the W of ``x @ W``). NOTE: issue 29: a mean's J was captioned "B ⊗ I₃ … the pattern of W in X @ W", a
     neighbour's words; tests/explorer/program/test_captions.py reads every primitive's caption on the op table."""
-    named = f" (`{op}`)" if op else ""
+    named = f" ({op})" if op else ""
     m = np.nan_to_num(np.asarray(m, dtype=np.float64), nan=1.0)
     rows, cols = m.shape
     where = "" if whole else " (in the block shown)"
