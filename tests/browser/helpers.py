@@ -323,3 +323,14 @@ def wait_live_step(page, step: int, timeout: float = 30_000) -> None:
     while live_step(page) != step and time.monotonic() < deadline:
         page.wait_for_timeout(50)
     assert live_step(page) == step, f"the live view shows step {live_step(page)}, expected {step}"
+
+
+def open_sidebar(page) -> None:
+    """Open Streamlit's sidebar if it is collapsed (the Explorer and the Stepper open with it collapsed, issue 29)
+    and wait until it is on screen."""
+    expand = page.locator('[data-testid="stExpandSidebarButton"]')
+    if expand.count() and expand.first.is_visible():
+        expand.first.click()
+    page.wait_for_function(
+        "() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+        " return !!s && s.getBoundingClientRect().left >= 0 && s.getBoundingClientRect().right > 100; }")
