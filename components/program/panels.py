@@ -25,7 +25,7 @@ from explorer.words import markdown_safe
 
 ss = st.session_state
 #: The dock beside the graph: the program (editor and sliders) first, then the four tabs that were under the graph.
-PROGRAM_TAB = "Program"
+PROGRAM_TAB = "Editor"  # NOTE: not "Program": the tab panel took the editor's label (get_by_label("Program"))
 TABS = ("Gradients and check", "Inspect a node", "Export", "Forward vs reverse")
 
 
