@@ -334,3 +334,10 @@ def open_sidebar(page) -> None:
     page.wait_for_function(
         "() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
         " return !!s && s.getBoundingClientRect().left >= 0 && s.getBoundingClientRect().right > 100; }")
+
+
+def open_poke_drawer(page) -> None:
+    """Open the Stepper's "Poke the inputs" drawer (its sliders and pictures; the sidebar held them before issue
+    29) and wait until its sliders are on screen."""
+    page.get_by_role("button", name="Poke the inputs").click()
+    page.locator('[data-testid="poke"] [data-testid="poke-slider"]').first.wait_for(state="visible", timeout=60_000)
