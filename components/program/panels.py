@@ -122,7 +122,7 @@ def checks(analysis, sliders, poked) -> None:
 def verdict(analysis, into) -> None:
     """The check's verdicts alone, in the container ``into`` under the editor: the first thing a newcomer asks is
     whether the grads are right (the tab "Gradients and check" has the table)."""
-    with into.container():
+    with into.container(key=keys.RESULTS_VERDICT):  # dimmed with the graph while the editor's program is stale
         for kind, message in check.check_verdicts(analysis.checks):
             getattr(st, kind)(markdown_safe(message))
 

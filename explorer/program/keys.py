@@ -33,9 +33,10 @@ JACOBIAN = "explorer_jacobian"
 BODY = "explorer_body"
 DOCK = "explorer_dock"  # the tabs beside the graph: the program, the check, the inspector, the export, the cost
 INSPECTING = "explorer_inspecting_"  # + a node's id: the inspector's container while it shows that node
-RESULTS = "explorer_results"  # the prefix of the two below: a stale run dims them by it
+RESULTS = "explorer_results"  # the prefix of the three below: a stale run dims them by it
 RESULTS_GRAPH = "explorer_results_graph"
 RESULTS_TAB = "explorer_results_tab"
+RESULTS_VERDICT = "explorer_results_verdict"  # the check's verdict under the editor
 
 # --- the Stepper
 STEPPER_GRAPH = "stepper_graph"  # the graph view, with the step it shows
