@@ -98,9 +98,12 @@ def graph_first_on_a_phone(body: str) -> None:
     """On a window too narrow for columns (Streamlit stacks them under 640 px), the second column of the
     container keyed ``body`` (the Explorer's graph) comes before the first (its dock: the editor, the sliders,
     the tabs), so a phone opens on the graph rather than ~1,300 px above it."""
+    # NOTE: the body's own columns only, not those inside its tabs (the cost tab's program and lab swapped)
+    block = f".st-key-{body} [data-testid='stHorizontalBlock']"
     st.html(
         "<style>@media (max-width: 639.98px) {"
-        f".st-key-{body} [data-testid='stHorizontalBlock'] {{ flex-direction: column-reverse; flex-wrap: nowrap; }}"
+        f"{block}:not({block} [data-testid='stHorizontalBlock'])"
+        " { flex-direction: column-reverse; flex-wrap: nowrap; }"
         "}</style>"
     )
 
