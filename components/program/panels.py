@@ -125,6 +125,8 @@ def verdict(analysis, into) -> None:
     with into.container(key=keys.RESULTS_VERDICT):  # dimmed with the graph while the editor's program is stale
         for kind, message in check.check_verdicts(analysis.checks):
             getattr(st, kind)(markdown_safe(message))
+        if analysis.check_note:  # what the check's time budget left out
+            st.info(markdown_safe(analysis.check_note), icon=":material/timer:")
 
 
 def _pick_node() -> None:
