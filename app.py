@@ -17,6 +17,8 @@ import autograd
 # The favicon is a local file: a Material page icon would make the browser fetch one from the internet.
 FAVICON = str(Path(__file__).parent / "static" / "favicon.png")
 
+PRESENTED = ("", "stepper")  # the url paths of the pages a lecture shows on a projector
+
 autograd.tune_malloc()  # keeps freed NumPy buffers for reuse between training steps (see autograd/_memory.py)
 st.set_page_config(page_title="Autograd Explorer", page_icon=FAVICON, layout="wide")
 
@@ -39,6 +41,10 @@ pages = [
     st.Page("pages/class.py", title="Class", icon=":material/school:", url_path="class"),
 ]
 page = st.navigation(pages, position="hidden")
+# A lesson's pages open with the sidebar collapsed (only the page links are in it): at 1280x800 its 300 px
+# left the graph 482 px wide (issue 29). Their sliders sit beside the editor, or in the Stepper's drawer.
+if page.url_path in PRESENTED:
+    st.set_page_config(initial_sidebar_state="collapsed")
 # NOTE: the sidebar's links are drawn here rather than by Streamlit's own navigation menu, which
 # .streamlit/config.toml switches off (client.showSidebarNavigation): on a fresh server's first
 # request Streamlit's old pages/ mode fills that menu with file names for a moment (see

@@ -11,6 +11,8 @@ from __future__ import annotations
 LEARNER = "learner_key"
 #: The container of a page's title and caption (components/common/layout.py styles it by this key).
 PAGE_HEADER = "page_header"
+#: The lesson pages' "Presenter" toggle: larger type for a projector (``?present=1`` in a link turns it on).
+PRESENT = "present"
 
 
 def in_url(name: str) -> str:

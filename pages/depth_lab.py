@@ -29,6 +29,7 @@ header(
     "Pick an initialisation, an activation, a width and a depth, and see, before any training, what each layer "
     "does to one batch of the data on the way forward (activations) and on the way back (gradients). Settings are "
     "in the sidebar and in the URL.",
+    settings_aside=True,
 )
 
 # The URL holds the settings: read from a link (links.link_wins: one this session did not write), and on a

@@ -6,7 +6,7 @@ import streamlit as st
 
 from components.common import session
 from components.common.entry import through_app
-from components.common.layout import bring_into_view_when_asked, header, later_on_a_phone
+from components.common.layout import header
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
 from components.program import cost_panel, modes, panels
@@ -29,6 +29,7 @@ header(
     "Write a small program of tensors and see its graph: every node's data and grad, checked by finite differences.",
     "Drag an input's slider and watch every number move; click a box to inspect its node, with the Jacobian its "
     "VJP never builds. The URL keeps the program and the poked values.",
+    presenter=True,
 )
 
 program = panels.shared_program(link.PAGE_PARAMS["explorer"])
@@ -39,11 +40,10 @@ stepped = functools.partial(modes.sandboxed, page_data.drag_run, direction)
 
 
 def clicked():
-    """A box clicked in the graph: the node inspector shows it (the page runs whole for it)."""
+    """A box clicked in the graph: the node inspector, docked beside it, shows it (the page runs whole for it)."""
     ss[keys.PICKED] = ss[keys.GRAPH]["selected"]
     ss[keys.TAB] = "Inspect a node"
     ss[keys.WHOLE_RUN] = True
-    ss[keys.SCROLL_SEQ] = ss.get(keys.SCROLL_SEQ, 0) + 1  # the inspector comes into view
 
 
 def options_changed():
@@ -88,11 +88,11 @@ def page() -> None:
     """The page below the title. NOTE: a function, so that the program's graph, steps and check are its
     locals: a page's namespace outlives its run (its callbacks and fragment refer to it), and a closed tab's
     session holding them kept +336 MB per 8M-number program until Streamlit let the session go."""
-    later_on_a_phone(keys.BODY, keys.POKE)
-    with st.container(key=keys.BODY):
-        left, right = st.columns([1, 2], gap="medium")
+    docked, right = panels.dock()
+    left = docked[0]  # the program's tab: the editor, then the check's verdict and the sliders
     with left:
         panels.editor(program)
+        verdict = st.empty()
         shown = program
         try:
             page_run = run_of(program)  # graph, steps, sliders and check in one evaluation (page_data.py)
@@ -113,7 +113,7 @@ def page() -> None:
     stale = shown != program  # the editor's program has an error: everything drawn below is the last that ran
     picked = ss.get(keys.PICKED)  # a node clicked or chosen, if this graph has it
     picked = picked if picked in range(len(graph.nodes)) else None
-    with right:
+    with left:  # under the editor: the graph's column is the graph's
         modes.switch("explorer", forward_mode.input_shapes(graph))
         note = st.empty()
         if stale:
@@ -136,15 +136,15 @@ def page() -> None:
     if analysis.note and not stale:
         note.info(analysis.note, icon=":material/info:")
 
+    panels.verdict(analysis, into=verdict)
     panels.tabs(
-        lambda: panels.checks(analysis, sliders, poked),
+        docked[1:], lambda: panels.checks(analysis, sliders, poked),
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
                                  lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index),
                                  page_run.forward),
         lambda: panels.export(graph, steps, ss.get(keys.GRAPH_OPTIONS, {}), analysis, poked, svg_of, page_run.forward),
         functools.partial(cost_panel.cost_tab, shown, poked), stale=stale)
-    bring_into_view_when_asked(keys.TAB, keys.SCROLL_SEQ)
 
 
 page()

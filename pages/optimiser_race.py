@@ -24,6 +24,7 @@ header(
     "Pick a surface (or two inputs of your own program), a start point (type it, or click or drag on the contour) "
     "and up to six optimisers, then press Play. Pick an optimiser's row and a step to see its arithmetic as arrows "
     "with the numbers. The URL keeps the whole race.",
+    settings_aside=True,
 )
 
 

@@ -10,9 +10,9 @@ from components.common.entry import through_app
 from components.common.layout import header
 from components.common.link_warnings import say_ignored
 from components.graph_view import graph_view, program_view
-from components.poke import full_run_wanted, poke_panel, synced
+from components.poke import full_run_wanted, synced
 from components.program import modes
-from components.program.panels import program_error, shared_program
+from components.program.panels import poke_drawer, program_error, shared_program
 from explorer import links
 from explorer.program import forward_mode, jacobian_view, keys, link, page_data, view_data
 
@@ -25,10 +25,11 @@ through_app()
 jacobians_of = functools.partial(session.sandboxed, jacobian_view.step_jacobians)
 
 
-top = st.container()  # the title, which says the mode (a link's warnings go under it)
+top = st.container()  # the title, which says the mode (a link's warnings go under it), and the mode's switch
+title_column, mode_column = top.columns([3, 2], vertical_alignment="bottom")  # one row: the graph's pane is higher
 program = shared_program(link.PAGE_PARAMS["stepper"])
 direction = modes.wanted()  # None: reverse mode; forward mode's v otherwise
-with top:
+with title_column:
     header(
         "Backward Stepper" if direction is None else "Forward Stepper",
         "Walk backward() one node at a time: which VJP rule ran, and what each parent received." if direction is None
@@ -36,8 +37,7 @@ with top:
         "The upstream grad (or in forward mode the tangents), each contribution, how fan-out and broadcasting are "
         "summed, and the Jacobian each rule stands for. The program is the Expression Explorer's; drag an input's "
         "slider to rerun it with other numbers. The → and ← keys (or a presenter's clicker) step; a click on a box "
-        "jumps to its step.",
-    )
+        "jumps to its step.", presenter=True)
 
 stepped = functools.partial(modes.sandboxed, page_data.stepper_run, direction)  # the page's one evaluation
 dragged = functools.partial(modes.sandboxed, page_data.stepper_drag_run, direction)  # one per slider move
@@ -88,7 +88,8 @@ if st.session_state.get(keys.JACOBIANS_FOR) != program:
     st.session_state[keys.JACOBIANS_FOR] = program
     st.session_state[keys.JACOBIANS_ASKED] = ()
 
-modes.switch("stepper", inputs)
+with mode_column:
+    modes.switch("stepper", inputs)
 if n == 0:
     st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad." if direction is None
             else "Nothing to step through: no input's tangent reaches an op (the output is a leaf or a constant).")
@@ -137,12 +138,11 @@ def _live(program, sliders):
         jacobians = {**jacobians, **jacobians_of(program, poked, asked)}
     if forward is not None:  # where the two modes meet, over the walk
         modes.meeting(forward)
+    poke_drawer(program, sliders, poked_graph, key=keys.STEPPER_POKE)
     graph_view(view_data.with_jacobians(data, jacobians) if n else data, key=keys.STEPPER_GRAPH,
                options=st.session_state.get(keys.GRAPH_OPTIONS, {}), start=st.session_state[keys.STEPPER_START],
                values=view_data.value_texts(poked_graph if forward is None else forward.graph) if poked else None,
                on_step=stepped_in_browser, on_options=options_changed, on_jacobian=jacobian_asked)
-    with st.sidebar:  # beside the graph at any height of the window, as the sliders move
-        poke_panel(program, sliders, poked_graph, key=keys.STEPPER_POKE)
 
 
 live(program, sliders)

@@ -53,10 +53,11 @@ def shoot_stepper(page, url: str, out: Path, steps: int = 3) -> None:
 
 
 def shoot_poke(page, url: str, out: Path) -> None:
-    """A poked value on the Backward Stepper: the sliders, the tangent and the contour plot in the sidebar,
-    beside the graph they retext."""
+    """A poked value on the Backward Stepper: the sliders, the tangent and the contour plot in their drawer,
+    over the graph they retext."""
     helpers.open_page(page, f"{url}/stepper?step=2&poke={quote('a=-2.5')}")
     helpers.wait_for_view(page, timeout=60_000, step=2)
+    page.get_by_role("button", name="Poke the inputs").click()  # the drawer over the page
     page.locator('[data-testid="poke"] [data-testid="poke-contour"]').wait_for(timeout=60_000)
     helpers.wait_for_idle(page)
     _settle(page, 1.0)
@@ -76,8 +77,10 @@ def shoot_jacobian(page, url: str, out: Path) -> None:
     helpers.wait_for_rerun(page, box.click)
     view = page.locator('[data-testid="jacobian"][data-op="softmax"]')
     view.wait_for(timeout=60_000)
-    # its top just under Streamlit's header
-    view.evaluate("(el) => { el.style.scrollMarginTop = '64px'; el.scrollIntoView({block: 'start'}); }")
+    # its top at the top of the dock beside the graph (the dock scrolls; the page stays where it is)
+    view.evaluate("""(el) => { const p = el.closest('[role="tabpanel"]');
+        p.scrollTop += el.getBoundingClientRect().top - p.getBoundingClientRect().top - 8; }""")
+    page.mouse.move(2, 400)  # the box's tooltip off the graph
     _settle(page, 1.0)
     page.screenshot(path=str(out))
 

@@ -76,10 +76,9 @@ def switch(page: str, inputs: dict[str, tuple]) -> None:
     ``inputs`` (forward_mode.input_shapes). Keys are ``page``'s; the values are the session's."""
     mode_key, v_key, element_key = keys.mode_switch(page)
     forward = ss.get(keys.AD_MODE) == "forward"
-    with st.container(key=keys.modes(page)):
-        left, middle, right = st.columns([2, 1.3, 1], vertical_alignment="bottom")
+    box = st.container(key=keys.modes(page))
     _sync(mode_key, ss.get(keys.AD_MODE, "reverse"))
-    left.segmented_control(
+    box.segmented_control(
         "Mode", list(forward_mode.MODES), format_func=forward_mode.MODES.get, required=True, key=mode_key,
         on_change=_mode_changed, args=(mode_key,),
         help="Reverse mode (backward()) sends the output's grad back to every input: one VJP per node, children "
@@ -87,6 +86,8 @@ def switch(page: str, inputs: dict[str, tuple]) -> None:
              "each box then shows its tangent, the derivative of its value along v.")
     if not forward:
         return
+    with box:  # NOTE: under the switch, not beside it: in the Explorer's dock beside the graph it was cut off
+        middle, right = st.columns([1.3, 1], vertical_alignment="bottom")
     direction = forward_mode.parse_direction(ss.get(keys.AD_V))
     if forward_mode.direction_problem(direction, inputs):
         direction = forward_mode.ONES  # the page's run said why (its note); the picker shows what it took

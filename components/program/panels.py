@@ -1,5 +1,5 @@
 """The Expression Explorer's parts as Streamlit: the program editor with its preset box, and the four tabs
-under the graph (the check, the node inspector, the export, forward vs reverse: cost_panel.py). The words
+docked beside the graph (the check, the node inspector, the export, forward vs reverse: cost_panel.py). The words
 and numbers come from explorer/."""
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ import streamlit as st
 
 from autograd.ops import PRIMITIVES
 from components.common import session
+from components.common.layout import dock_scrolls, graph_first_on_a_phone, pending_inspector
 from components.common.link_warnings import link_warnings
 from components.jacobian_view import jacobian_view
+from components.poke import poke_panel
 from explorer import numbers
 from explorer.graph import names as graph_names
 from explorer.program import check, keys, link, poke, presets, rules
@@ -22,6 +24,8 @@ from explorer.program import view_data as graph_data
 from explorer.words import markdown_safe
 
 ss = st.session_state
+#: The dock beside the graph: the program (editor and sliders) first, then the four tabs that were under the graph.
+PROGRAM_TAB = "Editor"  # NOTE: not "Program": the tab panel took the editor's label (get_by_label("Program"))
 TABS = ("Gradients and check", "Inspect a node", "Export", "Forward vs reverse")
 
 
@@ -35,6 +39,14 @@ def shared_program(params: tuple[str, ...]) -> str:
     if note:
         st.warning(note, icon=":material/link_off:")
     return program
+
+
+def poke_drawer(program: str, sliders: tuple, graph, *, key: str) -> None:
+    """The sliders (components.poke.poke_panel) in a drawer over the page, as the Stepper has them: in the
+    sidebar, its 300 px left the graph 482 px wide at 1280x800 (issue 29)."""
+    if sliders:
+        with st.popover("Poke the inputs", icon=":material/tune:"):
+            poke_panel(program, sliders, graph, key=key)
 
 
 def program_error(program: str, exc: Exception) -> None:
@@ -79,8 +91,11 @@ def editor(program: str) -> None:
         ss[keys.EDITOR] = program
     # NOTE: the editor is code: a monospace font keeps columns (and the error caret) lined up, and a long line
     # stays one line (it scrolls sideways) rather than wrapping to read as two.
+    # At 12 px and little padding a line of 60 characters fits the dock at 1280 px (issue 29: at 257 px wide
+    # the editor cut `X = tensor([[0.5, -1.0], [1.5,` off at the right).
     st.html(f"<style>.st-key-{keys.EDITOR} textarea {{font-family: 'Source Code Pro', monospace; "
-            "font-size: 0.85rem; white-space: pre; overflow-wrap: normal; overflow-x: auto}}</style>")
+            "font-size: 0.75rem; line-height: 1.45; padding-left: 0.4rem; padding-right: 0.25rem; "
+            "white-space: pre; overflow-wrap: normal; overflow-x: auto}}</style>")
     # NOTE: the box names the preset whose text the editor holds, however it got there (a link, the default,
     # the Stepper, typing it back); the placeholder only while the program is the user's own.
     ss[keys.PRESET] = presets.named(program)
@@ -104,6 +119,16 @@ def checks(analysis, sliders, poked) -> None:
     st.caption(check.CHECK_CAPTION + (at if poked else ""))
 
 
+def verdict(analysis, into) -> None:
+    """The check's verdicts alone, in the container ``into`` under the editor: the first thing a newcomer asks is
+    whether the grads are right (the tab "Gradients and check" has the table)."""
+    with into.container(key=keys.RESULTS_VERDICT):  # dimmed with the graph while the editor's program is stale
+        for kind, message in check.check_verdicts(analysis.checks):
+            getattr(st, kind)(markdown_safe(message))
+        if analysis.check_note:  # what the check's time budget left out
+            st.info(markdown_safe(analysis.check_note), icon=":material/timer:")
+
+
 def _pick_node() -> None:
     """The select box, for keyboard users: the graph's selection follows it."""
     ss[keys.PICKED] = ss[keys.NODE]
@@ -123,7 +148,12 @@ def inspector(graph, steps, picked, jacobian, inspect, element=None, forward=Non
     st.caption("Click a box in the graph, or choose it here.")
     node_id = st.selectbox("Node", [node.id for node in graph.nodes], key=keys.NODE, on_change=_pick_node,
                            format_func=lambda i: graph_names.node_choice(graph.nodes[i]))
-    node = graph.nodes[node_id]
+    with st.container(key=keys.inspecting(node_id)):  # web/pending.js waits for it after a click
+        _inspected(graph, steps, graph.nodes[node_id], jacobian, inspect, element, forward)
+
+
+def _inspected(graph, steps, node, jacobian, inspect, element, forward) -> None:
+    node_id = node.id
     if node.formula:
         st.markdown(f"**VJP of `{node.op}`** (G is the upstream grad)")
         st.code(node.formula, language=None, wrap_lines=True)
@@ -207,9 +237,23 @@ def export(graph, steps, options, analysis, poked, svg_of, forward=None) -> None
         st.code(analysis.python, language="python")
 
 
-def tabs(show_checks, show_node, show_export, show_cost, stale: bool) -> None:
-    """The four tabs; only the open one runs. ``stale``: what they show is the last program that ran (the
-    editor's has an error), which a note says and which is dimmed with the graph (keys explorer_results_*)."""
+def dock() -> tuple[list, object]:
+    """(the tabs, the graph's column): the page's two columns, and in the first the tabs beside the graph (a
+    presenter's 1280x800 shows them and the graph at once, a click on a box opens the inspector there without
+    scrolling): the program's, then TABS. The program's tab is always drawn (its editor and sliders keep their
+    state when another tab is open); the others run only when open. On a phone the graph comes first."""
+    graph_first_on_a_phone(keys.BODY)
+    dock_scrolls(keys.DOCK)
+    with st.container(key=keys.BODY):
+        left, right = st.columns([0.37, 0.63], gap="small")  # at 1280 px: 60 columns of program, a 776 px graph
+    with left, st.container(key=keys.DOCK):
+        return st.tabs((PROGRAM_TAB, *TABS), key=keys.TAB, on_change="rerun"), right
+
+
+def tabs(docked, show_checks, show_node, show_export, show_cost, stale: bool) -> None:
+    """The four tabs (``docked``: dock()'s after the program's); only the open one runs. ``stale``: what they
+    show is the last program that ran (the editor's has an error), which a note says and which is dimmed with
+    the graph (keys explorer_results_*)."""
     # NOTE: only the open tab runs (on_change="rerun"): the node inspector's Plotly heatmap, the export's
     # SVG and the highlighted code are not built, sent or loaded by the browser until someone asks for them.
     # Each tab draws in `results` (dimmed while stale), but the cost tab's lab runs a program of the learner's own,
@@ -217,12 +261,13 @@ def tabs(show_checks, show_node, show_export, show_cost, stale: bool) -> None:
     results = functools.partial(st.container, key=keys.RESULTS_TAB)
     shows = ((show_checks, results), (show_node, results), (show_export, results),
              (lambda: show_cost(results), contextlib.nullcontext))
-    for tab, (show, within) in zip(st.tabs(TABS, key=keys.TAB, on_change="rerun"), shows):
+    for tab, (show, within) in zip(docked, shows):
         if tab.open:
             with tab:
                 if stale:
                     st.caption(link.STALE_NOTE)
                 with within(), session.failures_shown():
                     show()
+    pending_inspector(keys.DOCK, keys.INSPECTING)  # a click on a box: "Inspecting node N…" until it is shown
     if stale:  # NOTE: dimmed by their keys, so nothing is remounted: the graph is not laid out again
         st.html(f"<style>[class*='st-key-{keys.RESULTS}'] {{opacity: 0.45}}</style>")

@@ -82,8 +82,21 @@ def view_data(the_race: race.Race, result: dict, picture: dict, curvature: dict 
     return data
 
 
+# NOTE: the view draws once its code and Plotly (3 MB) are loaded: the page showed only its title for ~3 s after
+# its run (issue 29). This placeholder comes with the run itself and goes as the contour is drawn (race.js).
+_WAITING = (
+    "<div class='race-waiting' data-testid='race-waiting' style='min-height: 22rem; display: flex; "
+    "align-items: center; justify-content: center; border-radius: 0.5rem; opacity: 0.7; "
+    "background: var(--st-secondary-background-color, rgba(128, 128, 128, 0.12));'>"
+    "Drawing the surface and the optimisers' paths…</div>"
+    "<style>.race-waiting[hidden] { display: none !important; }</style>"
+)
+
+
 def race_view(data: dict, *, key: str) -> None:
-    """The race view; a click or drag on its contour moves the setup's start point."""
+    """The race view (a placeholder in its place until it is drawn); a click or drag on its contour moves the
+    setup's start point."""
+    st.html(_WAITING)
     _component(key=key, data=data, on_start_change=lambda: _started(key))
 
 

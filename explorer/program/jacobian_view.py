@@ -63,11 +63,26 @@ def _kron_identity(m: np.ndarray) -> int | None:
     return None
 
 
-def structure(m: np.ndarray, whole: bool, input_name: str = "the input", weights: str | None = None) -> str:
-    """One line saying what pattern J has, read off the matrix itself (the block shown, if not whole).
+def _kron_factor(b: np.ndarray) -> str:
+    """The B of J = B ⊗ Iₚ as its numbers: ``0.5 · [1 1]`` when they are all one number (a mean over an axis),
+    ``[1 2 ; 3 4]`` when small, else its shape."""
+    rows = " ; ".join(" ".join("1" for _ in row) for row in b)
+    if np.all(b == b.flat[0]):
+        scale = "" if b.flat[0] == 1 else f"{fmt_number(b.flat[0])} · "
+        return f"{scale}[{rows}]"
+    if b.size <= 6:
+        return "[" + " ; ".join(" ".join(fmt_number(v) for v in row) for row in b) + "]"
+    return f"[{b.shape[0]} × {b.shape[1]} numbers]"
 
-    ``input_name`` names the input J is taken with respect to, as the program does (``W``); ``weights`` the
-    operand whose numbers J's blocks are, where the op says so (``x`` for the W of ``x @ W``), else B."""
+
+def structure(m: np.ndarray, whole: bool, input_name: str = "the input", weights: str | None = None,
+              op: str | None = None) -> str:
+    """One line saying what pattern J has, read off the matrix itself (the block shown, if not whole), naming
+    only what the node has: its ``op``, the input J is taken with respect to (``input_name``, as the program
+    names it: ``W``) and ``weights``, the operand whose numbers J's blocks are where the op says so (``x`` for
+    the W of ``x @ W``). NOTE: issue 29: a mean's J was captioned "B ⊗ I₃ … the pattern of W in X @ W", a
+    neighbour's words; tests/explorer/program/test_captions.py reads every primitive's caption on the op table."""
+    named = f" ({op})" if op else ""
     m = np.nan_to_num(np.asarray(m, dtype=np.float64), nan=1.0)
     rows, cols = m.shape
     where = "" if whole else " (in the block shown)"
@@ -86,27 +101,30 @@ def structure(m: np.ndarray, whole: bool, input_name: str = "the input", weights
         k = int(per_col.max())
         feeds = "is copied into" if ones else "feeds"
         return (f"One entry per row{where}: each input element {feeds} up to {k} outputs (broadcast), so "
-                f"its grad sums those rows of G{'' if ones else ' ⊙ J'} — undoing broadcasting is a sum.")
+                f"its grad sums those rows of G{'' if ones else ' ⊙ J'}: undoing broadcasting adds them up.")
+    if ones and rows == cols and (per_row == 1).all() and (per_col == 1).all():
+        return (f"A permutation{where}: 0/1 with one 1 in every row and column; each output element is one input "
+                f"element moved{named}, and the VJP moves G back the other way.")
     if ones and per_row.max() <= 1 and per_col.max() <= 1:
         return f"0/1, at most one 1 per row and column{where}: the op only moves elements, and the VJP moves G back."
     if rows == 1:
         if np.allclose(m, m[0, 0]):
-            return (f"One row, every entry {fmt_number(m[0, 0])}: the output takes every input element alike (a sum "
-                    "or a mean).")
+            return (f"One row, every entry {fmt_number(m[0, 0])}: the output takes every input element alike"
+                    f"{named}.")
         return "One row: the output's sensitivity to each input element (a scalar output's gradient is this row)."
     blocks = _block_diagonal(m)
     if blocks:
         n, br, bc = blocks
         dense = " dense" if all(np.all(m[i * br:(i + 1) * br, i * bc:(i + 1) * bc]) for i in range(n)) else ""
         return (f"Block-diagonal{where}: {n}{dense} blocks of {br} × {bc}; each group of outputs depends only on its "
-                "own group of inputs (a row-wise op: softmax or a sum over the last axis, X·W seen from X).")
+                f"own group of {input_name}'s elements{named}.")
     p = _kron_identity(m)
     if p:
-        b = weights or "B"
         identity = f"I{p}".translate(_SUBSCRIPTS)
-        return (f"Blocks of scaled identities: J = {b} ⊗ {identity}{where}. Output element (i, j) sees "
-                f"{input_name}[k, j] only, weighted by {b}[i, k]"
-                + ("." if weights else " (the pattern of W in X @ W, where B = X)."))
+        if weights:  # x @ W seen from W: J's blocks are x's numbers
+            return (f"Blocks of scaled identities: J = {weights} ⊗ {identity}{where}. Output element (i, j) sees "
+                    f"{input_name}[k, j] only, weighted by {weights}[i, k].")
+        return f"Blocks of scaled identities: J = {_kron_factor(m[::p, ::p])} ⊗ {identity}{where}{named}."
     if nonzero == m.size:
         return (f"Dense{where}: every output element depends on every input element; reverse mode still never "
                 "forms these numbers.")
@@ -139,7 +157,7 @@ def view_data(jac: NodeJacobian, title: str, inputs: list[tuple[str, str]], out_
             "vjp": _full(j.vjp, j.shown_cols),
             "gtj": None if j.gtj is None else _full(j.gtj, j.shown_cols),
             "max_error": finite_or_none(max_error),
-            "structure": structure(j.matrix, j.whole, inputs[j.slot][0], _weights(jac.op, j.slot, inputs)),
+            "structure": structure(j.matrix, j.whole, inputs[j.slot][0], _weights(jac.op, j.slot, inputs), jac.op),
         })
     errors = [s["max_error"] for s in sections if s["max_error"] is not None]
     return {

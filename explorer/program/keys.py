@@ -23,7 +23,6 @@ PRESET = "explorer_preset"
 NODE = "explorer_node"  # the inspector's node box
 PICKED = "explorer_picked"  # the node clicked or chosen, shown in the inspector
 SELECT_SEQ = "explorer_select_seq"  # grows with each pick from the node box: the graph selects the node
-SCROLL_SEQ = "explorer_scroll_seq"  # grows with each click on a node: the inspector comes into view
 TAB = "explorer_tab"
 SATURATION_SCALE = "explorer_saturation_scale"  # the saturation panel's logit scale
 WHOLE_RUN = "explorer_whole_run"  # the next run evaluates the page whole (not the sliders' fragment only)
@@ -33,9 +32,12 @@ GRAPH = "explorer_graph"  # the graph view
 POKE = "explorer_poke"  # the sliders' view
 JACOBIAN = "explorer_jacobian"
 BODY = "explorer_body"
-RESULTS = "explorer_results"  # the prefix of the two below: a stale run dims them by it
+DOCK = "explorer_dock"  # the tabs beside the graph: the program, the check, the inspector, the export, the cost
+INSPECTING = "explorer_inspecting_"  # + a node's id: the inspector's container while it shows that node
+RESULTS = "explorer_results"  # the prefix of the three below: a stale run dims them by it
 RESULTS_GRAPH = "explorer_results_graph"
 RESULTS_TAB = "explorer_results_tab"
+RESULTS_VERDICT = "explorer_results_verdict"  # the check's verdict under the editor
 
 # --- the Stepper
 STEPPER_GRAPH = "stepper_graph"  # the graph view, with the step it shows
@@ -47,6 +49,11 @@ STEPPER_PROGRAM = "stepper_program"  # (program, direction) the steps are of
 STEPPER_SETTLED = "stepper_settled"  # the poked values this page run stepped
 JACOBIANS_ASKED = "stepper_jacobians_asked"  # the nodes whose Jacobians the view asked for
 JACOBIANS_FOR = "stepper_jacobians_for"  # the program those are of
+
+
+def inspecting(node_id: int) -> str:
+    """The inspector's container while it shows node ``node_id`` (web/pending.js waits for it after a click)."""
+    return f"{INSPECTING}{int(node_id)}"
 
 
 def element(node_id: str) -> str:

@@ -83,6 +83,29 @@ def contribution_slots(node, step) -> list[int]:
     return slots
 
 
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def summed_back(plugged: str, formula: str, summed: dict) -> str:
+    """A step's rule with its numbers (``plugged``), each line of a broadcast parent's slot (``summed``: slot ->
+    its Contribution) being the sum back itself: ``dB = Σ₀ G = [0.6715, −1.044, 0.2749]``, the grad the parent
+    gets, rather than the unsummed (4, 3) G (issue 29). The symbolic part is the slot's own from ``formula``."""
+    if not summed or not plugged:
+        return plugged
+    rules = dict(part.strip().partition(" = ")[::2] for part in formula.split(",  ") if " = " in part)
+    lines = []
+    for line in plugged.split("\n"):
+        head = line.partition(" = ")[0]
+        c = summed.get(head[1:]) if head.startswith("d") else None
+        if c is not None and head in rules:
+            expr = rules[head]
+            expr = expr if expr.replace("−", "").isalnum() else f"({expr})"
+            axes = ",".join(str(a) for a in c.summed_axes).translate(_SUBSCRIPTS)
+            line = f"{head} = Σ{axes} {expr} = {array_text(c.grad)}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def _axes(axes) -> str:
     """``axis 0``, ``axes 0, 1``."""
     return ("axis " if len(axes) == 1 else "axes ") + ", ".join(str(a) for a in axes)
@@ -163,12 +186,15 @@ def describe_step(graph, step, total: int) -> StepView:
                 accumulated=array_text(c.accumulated),
             )
         )
+    formula = step.formula or node.formula
+    summed = {slots[position] if len(node.parents) > 1 else slots[0]: c
+              for c, position in zip(step.contributions, contribution_slots(node, step)) if c.summed_axes}
     return StepView(
         title=f"Step {step.index + 1} of {total}: {node_heading(node)}",
         node=label,
         op=step.op or node.op,
-        formula=step.formula or node.formula,
-        plugged=step.plugged or "",
+        formula=formula,
+        plugged=summed_back(step.plugged or "", formula, summed),
         upstream=array_text(step.upstream),
         contributions=tuple(views),
     )
@@ -186,11 +212,12 @@ def describe_seed(graph, steps) -> SeedView:
     out = graph.nodes[graph.output]
     name = node_label(out)
     first = f" Press **Next** to run `{node_label(graph.nodes[steps[0].node])}`'s VJP." if steps else ""
+    at = f"Step 0 of {len(steps)}: the seed,"  # NOTE: not "Seed (of 25 steps)": it read as a random seed
     if out.shape == ():
-        title = f"Seed: {name}.grad = 1"
+        title = f"{at} {name}.grad = 1"
         text = f"backward() starts by setting the output's grad to 1: d{name}/d{name} = 1.{first}"
     else:
-        title = f"Seed: {name}.grad = ones{shape_literal(out.shape)}"
+        title = f"{at} {name}.grad = ones{shape_literal(out.shape)}"
         text = (
             f"backward() starts by setting the output's grad to ones of its shape {shape_literal(out.shape)}: "
             f"the grads it then computes are those of `{name}.sum()`.{first}"

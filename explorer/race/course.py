@@ -52,6 +52,7 @@ class Surface:
     start: tuple
     box: tuple  # ((x_lo, x_hi), (y_lo, y_hi))
     lr: Mapping = field(default_factory=dict)  # kind -> a learning rate that races well here
+    minima: tuple = ()  # where the loss is least: the contour plot marks each with a star
 
     def runner(self, kind: str) -> Runner:
         """An optimiser of ``kind`` with the settings that suit this surface."""
@@ -67,32 +68,33 @@ SURFACES = {
         "Rosenbrock's valley", "a curved, flat-bottomed valley; the minimum is at (1, 1)",
         "# Rosenbrock's function: a banana-shaped valley, minimum 0 at (1, 1)\n"
         "x = -1.5\ny = 2.0\nloss = (1 - x) ** 2 + 100 * (y - x ** 2) ** 2\n",
-        (-1.5, 2.0), ((-2.0, 2.0), (-1.0, 3.0)), {"adam": 0.1, "adamw": 0.1}),
+        (-1.5, 2.0), ((-2.0, 2.0), (-1.0, 3.0)), {"adam": 0.1, "adamw": 0.1}, ((1.0, 1.0),)),
     "quadratic": Surface(
         "Narrow bowl", "an ill-conditioned quadratic: 20 times steeper across than along",
         "# an ill-conditioned quadratic: curvature 1 along x, 20 along y\n"
         "x = -4.5\ny = 1.5\nloss = 0.5 * x ** 2 + 10 * y ** 2\n",
         (-4.5, 1.5), ((-5.0, 5.0), (-5.0, 5.0)),
-        {"sgd": 0.09, "momentum": 0.02, "nesterov": 0.02, "adam": 0.3, "adamw": 0.3}),
+        {"sgd": 0.09, "momentum": 0.02, "nesterov": 0.02, "adam": 0.3, "adamw": 0.3}, ((0.0, 0.0),)),
     "saddle": Surface(
         "Saddle", "flat at the saddle point (0, 0); the minima are at y = ±1.41",
         "# a saddle at (0, 0) between two minima at y = ±sqrt(2)\n"
         "x = -2.0\ny = 0.01\nloss = x ** 2 - y ** 2 + y ** 4 / 4\n",
         (-2.0, 0.01), ((-2.5, 2.5), (-2.5, 2.5)),
-        {"sgd": 0.05, "momentum": 0.01, "nesterov": 0.01, "adam": 0.05, "adamw": 0.05}),
+        {"sgd": 0.05, "momentum": 0.01, "nesterov": 0.01, "adam": 0.05, "adamw": 0.05},
+        ((0.0, 2 ** 0.5), (0.0, -(2 ** 0.5)))),
     "beale": Surface(
         "Beale's function", "flat plateaus and steep walls; the minimum is at (3, 0.5)",
         "# Beale's function: minimum 0 at (3, 0.5)\n"
         "x = 1.0\ny = 1.4\n"
         "loss = (1.5 - x + x * y) ** 2 + (2.25 - x + x * y ** 2) ** 2 + (2.625 - x + x * y ** 3) ** 2\n",
         (1.0, 1.4), ((-4.5, 4.5), (-4.5, 4.5)),
-        {"sgd": 0.005, "momentum": 0.001, "nesterov": 0.001, "adam": 0.05, "adamw": 0.05}),
+        {"sgd": 0.005, "momentum": 0.001, "nesterov": 0.001, "adam": 0.05, "adamw": 0.05}, ((3.0, 0.5),)),
     "kink": Surface(
         "ReLU kink", "a valley whose floor is a kink (x = 0): the gradient jumps from -1 to 3 there",
         "# relu's kink: the slope along x jumps from -1 to 3 at x = 0\n"
         "x = -2.0\ny = -1.5\nloss = 3 * relu(x) + relu(-x) + 0.25 * (y - 1) ** 2\n",
         (-2.0, -1.5), ((-3.0, 3.0), (-2.5, 3.5)),
-        {"sgd": 0.1, "momentum": 0.02, "nesterov": 0.02, "adam": 0.1, "adamw": 0.1}),
+        {"sgd": 0.1, "momentum": 0.02, "nesterov": 0.02, "adam": 0.1, "adamw": 0.1}, ((0.0, 1.0),)),
 }
 #: The choice of the learner's own program (the Expression Explorer's).
 OWN = "program"
@@ -416,8 +418,8 @@ def rules(r: Runner) -> list[list[str]]:
 
 
 def grid(race: Race) -> dict:
-    """The surface over the race's plot box: xs, ys, zs (zs[i][j] the loss at (xs[j], ys[i])), and ``log``:
-    True when the plot should colour by log(loss) (a surface whose values span many orders)."""
+    """The surface over the race's plot box: xs, ys, zs (zs[i][j] the loss at (xs[j], ys[i])), ``log``: True when
+    the plot should colour by log(loss) (a surface whose values span many orders), and a preset's ``minima``."""
 
     program = compile_program(race.text)
     (x0, x1), (y0, y1) = box = race.plot_box(program)
@@ -429,5 +431,6 @@ def grid(race: Race) -> dict:
     if finite.size:
         lo, mid, hi = np.min(finite), np.median(finite), np.max(finite)
         log = bool(hi - lo > 10 * max(mid - lo, 1e-300))
+    minima = next((list(map(list, preset.minima)) for preset in SURFACES.values() if preset.text == race.text), [])
     return {"x": race.x, "y": race.y, "box": [list(box[0]), list(box[1])], "xs": json_numbers(s.xs),
-            "ys": json_numbers(s.ys), "zs": json_numbers(zs), "log": log}
+            "ys": json_numbers(s.ys), "zs": json_numbers(zs), "log": log, "minima": minima}

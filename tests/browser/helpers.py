@@ -365,3 +365,19 @@ def open_live(page, url: str, timeout: float = 30_000) -> None:
     page.locator(LIVE_VIEW).wait_for()
     wait_live_until(page, lambda s: s >= 0)
 
+def open_sidebar(page) -> None:
+    """Open Streamlit's sidebar if it is collapsed (the Explorer and the Stepper open with it collapsed, issue 29)
+    and wait until it is on screen."""
+    expand = page.locator('[data-testid="stExpandSidebarButton"]')
+    if expand.count() and expand.first.is_visible():
+        expand.first.click()
+    page.wait_for_function(
+        "() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+        " return !!s && s.getBoundingClientRect().left >= 0 && s.getBoundingClientRect().right > 100; }")
+
+
+def open_poke_drawer(page) -> None:
+    """Open the Stepper's "Poke the inputs" drawer (its sliders and pictures; the sidebar held them before issue
+    29) and wait until its sliders are on screen."""
+    page.get_by_role("button", name="Poke the inputs").click()
+    page.locator('[data-testid="poke"] [data-testid="poke-slider"]').first.wait_for(state="visible", timeout=60_000)

@@ -145,8 +145,10 @@ def test_a_broken_program_dims_its_costs_but_not_the_lab(page, app_url):
     """While the editor's program has an error, the tab shows the last program that ran, dimmed under a note; the
     lab beside it is a program of the learner's own: it stays bright and its sliders work."""
     open_cost_tab(page, app_url, presets.program(PRESET))
+    wait_for_rerun(page, page.get_by_role("tab", name="Editor").click)  # the editor is the dock's first tab
     set_text_area(page, "x = [1.0, 2.0]\ny = x +* 2")
     page.get_by_text("Line 2, column").first.wait_for(timeout=60_000)
+    wait_for_rerun(page, page.get_by_role("tab", name="Forward vs reverse").click)
     wait_for_idle(page)
     seen = page.evaluate(
         """([cost, lab]) => {

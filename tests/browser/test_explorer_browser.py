@@ -22,6 +22,7 @@ from .helpers import (
     install_run_tracker,
     node_count,
     open_page,
+    open_sidebar,
     record_metric,
     set_text_area,
     text_area,
@@ -310,6 +311,7 @@ def test_toggles_and_direction_lay_out_again_in_the_browser(page, app_url, artif
     page.locator(f"{GRAPH} button.gv-toggle", has_text="shape").click()
     wait_for_view(page, layouts=layouts + 3)
     wait_for_idle(page)
+    open_sidebar(page)  # collapsed on the lesson pages
     page.get_by_role("link", name="Backward Stepper").click()
     page.locator(f"{GRAPH} .gv-controls").wait_for()
     pressed = page.evaluate(

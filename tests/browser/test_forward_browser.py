@@ -20,6 +20,7 @@ from .helpers import (
     boxes,
     grad_cells,
     open_page,
+    open_poke_drawer,
     runs_finished,
     settled,
     view_state,
@@ -104,6 +105,7 @@ def test_dragging_a_slider_retexts_the_forward_walk_in_place(page, app_url):
         page.keyboard.press("ArrowRight")
     wait_for_view(page, step=6)
     wait_for_idle(page)
+    open_poke_drawer(page)
     b = drag_and_settle(page, "b", 0.25)  # b: 0 .. 4, so about 1
     run = forward_mode.forward_program(PROGRAM, (("b", b),), direction="ones")
     want = expected_tangents(run, 6)

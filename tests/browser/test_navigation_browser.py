@@ -16,6 +16,7 @@ from .helpers import (
     horizontal_overflow,
     install_run_tracker,
     open_page,
+    open_sidebar,
     wait_for_idle,
     wait_for_node_count,
     wait_for_text,
@@ -62,6 +63,7 @@ def test_sidebar_links_reach_every_page(page, app_url, artifacts):
     open_page(page, app_url)
     wait_for_page(page, "")
     for path in ("stepper", "playground", "depth_lab", ""):
+        open_sidebar(page)  # collapsed on the lesson pages
         page.get_by_role("link", name=TITLES[path]).click()
         page.wait_for_url(lambda url, path=path: urlsplit(url).path.rstrip("/") == f"/{path}".rstrip("/"))
         wait_for_page(page, path)

@@ -22,6 +22,7 @@ from .helpers import (
     PANEL,
     boxes,
     grad_cells,
+    open_poke_drawer,
     runs_finished,
     settled,
     view_state,
@@ -284,6 +285,7 @@ def test_dragging_a_slider_retexts_the_stepper_in_place_at_its_step(page, app_ur
         page.keyboard.press("ArrowRight")
     start = wait_for_view(page, step=5)
     wait_for_idle(page)
+    open_poke_drawer(page)
     b = drag_and_settle(page, "b", 0.25)  # b: 0 .. 4, so about 1
     poked_graph, poked_steps = run.step_program(PROGRAM, (("b", b),))
     expected = expected_boxes(poked_graph, poked_steps, 5)
@@ -345,6 +347,8 @@ def test_the_contour_has_no_small_islands_and_its_arrow_stays_in_the_frame(page,
     """Issue 17 item 7: micrograd's contour plot drew small closed islands, and near an edge the gradient arrow
     (a fixed 30 % of the plot) left the frame."""
     page.goto(f"{app_url}/stepper?step=2&poke={quote('a=-2.5,b=5')}", wait_until="domcontentloaded")
+    wait_for_view(page, step=2)
+    open_poke_drawer(page)
     figure = page.locator('[data-testid="poke"] [data-testid="poke-contour"]')
     figure.wait_for(timeout=60_000)
     wait_for_idle(page)

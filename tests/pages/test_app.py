@@ -80,6 +80,8 @@ def test_each_preset_renders_its_graph_and_checks_its_grads(name):
     at = app().run()
     at.selectbox(key="explorer_preset").select(name).run()
     no_exception(at)
+    assert at.success or at.warning, "the check's verdict under the editor"
+    open_tab(at, "Gradients and check")  # the dock opens on the program's tab; its table is in this one
     program = presets.program(name)
     assert at.text_area(key="explorer_editor").value == program
     assert at.session_state["program"] == program
@@ -154,7 +156,10 @@ def stale_marks(at: AppTest, stale: bool) -> None:
     if not stale:
         assert not notes and not dimmed
         return
-    assert len(notes) == 2, "one note above the graph, one in the open tab"
+    assert len(notes) == 1, "one note under the editor"
+    open_tab(at, "Gradients and check")
+    notes = [c for c in at.caption if c.value == link.STALE_NOTE]
+    assert len(notes) == 2, "one note under the editor, one in the open results tab"
     assert "last program that ran" in link.STALE_NOTE
     assert dimmed, "the graph and the results are dimmed"
     assert at.success, "the last good program's check is still there to read, dimmed under its note"
@@ -169,6 +174,7 @@ def test_integer_labels_stay_integer_and_say_so():
     )
     at.text_area(key="explorer_editor").input(program).run()
     no_exception(at)
+    open_tab(at, "Gradients and check")
     table = at.table[0].value
     assert table.loc[table["variable"] == "y", "shape"].tolist() == ["(2,) int64"]
     assert table.loc[table["variable"] == "logits", "shape"].tolist() == ["(2, 3)"], "float64 goes unsaid"
@@ -312,7 +318,7 @@ def test_the_stepper_sends_every_step_once():
     s = data["steps"]
     assert s["count"] == len(steps) == 25 and len(s["panels"]) == 26
     assert data["start"] == 0 and at.query_params["step"] in ("0", ["0"])
-    assert s["panels"][0]["title"] == "Seed: g.grad = 1"
+    assert s["panels"][0]["title"] == "Step 0 of 25: the seed, g.grad = 1"
     assert [p["title"].split(":")[0] for p in s["panels"][1:]] == [f"Step {k} of 25" for k in range(1, 26)]
     # the same boxes as the Explorer's picture, each sized for the longest grad it will show
     assert labels(data["dot"]).keys() == labels(explorer["dot"]).keys()
@@ -480,6 +486,7 @@ def test_a_poked_value_reaches_the_graph_in_place_the_url_and_the_check():
     poke_to(at, {"a": -3.0, "b": 2.0}, final=True, seq=2)  # the drag ended: the page runs whole
     no_exception(at)
     assert at.query_params["poke"] in ("a=-3", ["a=-3"]), "a link keeps the poked value"
+    open_tab(at, "Gradients and check")
     table = at.table[0].value
     a_row = table[table["variable"] == "a"].iloc[0]
     assert a_row["check"] == "pass" and a_row["grad"] == numbers.compact(a_grad), "the check is of the poked program"

@@ -184,7 +184,7 @@ def stepper(text) -> int:
     json.dumps(data)
     panels = data["steps"]["panels"]
     assert len(panels) == len(steps) + 1
-    assert panels[0]["title"].startswith("Seed")
+    assert panels[0]["title"].startswith(("Step 0 of", "Seed"))
     for k, panel in enumerate(panels[1:], start=1):
         assert panel["title"].startswith(f"Step {k} of {len(steps)}")
         assert panel["formula"], panel["title"]
@@ -306,6 +306,8 @@ def test_both_pages_walk_every_node_and_step(text):
     at.run()
     no_exception(at)
     assert len(view_data(at)["boxes"]) == len(graph.nodes)
+    assert at.success or at.warning or at.error, "the check's verdict under the editor"
+    open_tab(at, "Gradients and check")
     assert at.table, "the check's table"
     open_tab(at, "Inspect a node")
     for node in graph.nodes:

@@ -48,6 +48,9 @@ const MIN_TEXT_PX = 11;
 const MAX_TEXT_PX = 16;
 const LEGIBLE_PX = 6; // below this a fitted overview shows nothing readable
 const NODE_FONT = 13; // the DOT's node font size: text px = NODE_FONT * scale
+// NOTE: a box's data and grad lines are 12 pt (explorer/graph/dot.py): at 11 / 13 they were 10.2 px on screen; the
+// opening fit keeps them at 11 px (issue 29; tests/browser/test_presenter_browser.py measures every box's text)
+const LINE_FONT = 12;
 const MIN_SCALE = 0.05;
 const MAX_SCALE = 4;
 const PAD = 8; // px around the drawing inside the pane (its CSS padding)
@@ -275,7 +278,11 @@ class GraphView {
     this.paintAll();
     if (anchor) this.centreOn(anchor.x, anchor.y);
     else if (this.stepper) this.reveal(this.stepper.activeBox || this.stepper.outputBox());
-    else if (drawing.width * this.scale > this.pane.clientWidth * 3) this.reveal(this.data.output);
+    // a drawing bigger than its pane at legible text: the output in view (issue 29: micrograd opened with `g`
+    // below the pane's edge, so poking `a` showed nothing of what it does to `g`)
+    else if (drawing.width * this.scale > this.pane.clientWidth || drawing.height * this.scale > this.pane.clientHeight) {
+      this.reveal(this.data.output);
+    }
     this.root.dataset.layouts = String(this.layoutCount);
     this.root.dataset.ready = "1";
   }
@@ -481,7 +488,9 @@ class GraphView {
     const w = this.drawing.width, h = this.drawing.height;
     const fitWidth = (width - 2 * PAD) / w;
     const fitBoth = Math.min(fitWidth, (height - PAD - PAD_TOP - BORDER) / h);
-    const lo = MIN_TEXT_PX / NODE_FONT, hi = MAX_TEXT_PX / NODE_FONT;
+    // a presenter's page asks for larger text (components/common/layout.py: --gv-min-text-px)
+    const least = parseFloat(getComputedStyle(this.root).getPropertyValue("--gv-min-text-px")) || MIN_TEXT_PX;
+    const lo = least / LINE_FONT, hi = Math.max(MAX_TEXT_PX, least) / NODE_FONT;
     // Small graphs at most 16 px text; others whole if that keeps 11 px, else at 11 px (scrolling
     // down), unless even the width does not fit at 11 px: then fitted to the width, as long as the
     // text stays above LEGIBLE_PX; a graph bigger still opens at 11 px around its output (or the

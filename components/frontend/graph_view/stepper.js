@@ -289,7 +289,7 @@ export class Stepper {
     this.btnPrev.disabled = this.pos === 0;
     this.btnNext.disabled = this.pos >= this.n;
     this.slider.value = String(this.pos);
-    this.stepLabel.textContent = this.pos === 0 ? `Seed (of ${this.n} steps)` : `Step ${this.pos} of ${this.n}`;
+    this.stepLabel.textContent = this.pos === 0 ? `Step 0 of ${this.n}: the seed` : `Step ${this.pos} of ${this.n}`;
     const label = this.playing ? "Pause" : "Play";
     if (this.btnPlay.getAttribute("aria-label") !== label) {
       this.btnPlay.replaceChildren(icon(this.playing ? "pause" : "play"), el("span", { text: label }));

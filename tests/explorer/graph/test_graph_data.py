@@ -116,7 +116,7 @@ def test_the_timeline_and_panels_are_explain_s():
     timeline = stepper.step_timeline(graph, steps)
     assert s["active_at"] == list(timeline.active_at) and s["done_at"] == list(timeline.done_at)
     assert s["takes_part"] == [int(t) for t in timeline.takes_part] and s["output"] == graph.output
-    assert s["panels"][0]["title"].startswith("Seed:")
+    assert s["panels"][0]["title"].startswith(f"Step 0 of {len(steps)}: the seed,")
     add = [k for k, step in enumerate(steps, start=1) if step.op == "add"][0]
     panel = s["panels"][add]
     assert panel["title"].startswith(f"Step {add} of {len(steps)}")

@@ -181,11 +181,11 @@ def test_contribution_slots_and_broadcast_edges():
 def test_the_seed_is_described_for_scalars_and_arrays():
     graph, steps = backward_steps(evaluate(presets.program("micrograd")).output)
     seed = stepper.describe_seed(graph, steps)
-    assert seed.title == "Seed: g.grad = 1" and seed.seed == "1" and "dg/dg = 1" in seed.text
+    assert seed.title == "Step 0 of 25: the seed, g.grad = 1" and seed.seed == "1" and "dg/dg = 1" in seed.text
     assert "`g`'s VJP" in seed.text
     graph, steps = backward_steps(evaluate("x = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]\nout = x * 2.0\n").output)
     seed = stepper.describe_seed(graph, steps)
-    assert seed.title == "Seed: out.grad = ones(2, 3)"
+    assert seed.title == "Step 0 of 1: the seed, out.grad = ones(2, 3)"
     assert "dout/dout" not in seed.text and "`out.sum()`" in seed.text
     assert seed.seed.count("1") == 6
 
@@ -522,3 +522,16 @@ def test_a_server_sets_the_check_s_time_budget(monkeypatch, value, seconds):
     else:
         monkeypatch.setenv("AUTOGRAD_CHECK_SECONDS", value)
     assert check.check_seconds() == seconds
+
+
+def test_a_broadcast_parent_s_plugged_line_is_the_sum_back():
+    """Issue 29: "With this step's numbers" printed `dB = G` as the unsummed (4, 3) matrix; it is `dB = Σ₀ G`,
+    the (3,) grad the parent gets."""
+    program = ("X = tensor([[0.5, -1.0, 2.0], [1.5, 0.5, -0.5], [1.0, 1.0, 1.0], [0.0, 2.0, 1.0]])\n"
+               "b1 = tensor([0.1, 0.2, 0.3])\nh = X * b1\nz = h + b1\nout = z.sum()")
+    graph, steps = program_run.recorded_backward(evaluate(program).output)  # the rules with their numbers recorded
+    views = {v.op: v for v in (stepper.describe_step(graph, s, len(steps)) for s in steps)}
+    add, mul = views["add"].plugged.splitlines(), views["mul"].plugged.splitlines()
+    assert add[1] == "dB = Σ₀ G = [4, 4, 4]", add  # four rows of ones, summed over axis 0
+    assert add[0].startswith("dA = ") and "Σ" not in add[0], "the (4, 3) parent is not summed"
+    assert mul[1] == "dB = Σ₀ (G ⊙ A) = [3, 2.5, 3.5]", mul  # the columns of X summed

@@ -199,3 +199,9 @@ def test_a_zero_derivative_meets_at_zero_whatever_the_rounding():
     run = forward_program("v = tensor([0.3, -1.2, 0.8])\nt0 = softmax(v)\nout = t0.sum()\n", direction="element:v:2")
     assert run.meeting.forward != 0.0 and run.meeting.reverse == 0.0
     assert run.meeting.agree and run.meeting.text == "forward: ∂out/∂v = 0  ·  reverse: ∇out · v = 0"
+    # one rounding (issue 29): the output's box and its step print the line's 0, not forward's -2.8e-17
+    out = run.graph.output
+    assert run.meeting.zero and run.tangents[out] == 0.0 and run.graph.nodes[out].grad == 0.0
+    assert [float(s.tangent) for s in run.steps if s.node == out] == [0.0]
+    other = forward_program("v = tensor([0.3, -1.2, 0.8])\nout = (v * v).sum()\n", direction="element:v:2")
+    assert not other.meeting.zero and other.tangents[other.graph.output] == pytest.approx(1.6)

@@ -102,13 +102,14 @@ def test_a_big_jacobian_is_a_block_and_says_so():
 
 @pytest.mark.parametrize(("m", "starts"), [
     (np.diag([1.0, 2.0, 3.0]), "Diagonal"),
-    (np.array([[0.0, 1.0], [1.0, 0.0]]), "0/1, at most one 1 per row and column"),
+    (np.array([[0.0, 1.0], [1.0, 0.0]]), "A permutation: 0/1 with one 1 in every row and column"),
+    (np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]), "0/1, at most one 1 per row and column"),
     (np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]), "One entry per row"),
     (np.array([[2.0, 0.0], [0.0, 5.0], [3.0, 0.0]]), "One entry per row"),
     (np.array([[0.25, 0.25, 0.25, 0.25]]), "One row, every entry 0.25"),
     (np.array([[1.0, -2.0, 0.5]]), "One row:"),
     (np.kron(np.eye(3), np.ones((2, 2))), "Block-diagonal: 3 dense blocks of 2 × 2"),
-    (np.kron(np.array([[1.0, 2.0], [3.0, 4.0]]), np.eye(3)), "Blocks of scaled identities: J = B ⊗ I₃"),
+    (np.kron(np.array([[1.0, 2.0], [3.0, 4.0]]), np.eye(3)), "Blocks of scaled identities: J = [1 2 ; 3 4] ⊗ I₃"),
     (np.ones((3, 4)), "Dense"),
     (np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0], [4.0, 5.0, 0.0]]), "Sparse: 5 of 9"),
     (np.zeros((2, 2)), "All zero"),

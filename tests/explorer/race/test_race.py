@@ -202,3 +202,26 @@ def test_the_benchmark_runs():
 
     figures = bench.server(repeats=1, steps=3)
     assert figures["points"] == 4 * 4 and figures["bytes"] > 0 and figures["race"] > 0
+
+
+@pytest.mark.parametrize("name", sorted(race.SURFACES))
+def test_each_surface_s_stars_are_its_minima(name):
+    """Issue 29: the contour plot stars each surface's minimum; a star is where the loss is least around it (and
+    the least of the plot's grid, give or take its spacing), and a program of the learner's own gets none."""
+    surface = race.SURFACES[name]
+    picture = race.grid(race.preset_race(name))
+    assert picture["minima"] == [list(m) for m in surface.minima] and picture["minima"], picture["minima"]
+    program = compile_program(surface.text)
+
+    def loss(x, y):
+        return float(program.run(inputs={"x": np.array(x), "y": np.array(y)}).output.data)
+
+    grid_least = np.nanmin(np.array(picture["zs"], dtype=np.float64))
+    for x, y in surface.minima:
+        here = loss(x, y)
+        around = [loss(x + dx, y + dy) for dx in (-1e-3, 0, 1e-3) for dy in (-1e-3, 0, 1e-3) if dx or dy]
+        assert here <= min(around) + 1e-12, (name, (x, y), here, min(around))
+        assert here <= grid_least + 1e-9, (name, (x, y), here, grid_least)
+    own = race.Race(text="x = 1.0\ny = 2.0\nloss = x ** 2 + y ** 2\n", x="x", y="y", start=(1.0, 2.0),
+                    runners=(race.runner("sgd"),))
+    assert race.grid(own)["minima"] == []

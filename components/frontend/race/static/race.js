@@ -18,6 +18,7 @@ import { formatNumber } from "../../web/format.js";
 const PATH_COLOURS = ["#e8590c", "#1c7ed6", "#2b8a3e", "#c2255c", "#7048e8", "#8d5524"];
 const ARROW_COLOURS = { g: "#e03131", d: "#f08c00", v: "#1971c2", u: "#6741d9", m: "#0c8599", sv: "#868e96" };
 const ARROW_NAMES = { g: "g", d: "d", v: "v", u: "u", m: "m̂", sv: "√v̂", step: "step" };
+const LEVELS = 20; // contour levels over the surface's range (log(loss) where it spans many orders)
 const SECONDS = 8; // a race plays in about this long at 1×, whatever its number of steps
 
 const CSS = `
@@ -127,16 +128,29 @@ class Race {
     for (let i = 0; i < grid.ys.length; i++) raw.push(grid.zs.slice(i * nx, (i + 1) * nx));
     const finite = grid.zs.filter((v) => v !== null);
     const low = Math.min(...finite), high = Math.max(...finite);
-    const tiny = Math.max((high - low) * 1e-6, 1e-12);
+    // NOTE: a floor of 1/100 of the range under log(loss): at 1e-6 (and still at 1e-3) the grid's samples of
+    // Rosenbrock's narrow valley floor (each just off the curve) fell through the lowest levels one by one, a chain
+    // of small closed ovals along its arm; the star marks the minimum
+    const tiny = Math.max((high - low) * 1e-2, 1e-12);
     const z = grid.log ? raw.map((row) => row.map((v) => (v === null ? null : Math.log10(v - low + tiny)))) : raw;
+    const zs = z.flat().filter((v) => v !== null && Number.isFinite(v));
+    const zLow = Math.min(...zs), zHigh = Math.max(...zs);
+    const size = (zHigh - zLow) / LEVELS || 1; // levels evenly spaced over the surface's own range
     const valley = t.dark ? [110, 140, 210] : [60, 90, 170];
     const colorscale = [0, 0.25, 0.5, 0.75, 1].map((s) => [s, rgb(mix(valley, t.bg, 0.12 + 0.88 * Math.sqrt(s)))]);
     const paths = data.paths;
     const contour = [{
-      type: "contour", x: grid.xs, y: grid.ys, z, customdata: raw, colorscale, showscale: false, ncontours: 22,
-      contours: { coloring: "fill", showlines: true }, line: { color: rgb(t.text, 0.18), width: 0.6, smoothing: 0.8 },
+      type: "contour", x: grid.xs, y: grid.ys, z, customdata: raw, colorscale, showscale: false, autocontour: false,
+      contours: { coloring: "fill", showlines: true, start: zLow + size / 2, end: zHigh, size },
+      line: { color: rgb(t.text, 0.18), width: 0.6, smoothing: 1.2 },
       hovertemplate: `${grid.x} %{x:.3g}, ${grid.y} %{y:.3g}<br>loss %{customdata:.4g}<extra></extra>`,
     }];
+    const minima = grid.minima || [];
+    if (minima.length) { // a star at each of the surface's minima
+      contour.push({ type: "scatter", mode: "markers", x: minima.map((m) => m[0]), y: minima.map((m) => m[1]),
+        marker: { symbol: "star", size: 15, color: "#fab005", line: { color: rgb(t.text), width: 1 } },
+        hovertemplate: `minimum: ${grid.x} %{x:.3g}, ${grid.y} %{y:.3g}<extra></extra>` });
+    }
     const font = { color: rgb(t.text), family: t.font, size: 12 };
     const axis = (title, range) => ({ title: { text: title, standoff: 4 }, range, zeroline: false, automargin: false,
       showgrid: false, ticks: "outside", ticklen: 3, color: rgb(t.text, 0.8), fixedrange: true });
@@ -147,7 +161,11 @@ class Race {
       hoverlabel: { bgcolor: rgb(t.bg), font: { color: rgb(t.text) } },
     };
     const config = { displayModeBar: false, responsive: false, doubleClick: false, scrollZoom: false };
-    const drawn = [Plotly.react(this.surface, contour, planeLayout, config)];
+    const drawn = [Plotly.react(this.surface, contour, planeLayout, config).then((gd) => {
+      // the page's placeholder (components/race), shown until this first drawing
+      for (const e of document.querySelectorAll('[data-testid="race-waiting"]')) e.hidden = true;
+      return gd;
+    })];
     // the loss of each against the step; log scale when every loss is positive
     const losses = paths.flatMap((p) => p.loss).filter((v) => v !== null);
     const positive = losses.length > 0 && losses.every((v) => v > 0);
