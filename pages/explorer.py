@@ -9,7 +9,7 @@ from components.common.entry import through_app
 from components.common.layout import header
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
-from components.program import cost_panel, modes, panels
+from components.program import cost_panel, modes, panels, saturation
 from explorer.graph import names
 from explorer.graph.svg import to_svg
 from explorer.program import forward_mode, inspector, jacobian_view, keys, link, page_data, rules, view_data
@@ -17,9 +17,7 @@ from explorer.program import forward_mode, inspector, jacobian_view, keys, link,
 through_app()
 ss = st.session_state
 
-# A worker process each, limited and cancellable (common/session.py): one evaluation per page run (graph, steps,
-# sliders, check; in forward mode the forward pass too), one per slider move (graph, steps, forward pass), and a
-# node's inspector, Jacobian, element and SVG when asked.
+# Each in a worker process, limited and cancellable (common/session.py): a node's Jacobian, element, inspector, SVG.
 jacobian_of, element_of, inspected, svg_of = (functools.partial(session.sandboxed, fn) for fn in (
     jacobian_view.node_jacobian, rules.element_of, inspector.inspect_node, to_svg))  # to_svg: Graphviz's dot, limited
 
@@ -127,6 +125,8 @@ def page() -> None:
     except Exception as exc:  # noqa: BLE001 - the program's graph is drawn; this is a message, never a traceback
         failure = exc
     live(shown, sliders, picked, left, right)
+    with left:  # under the sliders: for a program with a softmax, its logits' scale (issue 35)
+        saturation.saturation_panel(shown, poked)
     with right:  # under the graph; the same for any poked numbers, so not rerun with them
         st.caption(names.graph_caption(graph, view_data.MAX_DRAWN) + link.practise_this(shown))
     if failure is not None:
