@@ -126,7 +126,7 @@ def page() -> None:
         failure = exc
     live(shown, sliders, picked, left, right)
     with left:  # under the sliders: for a program with a softmax, its logits' scale (issue 35)
-        saturation.saturation_panel(shown, poked)
+        saturation.saturation_panel(shown, poked, graph)
     with right:  # under the graph; the same for any poked numbers, so not rerun with them
         st.caption(names.graph_caption(graph, view_data.MAX_DRAWN) + link.practise_this(shown))
     if failure is not None:

@@ -12,16 +12,17 @@ from explorer.program import keys, saturation
 from explorer.words import markdown_safe
 
 
-def saturation_panel(text: str, poked) -> bool:
-    """Draws the panel if the program has a softmax that needs grad; says whether it did."""
+def saturation_panel(text: str, poked, graph) -> bool:
+    """Draws the panel if the program (its traced ``graph``) has a softmax; says whether it did. Only then is
+    anything evaluated (in the sandbox: a failure there is the page's one message)."""
+    if not any(node.op == "softmax" for node in graph.nodes):
+        return False
     scale = float(st.session_state.get(keys.SATURATION_SCALE, 1.0))
     if scale not in saturation.SCALES:
         scale = st.session_state[keys.SATURATION_SCALE] = 1.0
-    try:
+    data = None
+    with session.failures_shown():
         data = session.sandboxed(saturation.panel_data, text, poked, scale)
-    except Exception as err:  # noqa: BLE001 - the program's own error is shown by the page; this panel says why not
-        st.caption(markdown_safe(f"The saturation panel could not run: {err}"))
-        return True
     if data is None:
         return False
     st.select_slider("Scale the softmax's logits", options=data["scales"], value=data["scale"],

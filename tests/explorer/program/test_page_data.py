@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from explorer.program import check, jacobian_view, page_data, poke, presets
+from explorer.program import keys as program_keys
 from explorer.program import run as program_run
 from language import EVALUATIONS, compile_program
 from tests.support.apptest import STEPPER, app, component, no_exception, sent, trigger, view_data
@@ -116,6 +117,7 @@ def test_one_explorer_load_evaluates_the_program_once():
     program = fresh_program()
     at = app()
     at.query_params["program"] = program
+    at.session_state[program_keys.TAB] = "Gradients and check"  # the dock's tab with the check's table
     calls = started_by(at.run)
     no_exception(at)
     assert view_data(at)["dot"] and sent(at, "components.poke")["sliders"], "the graph and the sliders"
