@@ -122,6 +122,17 @@ def _plain(array):
 
 
 # ---- jvp, vjp ------------------------------------------------------------------------------------------
+def _tangents(xs, tangents, name):
+    """The tangents as arrays of their primals' dtypes; ValueError naming the first whose shape is not its primal's."""
+    vs = []
+    for k, (x, v) in enumerate(zip(xs, tangents)):
+        v = np.asarray(v.data if isinstance(v, Tensor) else v)
+        if v.shape != x.data.shape:
+            raise ValueError(f"{name}: tangent {k} has shape {v.shape} but primal {k} has shape {x.data.shape}")
+        vs.append(v.astype(x.data.dtype, copy=False))
+    return vs
+
+
 def jvp(f, primals, tangents, *, has_aux=False):
     """(f(*primals), J·tangents): forward mode, one pass. `primals` and `tangents` are tuples of the same
     length and shapes (ValueError naming the first mismatch). With has_aux, (out, tangent, aux)."""
@@ -130,12 +141,7 @@ def jvp(f, primals, tangents, *, has_aux=False):
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents (one tangent per primal)")
     xs = [_primal(x, k, "jvp") for k, x in enumerate(primals)]
-    vs = []
-    for k, (x, v) in enumerate(zip(xs, tangents)):
-        v = np.asarray(v.data if isinstance(v, Tensor) else v)
-        if v.shape != x.data.shape:
-            raise ValueError(f"jvp: tangent {k} has shape {v.shape} but primal {k} has shape {x.data.shape}")
-        vs.append(v.astype(x.data.dtype, copy=False))
+    vs = _tangents(xs, tangents, "jvp")
     leaves, out, aux = _run(f, xs, range(len(xs)), has_aux, "jvp")
     tangent = _plain(run_forward(out, dict(zip(leaves, vs))))
     return (_plain(out.data), tangent, aux) if has_aux else (_plain(out.data), tangent)
@@ -334,12 +340,7 @@ def hvp(f, primals, tangents):
     if len(primals) != len(tangents):
         raise ValueError(f"hvp: {len(primals)} primals but {len(tangents)} tangents (one tangent per primal)")
     xs = [_primal(x, k, "hvp") for k, x in enumerate(primals)]
-    vs = []
-    for k, (x, v) in enumerate(zip(xs, tangents)):
-        v = np.asarray(v.data if isinstance(v, Tensor) else v)
-        if v.shape != x.data.shape:
-            raise ValueError(f"hvp: tangent {k} has shape {v.shape} but primal {k} has shape {x.data.shape}")
-        vs.append(v.astype(x.data.dtype, copy=False))
+    vs = _tangents(xs, tangents, "hvp")
     leaves, out, _ = _run(f, xs, range(len(xs)), False, "hvp")
     if out.data.size != 1:
         raise ValueError(f"hvp: f must return a Tensor with one element, it returned one of shape {out.shape}")

@@ -34,7 +34,8 @@ class Graph:
         return len(self.nodes)
 
 
-def _kind(t, root):
+def kind_of(t, root):
+    """What a tensor is in a drawing of the graph of `root`: output, op, param, input or const."""
     if t is root:
         return "output"
     if t._prim is not None:
@@ -77,7 +78,7 @@ def _build(tensors, ids, output, uses=None):
             id=i,
             name=t.name or "",
             op=t.op,
-            kind=_kind(t, output),
+            kind=kind_of(t, output),
             shape=tuple(t.shape),
             dtype=str(t.dtype),
             data=t.data,

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from autograd import grad
+from autograd.graph import kind_of
 from autograd.graph import order as forward_order
-from autograd.tensor import Parameter, Tensor, toposort
+from autograd.tensor import Tensor, toposort
 
 FORWARD, BACKWARD = 1, 2  # a node's `order` (the graph view's data-order)
 
@@ -53,15 +54,7 @@ class BackwardGraph:
 
 
 def _kind(t, output, grad_of):
-    if t in grad_of:
-        return "grad"
-    if t is output:
-        return "output"
-    if t._prim is not None:
-        return "op"
-    if isinstance(t, Parameter):
-        return "param"
-    return "input" if t.requires_grad else "const"
+    return "grad" if t in grad_of else kind_of(t, output)
 
 
 def backward_graph(output, inputs=None, uses=None):

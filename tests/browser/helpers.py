@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -381,3 +382,37 @@ def open_poke_drawer(page) -> None:
     29) and wait until its sliders are on screen."""
     page.get_by_role("button", name="Poke the inputs").click()
     page.locator('[data-testid="poke"] [data-testid="poke-slider"]').first.wait_for(state="visible", timeout=60_000)
+
+
+# ---- pages of a given size, their graphs drawn -----------------------------------------------------------------
+RECT = ("(e) => { const r = e.getBoundingClientRect();"
+        " return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; }")
+
+
+def rect(page, selector: str) -> dict:
+    """The first element's box on screen (px)."""
+    return page.locator(selector).first.evaluate(RECT)
+
+
+@contextlib.contextmanager
+def pages_at(browser):
+    """go(size, url, scheme="light", **expected) -> a page of that viewport size and colour scheme at that URL, its
+    graph drawn (with the graph view's data-* hooks ``expected``); every context it made closes on the way out."""
+    contexts = []
+
+    def go(size: dict, url: str, scheme: str = "light", **expected):
+        context = browser.new_context(viewport=size, color_scheme=scheme)
+        contexts.append(context)
+        install_run_tracker(context)
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        open_page(page, url)
+        wait_for_view(page, **expected)
+        return page
+
+    try:
+        yield go
+    finally:
+        for context in contexts:
+            context.close()
+

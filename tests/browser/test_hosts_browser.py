@@ -21,6 +21,7 @@ import pytest
 from deploy.classroom import haproxy_config, healthy, streamlit_command
 from tests.support import hosts as test_hosts
 from tests.support.helpers import ROOT
+from tests.support.waits import until
 
 from .helpers import LIVE_VIEW, app_exception, balancer_server, click_button, fresh_context, open_live, run_id
 from .server import unavailable
@@ -35,13 +36,7 @@ FIGURES: dict[str, dict] = {}
 
 
 def _until(condition, what: str, seconds: float = DEADLINE):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    pytest.fail(f"{what}: not within {seconds:g} s")
+    return until(condition, what, seconds)
 
 
 class Cluster:

@@ -15,9 +15,8 @@ from explorer.program import presets
 from .helpers import (
     GRAPH,
     PANEL,
-    install_run_tracker,
-    open_page,
-    wait_for_view,
+    pages_at,
+    rect,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -32,32 +31,13 @@ MLP = "\n".join(
     + ["out = h.sum()"]
 )
 
-RECT = ("(e) => { const r = e.getBoundingClientRect();"
-        " return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; }")
 
 
 @pytest.fixture
 def open_at(browser):
     """open_at(size, url) -> a page of that size at that URL, its graph drawn; its context closes after."""
-    contexts = []
-
-    def go(size: dict, url: str, **expected):
-        context = browser.new_context(viewport=size)
-        contexts.append(context)
-        install_run_tracker(context)
-        page = context.new_page()
-        page.set_default_timeout(30_000)
-        open_page(page, url)
-        wait_for_view(page, **expected)
-        return page
-
-    yield go
-    for context in contexts:
-        context.close()
-
-
-def rect(page, selector: str) -> dict:
-    return page.locator(selector).first.evaluate(RECT)
+    with pages_at(browser) as go:
+        yield go
 
 
 def assert_on_screen(box: dict, size: dict, what: str) -> None:

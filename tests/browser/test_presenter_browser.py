@@ -13,7 +13,7 @@ import pytest
 from explorer.program import presets
 from tests.support.helpers import traced
 
-from .helpers import GRAPH, PANEL, install_run_tracker, open_page, wait_for_rerun, wait_for_view
+from .helpers import GRAPH, PANEL, RECT, pages_at, rect, wait_for_rerun
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -22,8 +22,6 @@ PHONE = {"width": 390, "height": 844}
 MICROGRAD = presets.program("micrograd")
 BROADCAST = ("X = tensor([[0.5, -1.0, 2.0], [1.5, 0.5, -0.5], [1.0, 1.0, 1.0], [0.0, 2.0, 1.0]])\n"
              "b1 = tensor([0.1, 0.2, 0.3])\nz = X * b1 + b1\nout = z.sum()")
-RECT = ("(e) => { const r = e.getBoundingClientRect();"
-        " return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; }")
 # Each box's text on screen (px): the SVG's font size times the drawing's scale on screen.
 BOX_TEXT_PX = """(sel) => { const svg = document.querySelector(sel + ' svg.gv-graph');
   const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
@@ -35,25 +33,9 @@ PENDING = "(e) => getComputedStyle(e, '::after').content"
 
 @pytest.fixture
 def open_at(browser):
-    contexts = []
-
-    def go(size: dict, url: str, scheme: str = "light", **expected):
-        context = browser.new_context(viewport=size, color_scheme=scheme)
-        contexts.append(context)
-        install_run_tracker(context)
-        page = context.new_page()
-        page.set_default_timeout(30_000)
-        open_page(page, url)
-        wait_for_view(page, **expected)
-        return page
-
-    yield go
-    for context in contexts:
-        context.close()
-
-
-def rect(page, selector: str) -> dict:
-    return page.locator(selector).first.evaluate(RECT)
+    """open_at(size, url) -> a page of that size at that URL, its graph drawn; its context closes after."""
+    with pages_at(browser) as go:
+        yield go
 
 
 def inside(inner: dict, outer: dict) -> bool:

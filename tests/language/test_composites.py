@@ -13,7 +13,6 @@ import math
 import re
 import subprocess
 import sys
-import tracemalloc
 
 import numpy as np
 import pytest
@@ -28,7 +27,7 @@ from autograd.ops import PRIMITIVES, matmul_work
 from language import ExpressionError, compile_program, evaluate, to_python
 from language import library as lib
 from language import messages as msg
-from tests.support.helpers import ROOT
+from tests.support.helpers import ROOT, assert_costs_bound_the_run
 
 #: The leaves the cases use: x (2, 3, 4), w4/b4 (4,), w34 (3, 4), q (5, 4), k (6, 4), v (6, 3), batched qb
 #: (2, 5, 4), kb (2, 6, 4), vb (2, 6, 3), a float mask fm (5, 6), and a boolean mask bm (5, 6) made from data D.
@@ -416,12 +415,4 @@ def test_fuzz_composite_arguments(name, args, keywords):
 def test_predicted_costs_bound_what_forward_and_backward_allocate(text):
     """What the checker charges bounds what the run and its backward really allocate, the composites' own
     temporaries (a causal mask, dropout's draw) included."""
-    program = compile_program(text)
-    costs = program.costs
-    program.run()  # warm up
-    tracemalloc.start()
-    result = program.run()
-    result.output.backward()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert peak <= 8 * (costs.forward_elements + costs.backward_elements) + 2**20, (peak, costs)
+    assert_costs_bound_the_run(compile_program(text))

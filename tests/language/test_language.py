@@ -18,6 +18,7 @@ from autograd.ops import PRIMITIVES
 from language import ExpressionError, Program, compile_program, evaluate, to_python
 from language import library as lib
 from language import messages as msg
+from tests.support.helpers import assert_costs_bound_the_run
 
 
 def message(text):
@@ -235,13 +236,7 @@ BUDGET_PROGRAMS = [
 def test_predicted_costs_bound_what_forward_and_backward_allocate(text):
     program = compile_program(text)
     costs = program.costs
-    program.run()  # warm up (tables, caches)
-    tracemalloc.start()
-    result = program.run()
-    result.output.backward()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert peak <= 8 * (costs.forward_elements + costs.backward_elements) + 2**20, (peak, costs)
+    assert_costs_bound_the_run(program)
     tracemalloc.start()
     backward_steps(program.run().output)
     peak = tracemalloc.get_traced_memory()[1]

@@ -17,19 +17,14 @@ import pytest
 
 from deploy.classroom import RestartRule, free_ports, healthy
 from tests.support.helpers import ROOT, program_or_skip
+from tests.support.waits import until
 
 DEADLINE = 60.0  # seconds for any one condition, generous for a machine with both cores loaded
 
 
 def _until(condition, what: str, seconds: float = DEADLINE):
     """Polls `condition` until it returns something true (returned) or the deadline passes (the test fails)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"{what}: not within {seconds:g} s")
+    return until(condition, what, seconds)
 
 
 class Launcher:

@@ -104,3 +104,19 @@ def program_or_skip(program: str, package: str, why: str) -> str:
 def node_or_skip(why: str) -> str:
     """The path of Node, for a test that runs JS (see program_or_skip)."""
     return program_or_skip("node", "nodejs", why)
+
+
+def assert_costs_bound_the_run(program) -> None:
+    """What the language's checker charged a compiled ``program`` (its costs) bounds what its run and backward really
+    allocate (tracemalloc's peak, 8 bytes an element, 1 MB of slack), after a warm-up run (tables, caches)."""
+    import tracemalloc
+
+    costs = program.costs
+    program.run()
+    tracemalloc.start()
+    result = program.run()
+    result.output.backward()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak <= 8 * (costs.forward_elements + costs.backward_elements) + 2**20, (peak, costs)
+
