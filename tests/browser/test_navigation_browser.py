@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TITLES = {"": "Expression Explorer", "stepper": "Backward Stepper", "practice": "Practice",
           "playground": "Training Playground",
-          "optimiser_race": "Optimiser race", "depth_lab": "Initialisation & depth"}
+          "optimiser_race": "Optimiser race", "depth_lab": "Initialisation & depth", "class": "Class"}
 SIDEBAR_LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink"] a'
 DEFAULT_NODES = len(trace(evaluate(presets.program(presets.DEFAULT)).output).nodes)
 
