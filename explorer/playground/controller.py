@@ -305,8 +305,9 @@ class Playground:
     def settle(self, step: int | None) -> bool:
         """The live view, paused, shows `step`: take the run back to it if the run trained past it while the
         picture was on its way (True: it did; the page reruns whole). A step the run never sent, or one older
-        than the checkpoints kept, leaves the run where it is; so does a report that comes while playing."""
-        if self.playing or step is None or step == self.state.step:
+        than the checkpoints kept, leaves the run where it is; so does a report that comes while playing, and one
+        about a run that diverged (it stopped where it left the numbers, and the page says why until Reset)."""
+        if self.playing or self.state.diverged is not None or step is None or step == self.state.step:
             return False
         cp = self._journal.get(step)
         if cp is None or step > self.state.step:

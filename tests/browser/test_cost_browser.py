@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 COST = '[data-testid="ad-cost"]'
 LAB = '[data-testid="ad-cost-lab"]'
-PLOT = '[data-testid="stPlotlyChart"]'
+PLOT = '.st-key-cost_lab_chart [data-testid="stPlotlyChart"]'  # the lab's plot (a softmax program has a second one)
 PRESET = "linear + ReLU"
 
 

@@ -435,6 +435,22 @@ def test_pause_goes_back_to_the_step_on_screen_exactly(clock, optimizer):
     assert pg.state.optimizer.state_dict()["state"].keys() == straight.optimizer.state_dict()["state"].keys()
 
 
+def test_a_diverged_run_is_not_taken_back_to_the_step_on_screen(clock):
+    # seen in CI: the live view's report of its painted step came after the run diverged, took it back before the
+    # divergence and the page's "Training stopped" went away
+    pg = make(clock, TrainConfig(dataset="sine", optimizer="SGD", lr=10.0, batch_size=0, speed=100))
+    pg.play()
+    for _ in range(20):
+        clock.now += 0.5
+        pg.tick()
+        if pg.state.diverged:
+            break
+    assert pg.state.diverged and not pg.playing
+    stopped = pg.state.step
+    assert not pg.settle_told({"run": pg.view_run, "step": 2})
+    assert pg.state.step == stopped and pg.state.diverged
+
+
 def test_a_learning_rate_changed_past_the_step_on_screen_applies_from_the_step_after_it(clock):
     pg = make(clock, TrainConfig(speed=50))
     pg.play()
