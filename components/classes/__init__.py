@@ -175,7 +175,8 @@ def learner(store: RunStore, code: str) -> None:
         st.caption(f"You are **{markdown_safe(you.name)}** in this class.")
         now = room.posted(store, info)
         if now is None:
-            st.info("Nothing posted yet: this page shows it when your teacher posts.", icon=":material/hourglass:")
+            st.info("Nothing posted yet: reload this page when your teacher says they have posted.",
+                    icon=":material/hourglass:")
             return
         link = page_data.post_link(_base(), now, code)
         st.markdown(f"**{markdown_safe(now.title)}**" + (f" — {markdown_safe(now.target)}" if now.target else ""))
