@@ -21,11 +21,6 @@ def in_url(name: str) -> str:
     return f"_{name}_in_url"
 
 
-def done(asked: str) -> str:
-    """The last value of the counter ``asked`` that a page acted on (layout.bring_into_view_when_asked)."""
-    return f"{asked}_done"
-
-
 def kept(key: str) -> str:
     """A copy of widget ``key``'s value that outlives the widget (Streamlit forgets a widget's value on the runs
     that do not draw it; settings_form.restore puts it back)."""

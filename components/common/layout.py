@@ -79,21 +79,6 @@ def settings_in_the_sidebar() -> None:
     )
 
 
-def later_on_a_phone(body: str, later: str) -> None:
-    """On a window too narrow for columns (Streamlit stacks them under 640 px), the element keyed ``later`` in
-    the columns of the container keyed ``body`` comes after the columns' other elements: the Explorer's graph
-    right after the editor, its sliders and their plots after the graph (they came first: the graph sat
-    ~1,300 px down at 420 px wide)."""
-    st.html(
-        "<style>@media (max-width: 639.98px) {"
-        f".st-key-{body} [data-testid='stHorizontalBlock'] {{ flex-direction: column; flex-wrap: nowrap; }}"
-        f".st-key-{body} [data-testid='stColumn'], .st-key-{body} [data-testid='stColumn'] > "
-        "[data-testid='stVerticalBlock'] { display: contents; }"
-        f".st-key-{later} {{ order: 1; }}"
-        "}</style>"
-    )
-
-
 def graph_first_on_a_phone(body: str) -> None:
     """On a window too narrow for columns (Streamlit stacks them under 640 px), the second column of the
     container keyed ``body`` (the Explorer's graph) comes before the first (its dock: the editor, the sliders,
@@ -117,32 +102,6 @@ def dock_scrolls(dock: str) -> None:
         f".st-key-{dock} [role='tabpanel'] {{ max-height: calc(100vh - 12rem); overflow-y: auto;"
         " overflow-x: hidden; padding-right: 0.4rem; }"
         "}</style>"
-    )
-
-
-def bring_into_view_when_asked(key: str, asked: str) -> None:
-    """bring_into_view(key) once each time session state's counter ``asked`` grows (a callback grew it); on other
-    runs, only the code that does it is loaded, so that a click finds it in the page (fetched on the click, it
-    took 80-340 ms here: the server is busy with that click's run meanwhile)."""
-    seq = st.session_state.get(asked, 0)
-    if seq > st.session_state.get(page_keys.done(asked), 0):
-        st.session_state[page_keys.done(asked)] = seq
-        bring_into_view(key, seq)
-    else:
-        bring_into_view(key, None)
-
-
-def bring_into_view(key: str, seq: int | None) -> None:
-    """Scroll the page (smoothly) until the element keyed ``key`` is at the top of the window, under
-    Streamlit's toolbar, and keep it there while the page settles (components/frontend/web/into_view.js): e.g.
-    the node inspector after a click on a box of the graph above it, which otherwise opened below the fold with
-    nothing moving. ``seq`` makes each ask a new element (a script runs when its element mounts); None only loads
-    the module (the same element each run: its script runs once)."""
-    module = json.dumps(code_url("web/into_view.js"))
-    then = "" if seq is None else f".then((m) => m.default({json.dumps(f'.st-key-{key}')}))"
-    st.html(
-        f"<script data-seq='{int(seq or 0)}'>import({module}){then}.catch((error) => console.error(error));</script>",
-        unsafe_allow_javascript=True,
     )
 
 
