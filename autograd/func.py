@@ -87,12 +87,13 @@ def _leaf(x):
     return leaf
 
 
-def _run(f, args, positions, has_aux, name):
-    """f called on `args` with fresh leaves at `positions`: (leaves, out, aux)."""
+def _run(f, args, positions, has_aux, name, leaf=_leaf, detach=True):
+    """f called on `args` with `leaf(x)` (a fresh leaf by default) at `positions`: (leaves, out, aux); aux detached
+    unless `detach` is False."""
     args = list(args)
     leaves = []
     for k in positions:
-        leaves.append(_leaf(_primal(args[k], k, name)))
+        leaves.append(leaf(_primal(args[k], k, name)))
         args[k] = leaves[-1]
     with _recording():
         result = f(*args)
@@ -101,7 +102,7 @@ def _run(f, args, positions, has_aux, name):
         if not (isinstance(result, tuple) and len(result) == 2):
             raise TypeError(f"{name}(has_aux=True): f must return a pair (output Tensor, aux)")
         result, aux = result
-        aux = _detached(aux)
+        aux = _detached(aux) if detach else aux
     if not isinstance(result, Tensor):
         raise TypeError(f"{name}: f must return a Tensor, it returned {type(result).__name__}")
     return leaves, result, aux
@@ -258,6 +259,13 @@ def _zeros_like(x):
     return np.zeros(x.data.shape, x.data.dtype)
 
 
+def _grad_leaf(x):
+    """What `grad` differentiates with respect to: a fresh leaf, or, for a tensor that has a graph, an identity
+    of its own (a reshape).
+    NOTE: so that the same tensor passed at two positions gets each position's partial derivative."""
+    return reshape(x, x.data.shape) if x.requires_grad else _leaf(x)
+
+
 def grad(f, argnums=0, *, has_aux=False):
     """torch.func.grad: a function that returns the gradient of f (whose output is a 0-d Tensor) with respect
     to the arguments at `argnums` (a Tensor, or a tuple of them for a tuple argnums); with has_aux, (grad, aux).
@@ -268,22 +276,7 @@ def grad(f, argnums=0, *, has_aux=False):
     def gradient(*args):
         positions = _argnums(argnums, len(args), "grad")
         nested = any(isinstance(a, Tensor) and a.requires_grad for a in args)
-        args, leaves = list(args), []
-        for k in positions:
-            x = _primal(args[k], k, "grad")
-            # NOTE: a tensor with a graph is differentiated through an identity of its own (a reshape), so that
-            # the same tensor passed at two positions gets each position's partial derivative.
-            leaves.append(reshape(x, x.data.shape) if x.requires_grad else _leaf(x))
-            args[k] = leaves[-1]
-        with _recording():
-            result = f(*args)
-        aux = None
-        if has_aux:
-            if not (isinstance(result, tuple) and len(result) == 2):
-                raise TypeError("grad(has_aux=True): f must return a pair (output Tensor, aux)")
-            result, aux = result
-        if not isinstance(result, Tensor):
-            raise TypeError(f"grad: f must return a Tensor, it returned {type(result).__name__}")
+        leaves, result, aux = _run(f, args, positions, has_aux, "grad", leaf=_grad_leaf, detach=False)
         if result.data.ndim != 0:
             raise ValueError(f"grad: f must return a 0-d (scalar) Tensor, it returned one of shape {result.shape}")
         found = (None,) * len(leaves)
