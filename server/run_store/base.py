@@ -186,10 +186,8 @@ class RunStore:
             try:
                 return self._call(lambda: self._put(table, key, value, expires_at, self.clock()))
             except StoreDown:
-                held = sum(len(v) for v, _ in self._pending_records.values())
-                if held + len(value) > PENDING_RECORD_BYTES:
+                if not self._wait_here(table, key, value, expires_at):
                     raise
-                self._pending_records[(table, key)] = (value, expires_at)
                 return KEPT
 
     def hand_over(self, table: str, key: str, value: bytes, *, expires_at: float) -> str:
@@ -201,15 +199,22 @@ class RunStore:
         if len(value) > RECORD_BYTES:
             return TOO_BIG
         with self._pending_lock:
-            held = sum(len(v) for v, _ in self._pending_records.values())
-            if held + len(value) > PENDING_RECORD_BYTES:
+            if not self._wait_here(table, key, value, expires_at):
                 raise StoreDown(self.problem or "this process keeps as many records as it can for the run store")
-            self._pending_records[(table, key)] = (value, expires_at)
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_handed_over, name="run-store-writer", daemon=True)
                 self._writer.start()
         self._handed_over.set()
         return QUEUED
+
+    def _wait_here(self, table: str, key: str, value: bytes, expires_at: float) -> bool:
+        """Keeps the record in this process for the store, if the records kept here leave room for it (at most
+        PENDING_RECORD_BYTES); False if not. Called holding _pending_lock."""
+        held = sum(len(v) for v, _ in self._pending_records.values())
+        if held + len(value) > PENDING_RECORD_BYTES:
+            return False
+        self._pending_records[(table, key)] = (value, expires_at)
+        return True
 
     def _write_handed_over(self) -> None:
         """The writer: waits for records handed over, gathers them a moment, writes them in one step; while the
