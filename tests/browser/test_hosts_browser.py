@@ -35,10 +35,6 @@ DEADLINE = 90.0
 FIGURES: dict[str, dict] = {}
 
 
-def _until(condition, what: str, seconds: float = DEADLINE):
-    return until(condition, what, seconds)
-
-
 class Cluster:
     """The four hosts and the processes on them."""
 
@@ -66,7 +62,7 @@ class Cluster:
             except redis.RedisError:
                 return False
 
-        _until(answers, "redis-server answering through the link")
+        until(answers, "redis-server answering through the link", DEADLINE)
         client.close()
 
     def start(self) -> None:
@@ -80,7 +76,7 @@ class Cluster:
             self.processes[name] = self.hosts.run(name, streamlit_command(APP_PORT, self.hosts.address(name)),
                                                   cwd=ROOT, env=env, stdout=self._log(name), stderr=subprocess.STDOUT)
         for name in ("app1", "app2"):
-            _until(lambda name=name: healthy(self.app_url(name)), f"Streamlit on {name}")
+            until(lambda name=name: healthy(self.app_url(name)), f"Streamlit on {name}", DEADLINE)
         self.start_balancer()
 
     def app_url(self, name: str) -> str:
@@ -92,7 +88,7 @@ class Cluster:
                                          [f"{self.hosts.address(n)}:{APP_PORT}" for n in ("app1", "app2")]))
         self.processes["haproxy"] = self.hosts.run("lb", ["haproxy", "-f", str(config), "-db"],
                                                    stdout=self._log("haproxy"), stderr=subprocess.STDOUT)
-        _until(lambda: healthy(self.url), "HAProxy answering")
+        until(lambda: healthy(self.url), "HAProxy answering", DEADLINE)
 
     def stop(self, name: str, sig=signal.SIGKILL) -> None:
         self.hosts.stop(self.processes.pop(name), sig)
@@ -239,7 +235,7 @@ def test_an_app_hosts_cable_pulled_sends_its_learners_to_the_other_host_from_the
     assert run_id(one.page) == one.run, "the run went on under another id"
     assert figures["steps_taken_back"] <= SNAPSHOT_STEPS, figures
     assert app_exception(one.page) is None
-    _until(lambda: healthy(cluster.app_url("app1")), "app1 answering again")
+    until(lambda: healthy(cluster.app_url("app1")), "app1 answering again", DEADLINE)
 
 
 def test_redis_restarted_loses_no_learners_steps(cluster, learners):

@@ -22,11 +22,6 @@ from tests.support.waits import until
 DEADLINE = 60.0  # seconds for any one condition, generous for a machine with both cores loaded
 
 
-def _until(condition, what: str, seconds: float = DEADLINE):
-    """Polls `condition` until it returns something true (returned) or the deadline passes (the test fails)."""
-    return until(condition, what, seconds)
-
-
 class Launcher:
     """`python -m deploy.classroom --processes 1` on free ports, its output collected as it comes."""
 
@@ -94,7 +89,7 @@ def _ends_with(launcher: Launcher, sig: int | None, code: int, started: list[psu
     """Sends `sig` (if any) to the launcher, which must exit with `code` and leave none of `started` behind."""
     if sig is not None:
         launcher.process.send_signal(sig)
-    _until(lambda: launcher.process.poll() is not None, "the launcher exits")
+    until(lambda: launcher.process.poll() is not None, "the launcher exits", DEADLINE)
     assert launcher.process.returncode == code, launcher.output
     _, alive = psutil.wait_procs(started, timeout=DEADLINE)
     assert alive == [], f"left behind: {[' '.join(p.cmdline()) for p in alive]}"
@@ -111,8 +106,8 @@ def test_a_killed_haproxy_is_reaped_and_started_again_on_the_same_port(launcher)
     killed = time.monotonic()
     os.kill(old.pid, signal.SIGKILL)
     connection.close()
-    new = _until(lambda: (p := launcher.child("haproxy")) and p.pid != old.pid and healthy(launcher.url) and p,
-                 "the balancer answers /_stcore/health again through a new HAProxy")
+    new = until(lambda: (p := launcher.child("haproxy")) and p.pid != old.pid and healthy(launcher.url) and p,
+                 "the balancer answers /_stcore/health again through a new HAProxy", DEADLINE)
     recovered = time.monotonic() - killed
 
     assert any(c.status == psutil.CONN_LISTEN and c.laddr.port == launcher.port
@@ -122,8 +117,8 @@ def test_a_killed_haproxy_is_reaped_and_started_again_on_the_same_port(launcher)
     zombies = [c.pid for c in launcher.children() if c.status() == psutil.STATUS_ZOMBIE]
     assert zombies == [], f"the launcher leaves its dead children unreaped: {zombies}"
     assert old.pid not in [c.pid for c in launcher.children()]
-    _until(lambda: f"classroom: haproxy on port {launcher.port} exited (-9); starting it again\n" in launcher.output,
-           "the restart's log line")
+    until(lambda: f"classroom: haproxy on port {launcher.port} exited (-9); starting it again\n" in launcher.output,
+           "the restart's log line", DEADLINE)
     assert launcher.output.count("starting it again") == 1, launcher.output
     print(f"HAProxy killed -> the balancer answers again: {recovered:.2f} s")
 
@@ -153,7 +148,7 @@ def test_a_haproxy_that_dies_on_start_ends_the_class_with_its_last_words(launche
 def test_a_streamlit_process_is_started_again_and_one_that_cannot_start_ends_the_class(launcher):
     old = launcher.child("streamlit")
     os.kill(old.pid, signal.SIGKILL)
-    _until(lambda: (p := launcher.child("streamlit")) and p.pid != old.pid
+    until(lambda: (p := launcher.child("streamlit")) and p.pid != old.pid
            and healthy(f"http://127.0.0.1:{launcher.backend}") and healthy(launcher.url),
            "a new Streamlit process answers on its port, and the balancer with it")
     assert f" on port {launcher.backend} exited (-9); starting it again\n" in launcher.output
@@ -162,7 +157,7 @@ def test_a_streamlit_process_is_started_again_and_one_that_cannot_start_ends_the
     # NOTE: the port is taken within milliseconds of the kill; a new process needs a second or more to bind it.
     started = launcher.everything()
     os.kill(launcher.child("streamlit").pid, signal.SIGKILL)
-    taken = _until(lambda: _listen(launcher.backend), "the killed process's port is free to take", seconds=10)
+    taken = until(lambda: _listen(launcher.backend), "the killed process's port is free to take", seconds=10)
     try:
         _ends_with(launcher, None, 1, started)
     finally:
