@@ -150,7 +150,7 @@ def test_a_streamlit_process_is_started_again_and_one_that_cannot_start_ends_the
     os.kill(old.pid, signal.SIGKILL)
     until(lambda: (p := launcher.child("streamlit")) and p.pid != old.pid
            and healthy(f"http://127.0.0.1:{launcher.backend}") and healthy(launcher.url),
-           "a new Streamlit process answers on its port, and the balancer with it")
+           "a new Streamlit process answers on its port, and the balancer with it", DEADLINE)
     assert f" on port {launcher.backend} exited (-9); starting it again\n" in launcher.output
 
     # Killed again, with its port taken meanwhile: each new process exits at once ("Port ... is not available").
