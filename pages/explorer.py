@@ -37,18 +37,6 @@ run_of = functools.partial(modes.sandboxed, page_data.explorer_run, direction)
 stepped = functools.partial(modes.sandboxed, page_data.drag_run, direction)
 
 
-def clicked():
-    """A box clicked in the graph: the node inspector, docked beside it, shows it (the page runs whole for it)."""
-    ss[keys.PICKED] = ss[keys.GRAPH]["selected"]
-    ss[keys.TAB] = "Inspect a node"
-    ss[keys.WHOLE_RUN] = True
-
-
-def options_changed():
-    ss[keys.GRAPH_OPTIONS] = ss[keys.GRAPH]["options"]
-    ss[keys.WHOLE_RUN] = True  # the Export tab draws with it
-
-
 @st.fragment
 @session.message_only
 def live(shown, sliders, picked, left, right):
@@ -77,7 +65,7 @@ def _graph(shown, graph, page_run, picked, right, poked) -> None:
             modes.meeting((poked or page_run).forward)
         graph_view(program_view(shown, graph, page_run.steps, direction=direction, _forward=page_run.forward),
                    key=keys.GRAPH, options=ss.get(keys.GRAPH_OPTIONS, {}), selected=picked,
-                   select_seq=ss.get(keys.SELECT_SEQ, 0), on_select=clicked, on_options=options_changed,
+                   select_seq=ss.get(keys.SELECT_SEQ, 0), on_select=panels.clicked, on_options=panels.options_changed,
                    values=view_data.value_texts(drawn) if drawn is not None else None)
 
 

@@ -129,6 +129,20 @@ def verdict(analysis, into) -> None:
             st.info(markdown_safe(analysis.check_note), icon=":material/timer:")
 
 
+def clicked() -> None:
+    """A box clicked in the Explorer's graph: the node inspector, docked beside it, shows it (the page runs whole
+    for it)."""
+    ss[keys.PICKED] = ss[keys.GRAPH]["selected"]
+    ss[keys.TAB] = TABS[1]  # "Inspect a node"
+    ss[keys.WHOLE_RUN] = True
+
+
+def options_changed() -> None:
+    """The graph's options changed: kept for the next run, which runs whole (the Export tab draws with them)."""
+    ss[keys.GRAPH_OPTIONS] = ss[keys.GRAPH]["options"]
+    ss[keys.WHOLE_RUN] = True
+
+
 def _pick_node() -> None:
     """The select box, for keyboard users: the graph's selection follows it."""
     ss[keys.PICKED] = ss[keys.NODE]
