@@ -9,7 +9,7 @@ from components.common.entry import through_app
 from components.common.layout import header
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
-from components.program import cost_panel, modes, panels, saturation
+from components.program import backward, cost_panel, modes, panels, saturation
 from explorer.graph import names
 from explorer.graph.svg import to_svg
 from explorer.program import forward_mode, inspector, jacobian_view, keys, link, page_data, rules, view_data
@@ -55,7 +55,7 @@ def live(shown, sliders, picked, left, right):
             poked = stepped(shown, now)
         with left, session.failures_shown():
             poke_panel(shown, sliders, poked.graph, key=keys.POKE)
-        _graph(shown, graph, page_run, picked, right, poked if now else None)
+        backward.drawn(shown, now, right) or _graph(shown, graph, page_run, picked, right, poked if now else None)
 
 
 def _graph(shown, graph, page_run, picked, right, poked) -> None:
@@ -101,6 +101,7 @@ def page() -> None:
     picked = picked if picked in range(len(graph.nodes)) else None
     with left:  # under the editor: the graph's column is the graph's
         modes.switch("explorer", forward_mode.input_shapes(graph))
+        backward.switch(graph)  # "Show the backward as a graph" (issue 32)
         note = st.empty()
         if stale:
             note.caption(link.STALE_NOTE)

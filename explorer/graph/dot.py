@@ -84,6 +84,11 @@ LEGEND: tuple[LegendEntry, ...] = (
                 "a box that feeds many boxes far down the graph draws no edges: each use is a small dashed tag with "
                 "its name beside the box it goes to (hover it for the box's values); an orange tag names inputs not "
                 "drawn", "gray"),
+    # the backward as a graph (explorer/program/backward_view.py): what the backward pass made, and each leaf's grad
+    LegendEntry("backward", "backward", "#fee2e2", "#dc2626", "made by backward", "a node the backward pass made "
+                "(G ⊙ B, Gᵀ @, sum-to-shape, …), recorded from the same primitives", "red"),
+    LegendEntry("grad", "grad x", "#fef9c3", "#ca8a04", "a leaf's grad", "a leaf's grad: an output of the backward's "
+                "graph, equal to what backward() puts in .grad", "yellow"),
 )
 STATE_LEGEND: tuple[LegendEntry, ...] = (
     LegendEntry("active", "active", "#fde047", "#dc2626", "this step", "the node whose VJP runs at this step",

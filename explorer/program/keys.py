@@ -38,6 +38,9 @@ RESULTS = "explorer_results"  # the prefix of the three below: a stale run dims 
 RESULTS_GRAPH = "explorer_results_graph"
 RESULTS_TAB = "explorer_results_tab"
 RESULTS_VERDICT = "explorer_results_verdict"  # the check's verdict under the editor
+BACKWARD = "explorer_backward"  # "Show the backward as a graph" (issue 32; the URL's backward=1)
+BACKWARD_AGAIN = "explorer_backward_again"  # the grad to differentiate again ('' for none; the URL's again=)
+BACKWARD_SECOND = "explorer_backward_second"  # the second-order grads' container
 
 # --- the Stepper
 STEPPER_GRAPH = "stepper_graph"  # the graph view, with the step it shows

@@ -42,6 +42,7 @@ import { formatPercent } from "../web/format.js";
 import { isDark } from "../web/theme.js";
 import { dotFor, fitLines, Layouter, LayoutTimeout, prepare, setLines } from "./drawing.js";
 import { Stepper } from "./stepper.js";
+import { markOrders } from "./orders.js";
 
 const DEFAULT_LAYOUT_SECONDS = 60; // Graphviz's budget for one layout (data.layout_seconds sets another)
 const MIN_TEXT_PX = 11;
@@ -264,6 +265,7 @@ class GraphView {
     this.message.hidden = true;
     this.root.dataset.layout = "done";
     this.drawing = drawing;
+    markOrders(drawing); // data-order: which pass made each box (the backward as a graph)
     for (const box of drawing.boxes.values()) {
       box.state = undefined; // repaint everything on this drawing
       box.selected = undefined;
