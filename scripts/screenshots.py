@@ -25,8 +25,9 @@ from tests.browser.server import app_in_chromium, browser_unavailable_reason  # 
 
 VIEWPORT = {"width": 1280, "height": 800}
 SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab", "forward-reverse-cost",
-         "explorer_forward", "stepper_forward", "practice", "landscape")
-PAGES = ("explorer", "stepper", "playground", "forward-reverse-cost", "stepper_forward", "practice")  # dark too
+         "explorer_forward", "stepper_forward", "practice", "landscape", "backward_graph")
+PAGES = ("explorer", "stepper", "playground", "forward-reverse-cost", "stepper_forward", "practice",
+         "backward_graph")  # dark too
 
 
 def _settle(page, seconds: float = 0.5) -> None:
@@ -193,10 +194,30 @@ def shoot_practice(page, url: str, out: Path) -> None:
     page.screenshot(path=str(out))
 
 
+def shoot_backward_graph(page, url: str, out: Path) -> None:
+    """The backward as a graph (issue 32) of the seed example: the forward's boxes and the backward's, each leaf's grad
+    an output; in the dark theme on a 390 px phone, differentiated again (three layers and the second-order grads)."""
+    from explorer.program.presets import PRESETS
+
+    dark = page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")
+    if dark:
+        page.set_viewport_size({"width": 390, "height": 844})
+    again = "&again=a" if dark else ""
+    helpers.open_page(page, f"{url}/?program={quote(PRESETS['seed example'][1])}&backward=1{again}")
+    helpers.wait_for_view(page, timeout=60_000)
+    page.locator('[data-testid="graph-view"] g.node[data-order="2"]').first.wait_for(timeout=60_000)
+    helpers.wait_for_idle(page)
+    if dark:
+        page.locator('[data-testid="graph-view"]').scroll_into_view_if_needed()
+    _settle(page, 1.0)
+    page.screenshot(path=str(out))
+
+
 #: How each screenshot but the Playground's (which trains first) is taken.
 SHOOT = {"explorer": shoot_explorer, "stepper": shoot_stepper, "poke": shoot_poke, "jacobian": shoot_jacobian,
          "depth_lab": shoot_depth_lab, "forward-reverse-cost": shoot_cost, "explorer_forward": shoot_explorer_forward,
-         "stepper_forward": shoot_stepper_forward, "practice": shoot_practice, "landscape": shoot_landscape}
+         "stepper_forward": shoot_stepper_forward, "practice": shoot_practice, "landscape": shoot_landscape,
+         "backward_graph": shoot_backward_graph}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -82,13 +82,20 @@ def drawn(program: str, poked: tuple, right) -> bool:
     if not shown():
         return False
     again = ss.get(keys.BACKWARD_AGAIN) or NONE
-    with right, st.container(key=keys.RESULTS_GRAPH), session.failures_shown():
+    data = None
+    with right, session.failures_shown():  # a busy sandbox, a limit: its words where the graph goes
         data = session.sandboxed(backward_view.backward_view, program, tuple(poked), again)
-        graph_view(data, key=keys.GRAPH, options=ss.get(keys.GRAPH_OPTIONS, {}),
-                   on_options=panels.options_changed)
+    if data is None:
+        return True
+    if "none" in data:  # nothing requires grad: said, and the forward graph drawn as without the switch
+        right.info(markdown_safe(data["none"]), icon=":material/info:")
+        return False
+    with right, st.container(key=keys.RESULTS_GRAPH):
+        graph_view(data, key=keys.GRAPH, options=ss.get(keys.GRAPH_OPTIONS, {}), on_options=panels.options_changed)
         st.caption(markdown_safe(data["sentence"]))
         if again:
-            second_order(session.sandboxed(backward_view.second_order, program, tuple(poked), again))
+            with session.failures_shown():
+                second_order(session.sandboxed(backward_view.second_order, program, tuple(poked), again))
     return True
 
 

@@ -71,6 +71,11 @@ def backward_graph(output, inputs=None, uses=None):
     forward = forward_order(output, uses)
     if inputs is None:
         inputs = [t for t in forward if t._prim is None and t.requires_grad]
+    # NOTE: an input the output does not depend on (x in Σ grad x of a linear layer: relu's mask is a constant) is
+    # still a leaf of the picture, with no grad
+    inputs = list(inputs)
+    seen = set(forward)
+    forward = list(forward) + [x for x in dict.fromkeys(inputs) if x not in seen]
     grads = grad(output, list(inputs), create_graph=True, allow_unused=True)
     tensors, ids = list(forward), {t: i for i, t in enumerate(forward)}
     for g in grads:

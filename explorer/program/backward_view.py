@@ -58,6 +58,10 @@ SETTINGS = rows(BackwardSettings)
 PARAMS = tuple(s.name for s in SETTINGS)
 
 
+class NoBackward(ValueError):
+    """The program's output depends on nothing that requires grad: there is no backward pass to draw."""
+
+
 def _result(text: str, poked: tuple = ()):
     program = compile_program(text)
     own = None
@@ -67,9 +71,10 @@ def _result(text: str, poked: tuple = ()):
     return program.run(inputs=poke.resolve(program, poked, own))
 
 
-def choices(result) -> list[str]:
-    """What "differentiate again" offers for a run: each leaf whose grad the backward made (by name), then ALL."""
-    names = [name for name, t in result.inputs.items() if t.requires_grad]
+def choices(bg) -> list[str]:
+    """What "differentiate again" offers for a BackwardGraph: each leaf whose grad the backward made (by name), then
+    ALL."""
+    names = [bg.tensors[leaf].name for leaf, g in bg.grads if g is not None and bg.tensors[leaf].name]
     return names + ([ALL] if len(names) > 1 else [])
 
 
@@ -79,7 +84,7 @@ def again_output(graph, result, again: str):
     picked = list(by_leaf) if again == ALL else [again]
     if not picked or any(name not in by_leaf for name in picked):
         raise ValueError(f"there is no grad of {again!r} to differentiate again: choose one of "
-                         f"{', '.join(choices(result)) or 'none'}")
+                         f"{', '.join(choices(graph)) or 'none'}")
     total = None
     for name in picked:
         term = graph.tensors[by_leaf[name]].sum()
@@ -115,21 +120,39 @@ def with_orders(dot: str, orders: dict[int, int]) -> str:
 def layers(text: str, poked: tuple = (), again: str = ""):
     """(the BackwardGraph drawn, each node's layer, the run's result, the first backward's graph)."""
     result = _result(text, poked)
+    if not result.output.requires_grad:
+        raise NoBackward("The output depends on nothing that requires grad: there is no backward pass to draw as a "
+                         "graph (a literal assigned to a name is a leaf that requires grad).")
     bg = backward_graph(result.output, uses=result.uses)
     if not again:
         return bg, {n.id: n.order for n in bg.nodes}, result, bg
     leaves = [bg.tensors[leaf] for leaf, g in bg.grads if g is not None]
-    twice = backward_graph(again_output(bg, result, again), inputs=leaves)
-    first = {t: bg.nodes[i].order for i, t in enumerate(bg.tensors)}
-    orders = {n.id: first.get(twice.tensors[n.id], 2) if n.order == 1 else 3 for n in twice.nodes}
-    return twice, orders, result, bg
+    new_output = again_output(bg, result, again)
+    if not new_output.requires_grad:  # the grads are constants (the program is linear in its leaves)
+        return bg, {n.id: n.order for n in bg.nodes}, result, bg
+    twice = backward_graph(new_output, inputs=leaves)
+    first = {t: bg.nodes[i] for i, t in enumerate(bg.tensors)}
+    orders = {n.id: first[twice.tensors[n.id]].order if twice.tensors[n.id] in first else 2 if n.order == 1 else 3
+              for n in twice.nodes}
+    # NOTE: the first backward's grads keep their names and kind (in `twice` they are intermediates); the second
+    # backward's are second-order grads: "2nd grad x" is the grad of the new output with respect to x
+    nodes = tuple(
+        dataclasses.replace(n, name=first[t].name, kind=first[t].kind) if t in first and first[t].kind == "grad"
+        else dataclasses.replace(n, name=n.name.replace("grad ", "2nd grad ")) if n.kind == "grad" and n.order == 2
+        else n
+        for n, t in zip(twice.nodes, twice.tensors))
+    return dataclasses.replace(twice, nodes=nodes), orders, result, bg
 
 
 def backward_view(text: str, poked: tuple = (), again: str = "") -> dict:
     """The graph view's data (explorer.program.view_data.view_data's keys) for the backward of ``text`` at ``poked``
     (or, with ``again``, of that backward's Σ grad again), plus ``counts`` (boxes per layer), ``orders`` (box ->
-    layer) and ``sentence`` (what the picture is, and what was left out)."""
-    bg, orders, _, _ = layers(text, poked, again)
+    layer) and ``sentence`` (what the picture is, and what was left out). A program whose output has no backward
+    pass (nothing it depends on requires grad) gives only ``none``: the words saying so."""
+    try:
+        bg, orders, _, _ = layers(text, poked, again)
+    except NoBackward as why:
+        return {"none": str(why)}
     graph, orders = as_drawn(bg, orders)
     drawing = dotmod.plan(graph, max_nodes=MAX_DRAWN)
     dot = with_orders(dotmod.to_dot(graph, max_nodes=MAX_DRAWN, show_grad=False), orders)
@@ -153,8 +176,14 @@ def backward_view(text: str, poked: tuple = (), again: str = "") -> dict:
         "orders": {str(b): orders[b] for b in drawing.boxes},
         "counts": counts,
         "grads": [[leaf, g] for leaf, g in bg.grads],
-        "sentence": sentence(counts, len(drawing.boxes), drawing.notice is not None, bool(again)),
+        "sentence": sentence(counts, len(drawing.boxes), drawing.notice is not None, bool(again))
+        + (CONSTANT if again and "3" not in counts else ""),
     }
+
+
+#: What "differentiate again" says when the grad chosen is a constant: nothing in its graph requires grad.
+CONSTANT = (" That grad is a constant here (nothing in its graph requires grad: the program is linear in what it "
+            "depends on), so its backward makes no nodes and every second derivative is 0.")
 
 
 def sentence(counts: dict[str, int], drawn: int, cut: bool, again: bool) -> str:
@@ -195,14 +224,18 @@ def second_order(text: str, poked: tuple = (), again: str = "") -> SecondOrder:
     programs of at most FD_MOST input numbers, central differences of the first-order grads (float64)."""
     twice, _, result, bg = layers(text, poked, again)
     leaves = [(bg.tensors[leaf], leaf) for leaf, g in bg.grads if g is not None]
-    got = {twice.tensors[leaf].name: twice.nodes[g].value if g is not None else None for leaf, g in twice.grads}
+    got = {} if twice is bg else {twice.tensors[leaf].name: twice.nodes[g].value if g is not None else None
+                                  for leaf, g in twice.grads}
     firsts = autograd_grad(result.output, [t for t, _ in leaves], create_graph=True, allow_unused=True)
     by_name = {t.name: g for (t, _), g in zip(leaves, firsts)}
     picked = list(by_name) if again == ALL else [again]
     total = None
     for n in picked:
         total = by_name[n].sum() if total is None else total + by_name[n].sum()
-    seconds = autograd_grad(total, [t for t, _ in leaves], allow_unused=True)
+    if total is None or not total.requires_grad:
+        seconds = [None] * len(leaves)
+    else:
+        seconds = autograd_grad(total, [t for t, _ in leaves], allow_unused=True)
     size = sum(t.size for t, _ in leaves)
     own = {t.name: np.array(t.data, dtype=np.float64) for t, _ in leaves}
     out, worst_twice, worst_fd = [], 0.0, (0.0 if size <= FD_MOST else None)
