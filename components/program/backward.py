@@ -8,6 +8,7 @@ import streamlit as st
 
 from components.common import session
 from components.common.link_warnings import say_ignored
+from components.common.st_internals import get_script_run_ctx
 from components.graph_view import graph_view
 from components.program import panels
 from explorer import links, numbers
@@ -16,6 +17,7 @@ from explorer.words import markdown_safe
 
 ss = st.session_state
 NONE = ""
+FD_LATER = "when the drag ends"
 
 
 def _read_link() -> None:
@@ -82,21 +84,30 @@ def drawn(program: str, poked: tuple, right) -> bool:
     if not shown():
         return False
     again = ss.get(keys.BACKWARD_AGAIN) or NONE
-    data = None
+    data = values = None
     with right, session.failures_shown():  # a busy sandbox, a limit: its words where the graph goes
-        data = session.sandboxed(backward_view.backward_view, program, tuple(poked), again)
+        data, values = session.sandboxed(backward_view.poked_view, program, tuple(poked), again)
     if data is None:
         return True
     if "none" in data:  # nothing requires grad: said, and the forward graph drawn as without the switch
         right.info(markdown_safe(data["none"]), icon=":material/info:")
         return False
     with right, st.container(key=keys.RESULTS_GRAPH):
-        graph_view(data, key=keys.GRAPH, options=ss.get(keys.GRAPH_OPTIONS, {}), on_options=panels.options_changed)
+        graph_view(data, key=keys.GRAPH, options=ss.get(keys.GRAPH_OPTIONS, {}), on_options=panels.options_changed,
+                   values=values)
         st.caption(markdown_safe(data["sentence"]))
         if again:
             with session.failures_shown():
-                second_order(session.sandboxed(backward_view.second_order, program, tuple(poked), again))
+                # NOTE: a slider's drag reruns only the fragment, ~10 times a second: central differences (2 programs
+                # per input number) wait for the drag to end, when the page runs whole
+                second_order(session.sandboxed(backward_view.second_order, program, tuple(poked), again,
+                                               not _in_fragment()))
     return True
+
+
+def _in_fragment() -> bool:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def second_order(result) -> None:
@@ -104,10 +115,12 @@ def second_order(result) -> None:
     with st.container(key=keys.BACKWARD_SECOND):
         st.markdown(f"**Differentiated again: the grads of {markdown_safe(result.output)}** (second derivatives)")
         rows = []
+        small = sum(np.size(v) for _, v, _, _ in result.rows) <= backward_view.FD_MOST
+        unchecked = FD_LATER if small else "too many inputs"
         for name, value, twice, fd in result.rows:
             rows.append({"leaf": name, "grad of the grad": numbers.compact(value),
                          "autograd.grad twice": numbers.compact(twice),
-                         "central differences": numbers.compact(fd) if fd is not None else "too many inputs"})
+                         "central differences": numbers.compact(fd) if fd is not None else unchecked})
         st.dataframe(rows, hide_index=True, width="stretch")
         scale = max((float(np.max(np.abs(v), initial=0.0)) for _, v, _, _ in result.rows), default=0.0)
         said = f"Largest difference from autograd.grad twice: {numbers.compact(np.array(result.worst_twice))}"

@@ -186,6 +186,32 @@ CONSTANT = (" That grad is a constant here (nothing in its graph requires grad: 
             "depends on), so its backward makes no nodes and every second derivative is 0.")
 
 
+def _structure(bg) -> tuple:
+    return tuple((n.op, n.kind, n.shape, n.parents) for n in bg.nodes)
+
+
+def poked_view(text: str, poked: tuple = (), again: str = "") -> tuple[dict, dict | None]:
+    """What the view is sent for ``text`` at ``poked``: (the layout: backward_view at the program's own numbers, the
+    poked numbers as explorer.program.view_data.value_texts gives them, box -> {"d": lines, "tip"}), so a dragged
+    slider retexts the drawing in place instead of laying it out again. Values are None without ``poked``; where the
+    poked backward has another structure, the layout is the poked one's own (and values None)."""
+    layout = backward_view(text, (), again)
+    if not poked or "none" in layout:
+        return (layout if not poked else backward_view(text, poked, again)), None
+    own, moved = layers(text, (), again)[0], layers(text, poked, again)[0]
+    if _structure(own) != _structure(moved):
+        return backward_view(text, poked, again), None
+    graph, _ = as_drawn(moved)
+    drawing = dotmod.plan(graph, max_nodes=MAX_DRAWN)
+    values = {}
+    for b in drawing.boxes:
+        if b in drawing.chains:
+            continue
+        value = graph.nodes[b].data
+        values[str(b)] = {"d": numbers.value_lines(value, drawing.compact), "tip": [numbers.compact(value), ""]}
+    return layout, values
+
+
 def sentence(counts: dict[str, int], drawn: int, cut: bool, again: bool) -> str:
     """What the picture shows, in words: its layers' sizes, and whether it was cut to fit."""
     parts = [f"{counts[k]:,} {'node' if counts[k] == 1 else 'nodes'} of {ORDER_WORDS[int(k)]}" for k in counts]
@@ -219,9 +245,9 @@ def _first_order_sum(text, again, values):
     return sum(float(np.sum(result.inputs[n].grad)) for n in names if result.inputs[n].grad is not None)
 
 
-def second_order(text: str, poked: tuple = (), again: str = "") -> SecondOrder:
-    """The grads of Σ grad ``again`` through both layers, beside autograd.grad(create_graph=True) twice and, for
-    programs of at most FD_MOST input numbers, central differences of the first-order grads (float64)."""
+def second_order(text: str, poked: tuple = (), again: str = "", fd: bool = True) -> SecondOrder:
+    """The grads of Σ grad ``again`` through both layers, beside autograd.grad(create_graph=True) twice and, with
+    ``fd``, for programs of at most FD_MOST input numbers, central differences of the first-order grads (float64)."""
     twice, _, result, bg = layers(text, poked, again)
     leaves = [(bg.tensors[leaf], leaf) for leaf, g in bg.grads if g is not None]
     got = {} if twice is bg else {twice.tensors[leaf].name: twice.nodes[g].value if g is not None else None
@@ -238,7 +264,7 @@ def second_order(text: str, poked: tuple = (), again: str = "") -> SecondOrder:
         seconds = autograd_grad(total, [t for t, _ in leaves], allow_unused=True)
     size = sum(t.size for t, _ in leaves)
     own = {t.name: np.array(t.data, dtype=np.float64) for t, _ in leaves}
-    out, worst_twice, worst_fd = [], 0.0, (0.0 if size <= FD_MOST else None)
+    out, worst_twice, worst_fd = [], 0.0, (0.0 if fd and size <= FD_MOST else None)
     for (t, _), ref in zip(leaves, seconds):
         value = got.get(t.name)
         value = np.zeros(t.shape) if value is None else np.asarray(value)

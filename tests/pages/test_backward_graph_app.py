@@ -87,3 +87,15 @@ def test_forward_mode_leaves_the_switch_off():
     no_exception(at)
     assert at.toggle(key=keys.BACKWARD).disabled
     assert "order-2" not in view_data(at)["dot"]
+
+
+def test_poked_values_retext_the_backward_s_drawing_with_the_engine_s_grads_there():
+    at = open_page(EXPLORER, {"program": MICROGRAD, "backward": "1", "poke": "a=-2.5"})
+    data = view_data(at)
+    assert data["dot"] == backward_view.backward_view(MICROGRAD)["dot"]  # laid out once, at the program's numbers
+    result = evaluate(MICROGRAD.replace("a = -4.0", "a = -2.5"))
+    result.output.backward()
+    graph = backward_view.backward_graph(evaluate(MICROGRAD).output)
+    for leaf, g in graph.grads:
+        want = backward_view.numbers.compact(result.inputs[graph.nodes[leaf].name].grad)
+        assert data["values"][str(g)]["tip"][0] == want
