@@ -13,21 +13,23 @@ from components.graph_view import graph_view
 from components.program import panels
 from explorer import links, numbers
 from explorer.program import backward_view, keys
-from explorer.words import markdown_safe
+from explorer.words import clip_text, markdown_safe
 
 ss = st.session_state
 NONE = ""
 FD_LATER = "when the drag ends"
 
 
-def _read_link() -> None:
-    """A link's ``backward`` and ``again`` (ones this session did not write) win over the session's."""
+def _read_link() -> bool:
+    """A link's ``backward`` and ``again`` (ones this session did not write) win over the session's; True if it did."""
     given = tuple(st.query_params.get(name) for name in backward_view.PARAMS)
-    if links.link_wins(ss, "backward", given):
-        settings, problems = backward_view.settings_of(
-            {name: value for name, value in zip(backward_view.PARAMS, given) if value is not None})
-        ss[keys.BACKWARD], ss[keys.BACKWARD_AGAIN] = settings.backward, settings.again
-        say_ignored(problems)
+    if not links.link_wins(ss, "backward", given):
+        return False
+    settings, problems = backward_view.settings_of(
+        {name: value for name, value in zip(backward_view.PARAMS, given) if value is not None})
+    ss[keys.BACKWARD], ss[keys.BACKWARD_AGAIN] = settings.backward, settings.again
+    say_ignored(problems)
+    return True
 
 
 def _write_link() -> None:
@@ -48,7 +50,7 @@ def _whole_run() -> None:
 def switch(graph) -> None:
     """The switch, under the mode switch, and with it on "differentiate again" over the program's leaves (of
     ``graph``, the traced forward). Reverse mode only: forward mode draws tangents, not a backward."""
-    _read_link()
+    linked = _read_link()
     forward = ss.get(keys.AD_MODE) == "forward"
     leaves = [n.name for n in graph.nodes if n.kind in ("input", "param") and n.name]
     st.toggle("Show the backward as a graph", key=keys.BACKWARD, disabled=forward, on_change=_whole_run,
@@ -58,6 +60,9 @@ def switch(graph) -> None:
     if ss.get(keys.BACKWARD) and not forward:
         choices = [NONE] + leaves + ([backward_view.ALL] if len(leaves) > 1 else [])
         if ss.get(keys.BACKWARD_AGAIN) not in choices:
+            if linked:
+                say_ignored([f"`again={clip_text(str(ss.get(keys.BACKWARD_AGAIN)))}` is not a leaf with a grad in "
+                             f"this program ({', '.join(choices[1:]) or 'it has none'}): differentiated nothing again"])
             ss[keys.BACKWARD_AGAIN] = NONE
         st.selectbox("Differentiate again", choices, key=keys.BACKWARD_AGAIN, on_change=_whole_run,
                      format_func=_again_label,

@@ -99,3 +99,11 @@ def test_poked_values_retext_the_backward_s_drawing_with_the_engine_s_grads_ther
     for leaf, g in graph.grads:
         want = backward_view.numbers.compact(result.inputs[graph.nodes[leaf].name].grad)
         assert data["values"][str(g)]["tip"][0] == want
+
+
+def test_a_link_s_again_that_is_no_leaf_is_said_and_the_backward_kept():
+    at = open_page(EXPLORER, {"program": MICROGRAD, "backward": "1", "again": "<script>"})
+    no_exception(at)
+    assert any("again=" in w.value and "not a leaf" in w.value for w in at.warning)
+    assert at.selectbox(key=keys.BACKWARD_AGAIN).value == ""
+    assert "order-2" in view_data(at)["dot"] and "order-3" not in view_data(at)["dot"]
