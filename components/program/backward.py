@@ -99,7 +99,7 @@ def drawn(program: str, poked: tuple, right) -> bool:
         return False
     with right, st.container(key=keys.RESULTS_GRAPH):
         graph_view(data, key=keys.GRAPH, options=ss.get(keys.GRAPH_OPTIONS, {}), on_options=panels.options_changed,
-                   values=values)
+                   values=values, caption=data["cut"])
         st.caption(markdown_safe(data["sentence"]))
         if again:
             with session.failures_shown():

@@ -176,6 +176,7 @@ def backward_view(text: str, poked: tuple = (), again: str = "") -> dict:
         "orders": {str(b): orders[b] for b in drawing.boxes},
         "counts": counts,
         "grads": [[leaf, g] for leaf, g in bg.grads],
+        "cut": cut_words(len(drawing.boxes), len(graph.nodes)) if drawing.notice is not None else "",
         "sentence": sentence(counts, len(drawing.boxes), drawing.notice is not None, bool(again))
         + (CONSTANT if again and "3" not in counts else ""),
     }
@@ -221,9 +222,14 @@ def sentence(counts: dict[str, int], drawn: int, cut: bool, again: bool) -> str:
         " The grad chosen, summed, was differentiated again: its backward ran through both layers.")
     total = sum(counts.values())
     if cut:
-        said += (f" Too big to read whole: {drawn:,} of {total:,} boxes are drawn (chains of elementwise ops "
-                 "collapsed, then those nearest the grads); download the DOT for all of it.")
+        said += " " + cut_words(drawn, total)
     return said
+
+
+def cut_words(drawn: int, total: int) -> str:
+    """What a backward graph too big to read whole says (under it, and over it as the graph view's caption)."""
+    return (f"Too big to read whole: {drawn:,} of {total:,} boxes are drawn (chains of elementwise ops collapsed, "
+            "then those nearest the grads); the Export tab's DOT has the forward graph.")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -107,3 +107,15 @@ def test_a_link_s_again_that_is_no_leaf_is_said_and_the_backward_kept():
     assert any("again=" in w.value and "not a leaf" in w.value for w in at.warning)
     assert at.selectbox(key=keys.BACKWARD_AGAIN).value == ""
     assert "order-2" in view_data(at)["dot"] and "order-3" not in view_data(at)["dot"]
+
+
+def test_a_backward_graph_too_big_to_read_is_cut_and_says_so_over_the_graph():
+    lines = ["x = [0.5, -1.0, 2.0]", "w = [1.5, 0.3, -0.7]", "y0 = (x * w).tanh()"]
+    lines += [f"y{i} = (y{i - 1} * w + x).tanh()" for i in range(1, 40)] + ["out = y39.sum()"]
+    text = "\n".join(lines)
+    at = _switch_on(open_page(EXPLORER, {"program": text}))
+    data = view_data(at)
+    total = sum(data["counts"].values())
+    assert len(data["boxes"]) <= backward_view.MAX_DRAWN < total
+    assert data["caption"] == data["cut"] == backward_view.cut_words(len(data["boxes"]), total)
+    assert any("Too big to read whole" in c.value for c in at.caption)
