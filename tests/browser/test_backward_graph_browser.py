@@ -66,3 +66,18 @@ def test_differentiating_again_adds_a_third_layer_from_the_link(page, app_url):
     assert got == {k: str(v) for k, v in want["orders"].items()}
     assert {o: sum(v == o for v in got.values()) for o in "123"} == {k: v for k, v in want["counts"].items()}
     assert page.locator('.st-key-explorer_backward_second [data-testid="stDataFrame"]').count() == 1
+
+
+def test_a_poked_link_retexts_the_backward_s_drawing_with_the_grads_there(page, app_url):
+    open_page(page, f"{app_url}/?program={quote(MICROGRAD)}&backward=1&poke={quote('a=-2.5')}")
+    wait_for_view(page)
+    wait_for_idle(page)
+    poked = evaluate(MICROGRAD.replace("a = -4.0", "a = -2.5"))
+    poked.output.backward()
+    graph = backward_graph(evaluate(MICROGRAD).output)
+    drawn, _ = backward_view.as_drawn(graph)
+    compact = dotmod.plan(drawn, max_nodes=backward_view.MAX_DRAWN).compact
+    want = {str(g): numbers.value_lines(poked.inputs[graph.nodes[leaf].name].grad, compact) for leaf, g in graph.grads}
+    got = settled(lambda: data_cells(page), lambda cells: all(cells.get(k) == v for k, v in want.items()), timeout=30)
+    assert {k: got[k] for k in want} == want
+    assert page.locator(GRAPH).get_attribute("data-layouts") == "1"  # retexted in place, not laid out again
