@@ -1,6 +1,7 @@
 """What "Show the backward as a graph" costs (issue 32): the server's work and the browser's.
 
 Run: python benchmarks/backward_graph.py [--preset NAME] [--repeat 5] [--no-browser]
+     python benchmarks/backward_graph.py --apptest ROOT [--preset NAME]   (the page in AppTest, from checkout ROOT)
 
 Prints, for each preset (median of --repeat runs, in this process):
 - the page's own evaluation (explorer.program.page_data.explorer_run: graph, steps, sliders, check) and what the
@@ -9,6 +10,8 @@ Prints, for each preset (median of --repeat runs, in this process):
 - "differentiate again" of the first leaf: the three-layer view and the second-order grads with their checks.
 Then, in headless Chromium at 1280x800, for --preset (default: the largest), a fresh tab of the Explorer to the drawn
 graph with and without `&backward=1` (median of 3), and the switch clicked to the backward's boxes drawn.
+`--apptest ROOT` instead times the Explorer's whole run in Streamlit's AppTest (from the checkout at ROOT, e.g. main
+in a temporary worktree for "before"), opened from a link, switch off and (where ROOT has it) on, median of --repeat.
 Figures depend on the machine's load: record `uptime` with them.
 """
 
@@ -106,12 +109,48 @@ def browser_side(preset: str) -> None:
         context.close()
 
 
+_APPTEST = """
+import statistics, sys, time
+sys.path.insert(0, ".")
+from streamlit.testing.v1 import AppTest
+from explorer.program import presets
+text = presets.program(sys.argv[1])
+for query in ({"program": text}, {"program": text, "backward": "1"}):
+    shown = "on" if "backward" in query else "off"
+    times = []
+    for k in range(int(sys.argv[2])):
+        at = AppTest.from_file("app.py", default_timeout=300)
+        at.run()
+        # NOTE: a comment of its own per run: the sandbox caches a program's evaluation by its text
+        at.query_params.update({**query, "program": query["program"] + f"\\n# run {k} {shown}"})
+        start = time.perf_counter()
+        at.switch_page("pages/explorer.py").run()
+        times.append(time.perf_counter() - start)
+        assert not at.exception, at.exception
+    print(f"the Explorer's run, link backward={shown}: median {statistics.median(times):.2f} s of {len(times)} "
+          f"({', '.join(f'{t:.2f}' for t in times)})")
+"""
+
+
+def apptest_side(root: Path, preset: str, repeat: int) -> None:
+    """The Explorer's whole run in AppTest, in a process of its own started in checkout ``root`` (so it imports that
+    checkout's code, not this one's)."""
+    import subprocess
+
+    print(f"{root} ({preset}):", flush=True)
+    subprocess.run([sys.executable, "-c", _APPTEST, preset, str(repeat)], cwd=root, check=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default=None)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--apptest", type=Path, default=None)
     args = parser.parse_args()
+    if args.apptest is not None:
+        apptest_side(args.apptest.resolve(), args.preset or "transformer training step", args.repeat)
+        return 0
     largest = server_side(args.repeat)
     if not args.no_browser:
         browser_side(args.preset or largest)
