@@ -41,6 +41,7 @@ except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a t
 page.follow_link(program, direction, n)
 with mode_column:
     modes.switch("stepper", inputs)
+    page.predict_switch(direction)
 if n == 0:
     st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad." if direction is None
             else "Nothing to step through: no input's tangent reaches an op (the output is a leaf or a constant).")

@@ -15,6 +15,9 @@ from components.poke import full_run_wanted
 from components.program import modes
 from components.program.panels import poke_drawer
 from explorer import links
+from explorer.predict import check as predict_check
+from explorer.predict import keys as predict_keys
+from explorer.predict import link as predict_link
 from explorer.program import jacobian_view, keys, page_data, view_data
 
 ss = st.session_state
@@ -72,6 +75,54 @@ def jacobian_asked() -> None:
         ss[keys.JACOBIANS_ASKED] = (*asked, node)
 
 
+def predict_switch(direction) -> None:
+    """The Predict switch (reverse mode only), kept in the URL (``&predict=on``; a link's wins unless this session
+    wrote it)."""
+    given = st.query_params.get(predict_link.PARAM)
+    if links.link_wins(ss, predict_link.PARAM, given):
+        on, problems = predict_link.from_link({predict_link.PARAM: given})
+        if on is not None:
+            ss[predict_keys.PREDICT_ON] = on
+        say_ignored([links.ignored(p) for p in problems])
+    st.toggle("Predict", key=predict_keys.PREDICT_ON, disabled=direction is not None,
+              help=predict_link.ROW.help + " Backward steps only (reverse mode).")
+    st.query_params.pop(predict_link.PARAM, None)
+    st.query_params.update(predict_link.to_link(bool(ss.get(predict_keys.PREDICT_ON))))
+    links.wrote(ss, predict_link.PARAM, st.query_params.get(predict_link.PARAM))
+
+
+def _verdicts(program: str, poked) -> dict:
+    """The walk's checked predictions: a new program or other poked values start a new score."""
+    if ss.get(predict_keys.PREDICT_FOR) != (program, poked):
+        ss[predict_keys.PREDICT_FOR] = (program, poked)
+        ss[predict_keys.PREDICTED] = {}
+    return ss[predict_keys.PREDICTED]
+
+
+def predicted(program: str) -> None:
+    """The browser sends a prediction of a step: checked in the sandbox (explorer/predict/check.py), kept."""
+    sent = ss[keys.STEPPER_GRAPH].get("predict") or {}
+    poked = ss.get(keys.POKED, ())
+    try:
+        step = int(sent.get("step"))
+        texts = tuple(str(t)[: predict_check.MAX_CHARS + 1] for t in sent.get("texts", ()))[:64]
+        verdict = session.sandboxed(predict_check.check_step, program, poked, step, texts)
+    except Exception as exc:  # noqa: BLE001 - a prediction that cannot be checked is a message, never a traceback
+        step = sent.get("step") if isinstance(sent.get("step"), int) else 0
+        verdict = {"step": step, "verdict": "error", "right": False, "rows": [],
+                   "message": f"this prediction could not be checked ({type(exc).__name__})"}
+    _verdicts(program, poked)[str(verdict["step"])] = {**verdict, "seq": sent.get("seq")}
+
+
+def predict_data(program: str, poked, direction) -> dict | None:
+    """What the view needs for Predict (predict.js): on, each step's question, the verdicts and the score."""
+    if direction is not None or not ss.get(predict_keys.PREDICT_ON):
+        return None
+    verdicts = _verdicts(program, poked)
+    return {"on": True, "asks": session.sandboxed(predict_check.asks, program, poked), "verdicts": verdicts,
+            "score": list(predict_check.score(verdicts))}
+
+
 @st.fragment
 @session.message_only
 def live(program, sliders, direction):
@@ -120,4 +171,5 @@ def _live(program, sliders, direction):
                options=ss.get(keys.GRAPH_OPTIONS, {}), start=ss[keys.STEPPER_START],
                values=view_data.value_texts(poked_graph if forward is None else forward.graph) if poked else None,
                on_step=functools.partial(stepped_in_browser, n), on_options=options_changed,
-               on_jacobian=jacobian_asked)
+               on_jacobian=jacobian_asked, predict=predict_data(program, poked, direction) if n else None,
+               on_predict=functools.partial(predicted, program))

@@ -18,6 +18,7 @@ import numpy as np
 
 from autograd import no_grad
 from explorer import numbers
+from explorer.graph.dot import slot_names
 from explorer.practice.check import compare, why_shape
 from explorer.practice.setup import Asked, prepare
 from explorer.practice.written import summed, term
@@ -170,7 +171,7 @@ def check_step(text: str, poked: tuple, position: int, predictions: tuple) -> di
 
 def score(verdicts: dict) -> tuple[int, int]:
     """(right, checked) over a walk's checked steps."""
-    checked = [v for v in verdicts.values() if v.get("verdict") != "pending"]
+    checked = [v for v in verdicts.values() if v.get("verdict") not in ("pending", "error")]
     return sum(1 for v in checked if v.get("right")), len(checked)
 
 
@@ -184,3 +185,19 @@ def written(setup, step) -> list[str]:
     probes = compile_answers("\n".join(f"probe_{i} = {t}" for i, t in enumerate(terms)), scope)
     return [summed(t, line.shape, tuple(np.shape(c.grad)))
             for t, line, c in zip(terms, probes.lines, step.contributions)]
+
+
+def asks(text: str, poked: tuple = ()) -> dict:
+    """What the browser asks before each step (str(step) -> {node, names, rows: [{parent, shape_text, slot}]}):
+    the practice names the prediction may use, and each parent that receives a grad there, with its shape."""
+    setup, steps = walk(text, poked)
+    out = {}
+    for k, step in enumerate(steps, start=1):
+        node = setup.graph.nodes[step.node]
+        slots = slot_names(node)
+        names = [setup.names[step.node], *dict.fromkeys(setup.names[p] for p in node.parents)]
+        out[str(k)] = {"node": setup.names[step.node], "names": names, "rows": [
+            {"parent": setup.names[c.parent], "shape_text": _shape(tuple(np.shape(c.grad))),
+             "slot": slots[p] if len(node.parents) > 1 and p < len(slots) else ""}
+            for c, p in zip(step.contributions, contribution_slots(node, step))]}
+    return out

@@ -91,7 +91,7 @@ def test_a_step_out_of_range_and_the_score():
     program = presets.program("broadcasting bias")
     assert check.check_step(program, (), 99, ())["verdict"] == "error"
     verdicts = {"1": {"verdict": "exact", "right": True}, "2": {"verdict": "wrong", "right": False},
-                "3": {"verdict": "pending", "right": False}}
+                "3": {"verdict": "pending", "right": False}, "4": {"verdict": "error", "right": False}}
     assert check.score(verdicts) == (1, 2)
 
 
