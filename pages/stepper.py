@@ -9,6 +9,7 @@ from components.poke import synced
 from components.program import modes
 from components.program import stepper_page as page
 from components.program.panels import program_error, shared_program
+from components.twice import scene as twice
 from explorer.program import forward_mode, keys, link
 
 through_app()
@@ -47,4 +48,5 @@ if n == 0:
             else "Nothing to step through: no input's tangent reaches an op (the output is a leaf or a constant).")
 
 page.live(program, sliders, direction)
+twice.scene(program, direction)  # backward twice, and zero_grad
 modes.explained(direction is not None)
