@@ -18,7 +18,8 @@ PROGRAM = presets.program(presets.DEFAULT)
 
 
 def views(at: AppTest) -> list[dict]:
-    return [json.loads(e.proto.json) for e in at.get("bidi_component") if e.proto.component_name == "components.graph_view"]
+    return [json.loads(e.proto.json) for e in at.get("bidi_component")
+            if e.proto.component_name == "components.graph_view"]
 
 
 def scaled(program: str, factor) -> dict:
