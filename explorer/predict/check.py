@@ -155,6 +155,11 @@ def check_step(text: str, poked: tuple, position: int, predictions: tuple) -> di
     maxdiff}]}, plain data for the page and the browser.
     """
     setup, steps = walk(text, poked)
+    return check_at(setup, steps, position, predictions)
+
+
+def check_at(setup, steps, position: int, predictions: tuple) -> dict:
+    """check_step's result for a walk already made (``walk``'s setup and steps)."""
     if not 1 <= position <= len(steps):
         return {"step": position, "verdict": "error", "right": False, "rows": [],
                 "message": f"there is no step {position} (the walk has {len(steps)})"}
