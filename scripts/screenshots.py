@@ -25,9 +25,10 @@ from tests.browser.server import app_in_chromium, browser_unavailable_reason  # 
 
 VIEWPORT = {"width": 1280, "height": 800}
 SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab", "forward-reverse-cost",
-         "explorer_forward", "stepper_forward", "practice", "landscape", "backward_graph")
+         "explorer_forward", "stepper_forward", "practice", "landscape", "predict", "twice",
+         "backward_graph")
 PAGES = ("explorer", "stepper", "playground", "forward-reverse-cost", "stepper_forward", "practice",
-         "backward_graph")  # dark too
+         "predict", "backward_graph")  # dark too
 
 
 def _settle(page, seconds: float = 0.5) -> None:
@@ -213,11 +214,54 @@ def shoot_backward_graph(page, url: str, out: Path) -> None:
     page.screenshot(path=str(out))
 
 
+def shoot_predict(page, url: str, out: Path) -> None:
+    """Predict on the Stepper (broadcasting bias): step 3's prediction checked, the bias's the wrong shape and why;
+    in the dark theme on a 390 px phone, step 2's question held, a prediction typed."""
+    from explorer.program import presets
+
+    dark = page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")
+    if dark:
+        page.set_viewport_size({"width": 390, "height": 844})
+    program = presets.program("broadcasting bias")
+    helpers.open_page(page, f"{url}/stepper?program={quote(program)}&predict=on&step=1")
+    helpers.wait_for_view(page, timeout=60_000, step=1, predict="on")
+    helpers.wait_for_idle(page)
+    panel = page.locator(helpers.PANEL)
+    page.locator(f"{helpers.GRAPH} button.gv-next").click()
+    panel.locator('[data-testid="predict"] input').first.fill("2 * t2 * G")
+    if not dark:
+        panel.locator('[data-testid="predict"] input').first.press("Enter")
+        helpers.wait_for_view(page, step=2)
+        page.locator(f"{helpers.GRAPH} button.gv-next").click()
+        inputs = panel.locator('[data-testid="predict"] input')
+        inputs.nth(0).fill("G")
+        inputs.nth(1).fill("G")
+        inputs.nth(1).press("Enter")
+        helpers.wait_for_view(page, step=3)
+    panel.locator('[data-testid="predict"]').scroll_into_view_if_needed()
+    _settle(page, 1.0)
+    page.screenshot(path=str(out))
+
+
+def shoot_twice(page, url: str, out: Path) -> None:
+    """The backward-twice scene under the Stepper: backward() called twice, every grad doubled."""
+    helpers.open_page(page, f"{url}/stepper")
+    helpers.wait_for_view(page, timeout=60_000)
+    page.locator(".st-key-twice_on label").first.click()
+    page.get_by_role("button", name="backward() again").click()
+    page.wait_for_selector('[data-testid="backward-twice"][data-since-clear="2"]', state="attached")
+    page.wait_for_function(f"() => document.querySelectorAll('{helpers.GRAPH}[data-ready=\"1\"]').length == 2")
+    page.locator(".st-key-twice_graph").scroll_into_view_if_needed()
+    page.mouse.wheel(0, -160)
+    _settle(page, 1.0)
+    page.screenshot(path=str(out))
+
+
 #: How each screenshot but the Playground's (which trains first) is taken.
 SHOOT = {"explorer": shoot_explorer, "stepper": shoot_stepper, "poke": shoot_poke, "jacobian": shoot_jacobian,
          "depth_lab": shoot_depth_lab, "forward-reverse-cost": shoot_cost, "explorer_forward": shoot_explorer_forward,
          "stepper_forward": shoot_stepper_forward, "practice": shoot_practice, "landscape": shoot_landscape,
-         "backward_graph": shoot_backward_graph}
+         "predict": shoot_predict, "twice": shoot_twice, "backward_graph": shoot_backward_graph}
 
 
 def main(argv: list[str] | None = None) -> int:

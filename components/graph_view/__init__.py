@@ -102,6 +102,8 @@ def graph_view(
     on_select: Callable[[], None] | None = None,
     on_options: Callable[[], None] | None = None,
     on_jacobian: Callable[[], None] | None = None,
+    predict: dict | None = None,
+    on_predict: Callable[[], None] | None = None,
 ):
     """Show the graph view for ``data`` (explorer.program.view_data.view_data, see program_view) under ``key``.
 
@@ -117,7 +119,9 @@ def graph_view(
     {key: data["key"], values, caption} (see graph_view.js). The callbacks run when the browser reports a
     new step, selection or options, or asks for the Jacobian of a step's node that was not sent
     (``{"later": True}`` in the steps' ``jacobians``); ``st.session_state[key]`` then holds {step,
-    selected, options, jacobian}. Returns the component's state.
+    selected, options, jacobian}. ``predict`` (the Stepper's Predict: {on, asks, verdicts, score}, see
+    components/frontend/graph_view/predict.js) holds Next until a step's prediction is checked; ``on_predict`` runs
+    when the browser sends one (state ``predict``: {step, texts, seq}). Returns the component's state.
     """
     payload = {
         **_without_layout_sent(data, key),
@@ -131,7 +135,8 @@ def graph_view(
         "values": values,
         "caption": caption,
         "layout_seconds": layout_seconds,
-        "selectable": on_select is not None,  # a click selects a box only where someone hears of it
+        "selectable": on_select is not None,
+        "predict": predict,  # a click selects a box only where someone hears of it
     }
     return _component(
         key=key,
@@ -140,6 +145,7 @@ def graph_view(
         on_selected_change=on_select or _noop,
         on_options_change=on_options or _noop,
         on_jacobian_change=on_jacobian or _noop,
+        on_predict_change=on_predict or _noop,
         on_layout_wanted_change=_noop,
     )
 

@@ -70,6 +70,7 @@ def walk(text: str) -> int:
     panels += exports(text, graph, steps, analysis)
     panels += poke_panel(text, graph)
     panels += stepper(text)
+    panels += predict(text)
     panels += forward(text)
     panels += cost_panel(text)
     return panels
@@ -197,6 +198,36 @@ def stepper(text) -> int:
         asked = jacobian_view.step_jacobians(text, (), later)
         assert set(asked) == {str(n) for n in later}
     return len(panels)
+
+
+def predict(text) -> int:
+    """Predict on the Stepper (explorer/predict/check.py): each step's question, and its true prediction checked by
+    Practice's rule: the engine's own numbers written out are exact, the VJP's line in the program's names exact or
+    close, the shapes alone right; a prediction off by one is wrong (or, where it cannot differ, still right)."""
+    from explorer.practice.written import spell
+    from explorer.predict import check as predict_check
+
+    try:
+        setup, steps = predict_check.walk(text)
+    except ValueError as exc:  # NOTE: what Practice cannot set up it says (e.g. a name it cannot give an answer)
+        assert str(exc), text
+        return 0
+    asks = predict_check.asks(text)
+    json.dumps(asks)
+    assert len(asks) == len(steps)
+    for k, step in enumerate(steps, start=1):
+        assert [r["parent"] for r in asks[str(k)]["rows"]] == [setup.names[c.parent] for c in step.contributions]
+        literal = tuple(spell(c.grad, {}) if np.size(c.grad) else f"zeros({', '.join(map(str, np.shape(c.grad)))})"
+                        for c in step.contributions)  # (an empty literal has no shape to say: zeros(0, 3))
+        result = predict_check.check_at(setup, steps, k, literal)
+        assert all(r["verdict"] == "exact" or len(t) > predict_check.MAX_CHARS  # (too long to type: said so)
+                   or not np.isfinite(c.grad).all()  # (a NaN has no literal in the language)
+                   for r, t, c in zip(result["rows"], literal, step.contributions)), (k, result)
+        written = predict_check.check_at(setup, steps, k, tuple(predict_check.written(setup, step)))
+        assert all(r["verdict"] in ("exact", "close") for r in written["rows"]), (k, written)
+        shapes = tuple(str(tuple(np.shape(c.grad))) for c in step.contributions)
+        assert predict_check.check_at(setup, steps, k, shapes)["right"] or not step.contributions
+    return len(steps)
 
 
 def directions(graph) -> list[str]:

@@ -156,6 +156,7 @@ class GraphView {
       this.root.dataset.step = String(steps ? this.stepper.pos : 0);
       if (newProgram) this.userZoomed = false;
     }
+    if (this.stepper) this.stepper.predict.set(data.predict); // Predict on or off, and its verdicts (predict.js)
     if (first || newProgram || data.select_seq !== this.selectSeq) {
       this.selectSeq = data.select_seq;
       this.selected = data.selected === null || data.selected === undefined ? null : String(data.selected);

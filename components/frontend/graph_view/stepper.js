@@ -14,6 +14,7 @@ import { el, escapeHtml } from "../web/dom.js";
 import { JacobianView } from "../jacobian_view/jacobian.js";
 import { button, icon, inline } from "./controls.js";
 import { fitLines, setLines } from "./drawing.js";
+import { Predict } from "./predict.js";
 
 const KEYS = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
 const TYPING = 'input, textarea, select, [contenteditable="true"], [role="slider"], [role="combobox"]';
@@ -39,6 +40,7 @@ export class Stepper {
       this.membersOf.set(box, members);
       for (const m of members) this.boxOfNode.set(m, box);
     }
+    this.predict = new Predict(this); // Predict (predict.js): holds Next until the step's prediction is checked
     this.buildControls(view.controls, view.data.speeds);
   }
 
@@ -221,6 +223,7 @@ export class Stepper {
       if (k === this.n) parts.push(`<div class="gv-note gv-done">${escapeHtml(this.s.done)}</div>`);
     }
     this.stepBody.innerHTML = parts.join("");
+    this.predict.decorate(this.stepBody, k);
   }
 
   // A forward step: the tangent each parent carried, and the one the JVP made.
@@ -302,6 +305,7 @@ export class Stepper {
 
   stepTo(k, { stop = false } = {}) {
     if (stop) this.stop();
+    if (this.predict.holding !== null) this.predict.release(); // a move elsewhere lets go of a held prediction
     k = Math.max(0, Math.min(this.n, k));
     if (k === this.pos) {
       this.syncControls();
@@ -325,6 +329,11 @@ export class Stepper {
   }
 
   stepBy(delta) {
+    if (delta > 0 && this.predict.wanted(this.pos + 1)) {
+      this.stop();
+      this.predict.hold(this.pos + 1);
+      return;
+    }
     this.stepTo(this.pos + delta, { stop: true });
   }
 
@@ -380,12 +389,24 @@ export class Stepper {
   tick() {
     if (!this.playing) return;
     const due = this.playFrom + 1 + Math.floor(((performance.now() - this.playStart) * this.view.options.speed) / 1000);
-    if (due > this.pos) this.stepTo(Math.min(due, this.n));
+    const to = this.predict.on ? this.beforePrediction(Math.min(due, this.n)) : Math.min(due, this.n);
+    if (to > this.pos) this.stepTo(to);
+    if (this.predict.wanted(this.pos + 1)) {
+      this.pause();
+      this.predict.hold(this.pos + 1);
+      return;
+    }
     if (this.pos >= this.n) {
       this.pause();
       return;
     }
     this.frame = requestAnimationFrame(() => this.tick());
+  }
+
+  // Play with Predict on goes no further than the step before the next one to predict.
+  beforePrediction(to) {
+    for (let j = this.pos + 1; j <= to; j++) if (this.predict.wanted(j)) return j - 1;
+    return to;
   }
 
   pause() {

@@ -1,0 +1,1 @@
+"""The Stepper's backward-twice scene, as Streamlit (scene.py)."""
