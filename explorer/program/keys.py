@@ -38,6 +38,8 @@ RESULTS = "explorer_results"  # the prefix of the three below: a stale run dims 
 RESULTS_GRAPH = "explorer_results_graph"
 RESULTS_TAB = "explorer_results_tab"
 RESULTS_VERDICT = "explorer_results_verdict"  # the check's verdict under the editor
+MEMORY_EVERY = "explorer_memory_every"  # the Memory tab's slider: checkpoints every k operations
+MEMORY_VIEW = "explorer_memory_view"  # the Memory tab's timeline
 
 # --- the Stepper
 STEPPER_GRAPH = "stepper_graph"  # the graph view, with the step it shows
