@@ -29,7 +29,7 @@ def payload(data: memory.Memory, key: str, title: str = "") -> dict:
     return {
         "key": key, "title": title, "labels": list(data.labels), "backward_from": data.backward_from,
         "lines": [{"name": line.name, "label": line.label, "bytes": list(line.bytes), "peak": line.peak,
-                   "peak_step": line.peak_step} for line in data.lines],
+                   "peak_step": line.peak_step, "steps": line.steps} for line in data.lines],
         "alive": data.alive, "saves": data.saves, "scrub": "tape",
     }
 

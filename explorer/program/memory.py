@@ -51,6 +51,7 @@ class Line:
     bytes: tuple
     peak: int
     peak_step: int
+    steps: int  # the steps it has (no_grad: forward's only; its bytes repeat the last to the end)
 
 
 @dataclass(frozen=True)
@@ -118,11 +119,12 @@ def account(output: Tensor, uses=None, *, blocks=None, every: int = DEFAULT_EVER
     lines = []
     for name, label in ACCOUNTS:
         held = list(timelines[name].bytes)
+        steps = len(held) if name == "no_grad" else len(base.labels) + len(after)
         held += [held[-1]] * (len(base.labels) - len(held))  # no_grad stops after forward
         for _, added in after:
             held.append(held[len(base.labels) - 1] + added)
         peak = max(held, default=0)
-        lines.append(Line(name, label, tuple(held), peak, held.index(peak) if held else 0))
+        lines.append(Line(name, label, tuple(held), peak, held.index(peak) if held else 0, steps))
     tensors = order(output, uses)
     rows = []
     for s in tape.saved(output, uses):

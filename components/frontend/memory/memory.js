@@ -5,7 +5,7 @@
 // (box id -> bytes its backward keeps), alive (box ids, or null: nothing lit)}, heard by graph_view.js.
 //
 // data = components/program/memory.py's payload: {key, labels, backward_from, lines: [{name, label, bytes, peak,
-// peak_step}], alive: {box id: [start, end)}, saves, scrub (the account scrubbed), title}.
+// peak_step, steps (drawn: no_grad has no backward)}], alive: {box id: [start, end)}, saves, scrub (the account scrubbed), title}.
 // Hooks: [data-testid="tape-memory"] with data-peak-bytes (this engine's peak: what tracemalloc measures),
 // data-peak-bytes-tape, data-peak-bytes-no-grad, data-peak-bytes-checkpointed, data-step ('' until scrubbed),
 // data-alive (boxes lit); each line path.tm-line[data-line=<name>], each peak circle.tm-peak[data-line=<name>].
@@ -14,9 +14,9 @@ import { el, svg } from "../web/dom.js";
 import { formatCount } from "../web/format.js";
 
 export const MEMORY_EVENT = "graph-view:memory";
-const W = 560;
-const H = 220;
-const M = { left: 70, right: 12, top: 12, bottom: 28 };
+const W = 480; // the plot's units: about its pixels in the Explorer's dock at 1280 px
+const H = 200;
+const M = { left: 62, right: 10, top: 12, bottom: 26 };
 
 /** The box ids alive at `step`: those whose [start, end) holds it. */
 export function aliveAt(alive, step) {
@@ -100,7 +100,7 @@ class MemoryView {
       parts.push(svg("text", { class: "tm-tick", x: xo + 4, y: M.top + 10, text: "optimiser" }));
     }
     for (const line of lines) {
-      const d = line.bytes.map((b, i) => `${i ? "L" : "M"}${this.x(i).toFixed(1)},${this.y(b).toFixed(1)}`).join("");
+      const d = line.bytes.slice(0, line.steps || line.bytes.length).map((b, i) => `${i ? "L" : "M"}${this.x(i).toFixed(1)},${this.y(b).toFixed(1)}`).join("");
       parts.push(svg("path", { class: `tm-line tm-${line.name}`, "data-line": line.name, d }));
       parts.push(svg("circle", { class: `tm-peak tm-${line.name}`, "data-line": line.name, r: 4,
         cx: this.x(line.peak_step), cy: this.y(line.peak) }, svg("title", { text: `${line.label}: peak ${bytesText(line.peak)}` })));
