@@ -15,8 +15,8 @@ from explorer.program.presets import PRESETS
 from language import compile_program
 
 NUMPY_DOMAIN = 389047  # the tracemalloc domain NumPy reports its array data in (NPY_TRACE_DOMAIN)
-CHAIN = "x = randn(2000)\nw = randn(2000)\n" + "".join(
-    f"h{k} = {'tanh(h%d * w)' % (k - 1) if k else 'exp(x * 0.1)'}\n" for k in range(12)) + "y = h11.sum()"
+CHAIN = "x = randn(2000)\nw = randn(2000)\nh0 = exp(x * 0.1)\n" + "".join(
+    f"h{k} = tanh(h{k - 1} * w)\n" for k in range(1, 12)) + "y = h11.sum()"
 
 
 def numpy_bytes():
