@@ -106,8 +106,8 @@ def program_memory(text: str, poked: tuple = (), every: int = DEFAULT_EVERY) -> 
 def account(output: Tensor, uses=None, *, blocks=None, every: int = DEFAULT_EVERY, recomputed=None, n_blocks=0,
             grads_agree=True, after=()) -> Memory:
     """Memory for a backpropagated `output`: the four accounts (checkpointed with `blocks`, else every `every` op
-    nodes); `after`: steps past backward, (label, bytes added to every account's last) pairs (the Playground's
-    optimiser step)."""
+    nodes); `after`: steps past backward (the Playground's optimiser step), (label, bytes added to each account's
+    last backward figure, or None and the bytes every account holds then) triples."""
     timelines = {
         "engine": tape.timeline(output, uses, "engine"),
         "tape": tape.timeline(output, uses, "tape"),
@@ -115,15 +115,15 @@ def account(output: Tensor, uses=None, *, blocks=None, every: int = DEFAULT_EVER
         "checkpointed": tape.timeline(output, uses, "tape", every=every, blocks=blocks),
     }
     base = timelines["engine"]
-    labels = base.labels + tuple(label for label, _ in after)
+    labels = base.labels + tuple(label for label, _, _ in after)
     lines = []
     for name, label in ACCOUNTS:
         held = list(timelines[name].bytes)
         steps = len(held) if name == "no_grad" else len(base.labels) + len(after)
         held += [held[-1]] * (len(base.labels) - len(held))  # no_grad stops after forward
-        for _, added in after:
-            held.append(held[len(base.labels) - 1] + added)
-        peak = max(held, default=0)
+        for _, added, total in after:
+            held.append(held[len(base.labels) - 1] + added if total is None else total)
+        peak = max(held[:steps], default=0)
         lines.append(Line(name, label, tuple(held), peak, held.index(peak) if held else 0, steps))
     tensors = order(output, uses)
     rows = []
