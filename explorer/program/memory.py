@@ -134,16 +134,23 @@ def account(output: Tensor, uses=None, *, blocks=None, every: int = DEFAULT_EVER
             kept = (kept + ", " if kept else "") + "arrays of its own"
         rows.append(Row(s.node, tensors[s.node].name or "", s.op, kept or "nothing", s.bytes))
     return Memory(labels=labels, backward_from=base.backward_from, lines=tuple(lines), rows=tuple(rows),
-                  saves={str(r.node): r.bytes for r in rows}, alive=_alive(timelines["tape"], len(tensors),
-                                                                          len(labels)),
+                  saves={str(r.node): r.bytes for r in rows}, alive=_alive(timelines["tape"], tensors, len(labels),
+                                                                          _let_go(after, len(base.labels))),
                   every=every, recomputed=timelines["checkpointed"].recomputed if recomputed is None else recomputed,
                   blocks=n_blocks, grads_agree=grads_agree)
 
 
-def _alive(line, n, steps):
-    """node id -> [made, freed) in steps: the forward step that makes it, the step after the one that frees it."""
+def _let_go(after, first):
+    """The step of `after` where the graph is let go (one given as a total), or None."""
+    return next((first + k for k, (_, _, total) in enumerate(after) if total is not None), None)
+
+
+def _alive(line, tensors, steps, let_go=None):
+    """node id -> [made, freed) in steps: the forward step that makes it, the step after the one that frees it; kept
+    to the end, or to `let_go` (the graph let go: only the weights stay)."""
     end = {j: k + 1 for k, gone in enumerate(line.freed) for j in gone}
-    return {str(i): [i, end.get(i, steps)] for i in range(n)}
+    last = {i: steps if let_go is None or (t.is_leaf and t.requires_grad) else let_go for i, t in enumerate(tensors)}
+    return {str(i): [i, end.get(i, last[i])] for i in range(len(tensors))}
 
 
 def _same(a, b):

@@ -11,7 +11,7 @@ import pytest
 from explorer.program import presets
 from explorer.program.memory import program_memory
 
-from .helpers import open_page, wait_for_idle, wait_for_rerun, wait_for_view
+from .helpers import open_live, open_page, wait_for_idle, wait_for_rerun, wait_for_view
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -73,3 +73,27 @@ def test_the_tab_s_hooks_saves_on_boxes_and_scrubbing_lights_what_the_tape_holds
     page.wait_for_function("([sel, s]) => document.querySelector(sel).dataset.step === String(s)",
                            arg=[MEMORY, last], timeout=10_000)
     assert lit(page) == sorted((k for k, (a, b) in want.alive.items() if a <= last < b), key=int)
+
+
+def test_the_playground_s_step_memory_lights_its_step_graph(page, app_url, artifacts):
+    """The step's timeline (forward → backward → the optimiser's step) in the step-graph panel's drawer: its hooks,
+    data-saves on the step graph's boxes, and scrubbing to the optimiser's step lights the weights and their grads'
+    tensors that stay."""
+    open_live(page, f"{app_url}/playground")
+    page.locator(f"{VIEW} svg.gv-graph g.node").first.wait_for(timeout=60_000)
+    page.get_by_text("Memory of this step").click()
+    page.locator(f"{MEMORY} path.tm-line").first.wait_for(timeout=30_000)
+    found = hooks(page, MEMORY)
+    assert int(found["peakBytesNoGrad"]) < int(found["peakBytesTape"]) < int(found["peakBytes"])
+    assert int(found["peakBytesCheckpointed"]) < int(found["peakBytes"])
+    assert page.locator(f"{MEMORY} text", has_text="optimiser").count() == 1, "the optimiser's step marked"
+    assert page.locator(f"{VIEW} g.node[data-saves]").count() > 0
+    page.mouse.move(0, 0)
+    steps = int(found["steps"])
+    slider = page.locator(f"{MEMORY} input.tm-slider")
+    slider.evaluate("(el, v) => { el.value = String(v); el.dispatchEvent(new Event('input')); }", steps - 2)
+    page.wait_for_function("(sel) => document.querySelector(sel).dataset.alive !== ''", arg=VIEW, timeout=10_000)
+    assert hooks(page, MEMORY)["step"] == str(steps - 2)
+    lit_names = page.eval_on_selector_all(f"{VIEW} g.node.alive", "(gs) => gs.map((g) => g.textContent.trim())")
+    assert any(t.startswith("W1") for t in lit_names) and len(lit_names) == int(hooks(page, VIEW)["alive"]) > 0
+    page.locator(MEMORY).screenshot(path=str(artifacts / "playground-step-memory.png"))

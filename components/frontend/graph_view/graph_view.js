@@ -61,6 +61,7 @@ const BORDER = 2; // px of the pane's top and bottom borders (its CSS)
 const KEEP_LAYOUTS = 8;
 const VALUES_EVENT = "graph-view:values";
 const MEMORY_EVENT = "graph-view:memory"; // the memory timeline's (components/frontend/memory/memory.js)
+const DRAWN_EVENT = "graph-view:drawn"; // told when a drawing is installed ({key}): the timeline tells its boxes again
 
 class GraphView {
   constructor(parent) {
@@ -286,6 +287,7 @@ class GraphView {
     }
     this.root.dataset.layouts = String(this.layoutCount);
     this.root.dataset.ready = "1";
+    window.dispatchEvent(new CustomEvent(DRAWN_EVENT, { detail: { key: this.data.key } }));
   }
 
   // ------------------------------------------------------------------------- painting in place

@@ -14,6 +14,7 @@ import { el, svg } from "../web/dom.js";
 import { formatCount } from "../web/format.js";
 
 export const MEMORY_EVENT = "graph-view:memory";
+const DRAWN_EVENT = "graph-view:drawn"; // a graph view drew a program (it may have mounted after this view told it)
 const W = 480; // the plot's units: about its pixels in the Explorer's dock at 1280 px
 const H = 200;
 const M = { left: 62, right: 10, top: 12, bottom: 26 };
@@ -42,6 +43,12 @@ class MemoryView {
     this.root.append(this.title, this.plot, this.slider, this.readout, this.legend);
     parent.replaceChildren(this.root);
     this.slider.addEventListener("input", () => this.scrub(Number(this.slider.value)));
+    this.alive = null;
+    this.onDrawn = (e) => {
+      if (!this.root.isConnected) window.removeEventListener(DRAWN_EVENT, this.onDrawn);
+      else if (this.data && e.detail && e.detail.key === this.data.key) this.tell(this.alive);
+    };
+    window.addEventListener(DRAWN_EVENT, this.onDrawn);
     this.plot.addEventListener("pointermove", (e) => {
       const box = this.plot.getBoundingClientRect();
       const x = ((e.clientX - box.left) / box.width) * W;
@@ -97,7 +104,7 @@ class MemoryView {
     if (opt > 0) {
       const xo = this.x(opt - 0.5);
       parts.push(svg("line", { class: "tm-phase", x1: xo, x2: xo, y1: M.top, y2: H - M.bottom }));
-      parts.push(svg("text", { class: "tm-tick", x: xo + 4, y: M.top + 10, text: "optimiser" }));
+      parts.push(svg("text", { class: "tm-tick", x: xo - 4, y: M.top + 10, "text-anchor": "end", text: "optimiser →" }));
     }
     for (const line of lines) {
       const d = line.bytes.slice(0, line.steps || line.bytes.length).map((b, i) => `${i ? "L" : "M"}${this.x(i).toFixed(1)},${this.y(b).toFixed(1)}`).join("");
@@ -129,6 +136,7 @@ class MemoryView {
   }
 
   tell(ids) {
+    this.alive = ids;
     window.dispatchEvent(new CustomEvent(MEMORY_EVENT, { detail: { key: this.data.key, saves: this.data.saves, alive: ids } }));
   }
 }
