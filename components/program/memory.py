@@ -24,19 +24,9 @@ INTRO = ("**What a step keeps in memory.** Each op's backward reads some of its 
          "block's output and runs the block again in backward.")
 
 
-def payload(data: memory.Memory, key: str, title: str = "") -> dict:
-    """What memory.js draws: ``data`` as JSON, ``key`` the graph view's data key (its boxes light on scrubbing)."""
-    return {
-        "key": key, "title": title, "labels": list(data.labels), "backward_from": data.backward_from,
-        "lines": [{"name": line.name, "label": line.label, "bytes": list(line.bytes), "peak": line.peak,
-                   "peak_step": line.peak_step, "steps": line.steps} for line in data.lines],
-        "alive": data.alive, "saves": data.saves, "scrub": "tape",
-    }
-
-
 def timeline(data: memory.Memory, graph_key: str, *, key: str, title: str = "") -> None:
     """The timeline component for ``data``, lighting the boxes of the graph view whose data key is ``graph_key``."""
-    _component(key=key, data=payload(data, graph_key, title))
+    _component(key=key, data=memory.payload(data, graph_key, title))
 
 
 def memory_tab(program: str, poked: tuple, graph, page_run, direction) -> None:

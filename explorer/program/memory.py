@@ -89,11 +89,12 @@ def program_memory(text: str, poked: tuple = (), every: int = DEFAULT_EVERY) -> 
     program = compile_program(text)
     given = resolve(program, poked)
     plain, uses, calls, leaves = _execute(program, given)
-    plain.backward()
     plan = _plan(program, calls, every)
     counter = [0]
     checked, _, _, again = _execute(program, given, plan, counter)
-    checked.backward()
+    with np.errstate(all="ignore"):  # as the page's run: inf and nan are shown, not warned about
+        plain.backward()
+        checked.backward()
     agree = all(_same(a.grad, b.grad) for a, b in zip(leaves, again))
     tensors = order(plain, uses)
     ids = {t: i for i, t in enumerate(tensors)}
@@ -259,3 +260,14 @@ def _plan(program, calls, every):
                 current, ops = [], 0
     return blocks
 
+
+
+def payload(data: Memory, key: str, title: str = "") -> dict:
+    """What components/frontend/memory/memory.js draws, as JSON: ``key`` is the graph view's data key (its boxes
+    light when the timeline is scrubbed)."""
+    return {
+        "key": key, "title": title, "labels": list(data.labels), "backward_from": data.backward_from,
+        "lines": [{"name": line.name, "label": line.label, "bytes": list(line.bytes), "peak": line.peak,
+                   "peak_step": line.peak_step, "steps": line.steps} for line in data.lines],
+        "alive": data.alive, "saves": data.saves, "scrub": "tape",
+    }
