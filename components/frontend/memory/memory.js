@@ -15,7 +15,7 @@ import { formatCount } from "../web/format.js";
 
 export const MEMORY_EVENT = "graph-view:memory";
 const DRAWN_EVENT = "graph-view:drawn"; // a graph view drew a program (it may have mounted after this view told it)
-const W = 480; // the plot's units: about its pixels in the Explorer's dock at 1280 px
+const WIDTH = [300, 640]; // the plot's width in its units = its pixels, within these bounds (so text stays 12 px)
 const H = 200;
 const M = { left: 62, right: 10, top: 12, bottom: 26 };
 
@@ -35,7 +35,8 @@ class MemoryView {
   constructor(parent) {
     this.root = el("div", { class: "tm", "data-testid": "tape-memory", "data-step": "", "data-alive": "0" });
     this.title = el("div", { class: "tm-title" });
-    this.plot = svg("svg", { class: "tm-plot", viewBox: `0 0 ${W} ${H}`, role: "img" });
+    this.plot = svg("svg", { class: "tm-plot", role: "img" });
+    this.W = 480;
     this.slider = el("input", { type: "range", class: "tm-slider", min: "0", max: "0", value: "0",
       "aria-label": "Step of forward and backward" });
     this.readout = el("div", { class: "tm-readout", "aria-live": "polite" });
@@ -51,7 +52,7 @@ class MemoryView {
     window.addEventListener(DRAWN_EVENT, this.onDrawn);
     this.plot.addEventListener("pointermove", (e) => {
       const box = this.plot.getBoundingClientRect();
-      const x = ((e.clientX - box.left) / box.width) * W;
+      const x = ((e.clientX - box.left) / box.width) * this.W;
       const n = this.data ? this.data.labels.length : 0;
       if (n) this.scrub(Math.max(0, Math.min(n - 1, Math.round(this.xToStep(x)))));
     });
@@ -79,11 +80,13 @@ class MemoryView {
 
   xToStep(x) {
     const n = Math.max(1, this.data.labels.length - 1);
-    return ((x - M.left) / (W - M.left - M.right)) * n;
+    return ((x - M.left) / (this.W - M.left - M.right)) * n;
   }
 
   draw() {
     const { labels, lines, backward_from: back } = this.data;
+    const W = (this.W = Math.round(Math.max(WIDTH[0], Math.min(WIDTH[1], this.root.clientWidth || 480))));
+    this.plot.setAttribute("viewBox", `0 0 ${W} ${H}`);
     const n = Math.max(1, labels.length - 1);
     const top = Math.max(1, ...lines.map((l) => l.peak));
     this.x = (i) => M.left + (i / n) * (W - M.left - M.right);
