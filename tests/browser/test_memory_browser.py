@@ -97,3 +97,15 @@ def test_the_playground_s_step_memory_lights_its_step_graph(page, app_url, artif
     lit_names = page.eval_on_selector_all(f"{VIEW} g.node.alive", "(gs) => gs.map((g) => g.textContent.trim())")
     assert any(t.startswith("W1") for t in lit_names) and len(lit_names) == int(hooks(page, VIEW)["alive"]) > 0
     page.locator(MEMORY).screenshot(path=str(artifacts / "playground-step-memory.png"))
+
+
+def test_closing_the_tab_leaves_nothing_lit(page, app_url):
+    program = presets.program("linear + ReLU")
+    open_memory_tab(page, app_url, program)
+    page.mouse.move(0, 0)
+    page.locator(f"{MEMORY} input.tm-slider").evaluate(
+        "(el) => { el.value = '2'; el.dispatchEvent(new Event('input')); }")
+    page.wait_for_function("(sel) => Number(document.querySelector(sel).dataset.alive) > 0", arg=VIEW)
+    wait_for_rerun(page, page.get_by_role("tab", name="Export").click)
+    page.wait_for_function("(sel) => document.querySelector(sel).dataset.alive === ''", arg=VIEW, timeout=10_000)
+    assert lit(page) == [] and page.locator(f"{VIEW} g.node[data-saves]").count() > 0, "the saves stay on the boxes"

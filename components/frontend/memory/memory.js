@@ -50,6 +50,14 @@ class MemoryView {
       else if (this.data && e.detail && e.detail.key === this.data.key) this.tell(this.alive);
     };
     window.addEventListener(DRAWN_EVENT, this.onDrawn);
+    // Gone from the page (its tab closed, its drawer's panel off): nothing stays lit on the graph.
+    this.gone = new MutationObserver(() => {
+      if (this.root.isConnected) return;
+      this.gone.disconnect();
+      window.removeEventListener(DRAWN_EVENT, this.onDrawn);
+      if (this.data && this.alive !== null) this.tell(null);
+    });
+    this.gone.observe(document.body, { childList: true, subtree: true });
     this.plot.addEventListener("pointermove", (e) => {
       const box = this.plot.getBoundingClientRect();
       const x = ((e.clientX - box.left) / box.width) * this.W;
