@@ -11,7 +11,7 @@
 // data-alive (boxes lit); each line path.tm-line[data-line=<name>], each peak circle.tm-peak[data-line=<name>].
 
 import { el, svg } from "../web/dom.js";
-import { formatCount } from "../web/format.js";
+import { formatCount, formatNumber } from "../web/format.js";
 
 export const MEMORY_EVENT = "graph-view:memory";
 const DRAWN_EVENT = "graph-view:drawn"; // a graph view drew a program (it may have mounted after this view told it)
@@ -24,11 +24,11 @@ export function aliveAt(alive, step) {
   return Object.keys(alive).filter((id) => alive[id][0] <= step && step < alive[id][1]);
 }
 
-/** "1,234 B", "12.3 KB" style: an exact count of bytes (formatCount) below 10,000, else KB or MB to 3 digits. */
+/** "1,234 B" below 10,000 bytes (an exact count: formatCount), else KB or MB in the one number format. */
 export function bytesText(n) {
   if (n < 10000) return `${formatCount(n)} B`;
-  if (n < 1e7) return `${(n / 1024).toPrecision(3)} KB`;
-  return `${(n / 1048576).toPrecision(3)} MB`;
+  if (n < 1e7) return `${formatNumber(n / 1024)} KB`;
+  return `${formatNumber(n / 1048576)} MB`;
 }
 
 class MemoryView {
