@@ -14,7 +14,7 @@ from components.common.learner import learner_key
 from components.common.link_warnings import link_warnings
 from components.graph_view import graph_view
 from components.live_view import live_view
-from components.playground import files, landscape
+from components.playground import files, landscape, step_memory
 from components.playground import settings_form as form
 from components.playground.store_status import store_status
 from explorer.playground import datasets, keys, step_graph
@@ -140,9 +140,7 @@ st.toggle("**This step's graph, live**", key=keys.GRAPH,
 if ss[keys.GRAPH]:
     panel = pg.graph_panel()
     with st.container(key=keys.GRAPH_PANEL):
-        st.caption(f"One training step on {panel['points']} fixed training points, as the engine computes it: X and "
-                   "y are data (grey, no grad), each layer's W and b are weights (green) with their grads. Each box "
-                   "shows its values as a sparkline and their range; hover one for its numbers.")
+        step_memory.caption_and_memory(pg, panel)
         graph_view(panel["data"], key=keys.STEP_GRAPH, options=ss.get(keys.STEP_GRAPH_OPTIONS), values=panel["values"],
                    caption=panel["caption"],
                    on_options=lambda: ss.update({keys.STEP_GRAPH_OPTIONS: ss[keys.STEP_GRAPH]["options"]}))

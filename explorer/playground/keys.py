@@ -12,6 +12,7 @@ GRAPH = "pg_graph"  # the "this step's graph, live" toggle
 GRAPH_PANEL = "pg_graph_panel"
 STEP_GRAPH = "pg_step_graph"  # that graph's view
 STEP_GRAPH_OPTIONS = "pg_graph_options"  # its pan and zoom
+STEP_MEMORY = "pg_step_memory"  # that step's memory timeline (components/playground/step_memory.py)
 GRAPH_ERROR = "pg_graph_error"
 GOTO_EXPLORER = "pg_goto_explorer"  # the next run opens the step's program in the Explorer
 FILE = "pg_file"  # the CSV uploader

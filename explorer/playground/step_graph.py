@@ -65,7 +65,17 @@ def _layer_params(state: training.TrainState, params: np.ndarray | None) -> list
 def step_graph(state: training.TrainState, params: np.ndarray | None = None) -> Graph:
     """The engine's forward and backward pass of one step on `fixed_batch`, traced (see the module
     docstring). The model is not touched: its parameters are copied."""
+    loss, uses, _ = step_loss(state, params)
+    with training.one_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        loss.backward()
+    return trace(loss, uses=uses)
+
+
+def step_loss(state: training.TrainState, params: np.ndarray | None = None) -> tuple:
+    """(loss, uses, the parameters in the model's order): step_graph's forward pass, not yet backpropagated
+    (explorer/playground/step_memory.py goes on to an optimiser step)."""
     rows = fixed_batch(state)
+    made = []
     x = X = Tensor(training.model_inputs(state, state.X_train[rows]))
     X.name = "X"
     weights = iter(_layer_params(state, params))
@@ -78,6 +88,7 @@ def step_graph(state: training.TrainState, params: np.ndarray | None = None) -> 
                 w, b = next(weights)
                 W, B = Parameter(np.array(w, dtype=np.float64)), Parameter(np.array(b, dtype=np.float64))
                 W.name, B.name = f"W{k}", f"b{k}"
+                made += [W, B]
                 x = F.linear(x, W, B)  # what nn.Linear.forward runs, on copies of its parameters
                 if k == linears:
                     x.name = "out"
@@ -91,10 +102,9 @@ def step_graph(state: training.TrainState, params: np.ndarray | None = None) -> 
         targets.name = "y"
         loss = criterion.compare(x, targets)
         loss.name = "loss"
-        loss.backward()
     # the labels cross_entropy reads are data, not a parent it differentiates: drawn beside it (graph.order)
     uses = {t: (targets,) for t in order(loss) if t.op == "cross_entropy"}
-    return trace(loss, uses=uses)
+    return loss, uses, made
 
 
 # ----------------------------------------------------------------------------- for the graph view

@@ -41,6 +41,8 @@ RESULTS_VERDICT = "explorer_results_verdict"  # the check's verdict under the ed
 BACKWARD = "explorer_backward"  # "Show the backward as a graph" (issue 32; the URL's backward=1)
 BACKWARD_AGAIN = "explorer_backward_again"  # the grad to differentiate again ('' for none; the URL's again=)
 BACKWARD_SECOND = "explorer_backward_second"  # the second-order grads' container
+MEMORY_EVERY = "explorer_memory_every"  # the Memory tab's slider: checkpoints every k operations
+MEMORY_VIEW = "explorer_memory_view"  # the Memory tab's timeline
 
 # --- the Stepper
 STEPPER_GRAPH = "stepper_graph"  # the graph view, with the step it shows

@@ -154,11 +154,12 @@ class _Ledger:
         return sum(self.sizes.values())
 
 
-def timeline(output, uses=None, mode="tape", every=None) -> Timeline:
+def timeline(output, uses=None, mode="tape", every=None, blocks=None) -> Timeline:
     """Bytes held after each forward and backward step of `output`'s program, run with grad (it must have been
     backpropagated for the gradients' sizes, or they are taken as its data's). `mode`: "engine" (what this
     engine holds), "tape" (what backward needs), "no_grad" (inference); `every`=k with "tape" checkpoints
-    every k op nodes."""
+    every k op nodes, or `blocks` (op node id -> its block's number) names the checkpointed blocks (those
+    explorer.program.memory really runs through autograd.checkpoint)."""
     if mode not in ("engine", "tape", "no_grad"):
         raise ValueError(f"mode must be 'engine', 'tape' or 'no_grad', got {mode!r}")
     program = _Program(output, uses)
@@ -166,7 +167,10 @@ def timeline(output, uses=None, mode="tape", every=None) -> Timeline:
     grad_on = mode != "no_grad" and tensors[program.output].requires_grad
     saves = {i: _saved(program, i) for i in program.ops} if grad_on else {}
     position = {i: k for k, i in enumerate(program.backward)}
-    blocks = _blocks(program, every) if mode == "tape" and every else {}
+    if mode != "tape":
+        blocks = {}
+    elif blocks is None:
+        blocks = _blocks(program, every) if every else {}
 
     def last_forward_use(i):
         return max(program.readers[i], default=i)

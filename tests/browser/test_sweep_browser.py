@@ -1,6 +1,7 @@
 """The sweep in a real browser (issue 17): a handful of programs, the shapes that broke panels and a few generated
-from the op registry (tests/support/program_gen.py), each opened from a link in the Explorer with every box clicked (the
-inspector opens on it) and in the Stepper with every step taken by key; no page may show an exception."""
+from the op registry (tests/support/program_gen.py), each opened from a link in the Explorer with every box clicked
+(the inspector opens on it) and its Memory tab scrubbed, and in the Stepper with every step taken by key; no page may
+show an exception."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from autograd.expr import evaluate
 from autograd.graph import backward_steps
 from explorer.graph import names
 from explorer.program import run
+from explorer.program.memory import program_memory
 from tests.support import program_gen
 from tests.support.sweep_cases import CASES
 
@@ -31,6 +33,8 @@ from .helpers import (
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 WRITTEN = ["size-1 bias", "label picking", "empty reductions"]
+MEMORY = '[data-testid="tape-memory"]'
+
 GENERATED = settings(derandomize=True, max_examples=3, deadline=None, database=None,
                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -59,6 +63,26 @@ def walk_the_explorer(page, app_url: str, program: str) -> None:
         picked = page.get_by_role("combobox", name="Node")
         page.wait_for_function("([box, head]) => box.value.startsWith(head)",
                                arg=[picked.element_handle(), names.node_heading(node)])
+    walk_the_memory_tab(page, program)
+
+
+def walk_the_memory_tab(page, program: str) -> None:
+    """The Memory tab: its timeline drawn with its peaks, every box's data-saves its saved bytes, scrubbed to its
+    last step with the boxes the tape still holds lit."""
+    shown = program_memory(program)
+    wait_for_rerun(page, page.get_by_role("tab", name="Memory").click)
+    page.locator(f"{MEMORY} path.tm-line").first.wait_for(timeout=60_000)
+    no_exception_shown(page, "the Memory tab")
+    assert page.locator(MEMORY).get_attribute("data-peak-bytes") == str(shown.peak("engine"))
+    saves = page.eval_on_selector_all(f"{GRAPH} g.node[data-saves]",
+                                      "(gs) => Object.fromEntries(gs.map((g) => [g.dataset.node, g.dataset.saves]))")
+    assert saves == {k: str(v) for k, v in shown.saves.items()}
+    last = len(shown.labels) - 1
+    page.locator(f"{MEMORY} input.tm-slider").evaluate(
+        "(el, v) => { el.value = String(v); el.dispatchEvent(new Event('input')); }", last)
+    held = sum(1 for a, b in shown.alive.values() if a <= last < b)
+    page.wait_for_function("([sel, n]) => document.querySelector(sel).dataset.alive === String(n)",
+                           arg=[GRAPH, held], timeout=10_000)
 
 
 def walk_the_stepper(page, app_url: str, program: str) -> None:

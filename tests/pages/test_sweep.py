@@ -1,8 +1,8 @@
 """Every panel on every program (issue 17): the presets and programs generated from the op registry
 (tests/support/program_gen.py) through the Explorer's graph, the inspector on every node, every node's Jacobian,
 the gradient check, the exports (DOT, SVG where Graphviz's `dot` exists, the Python script run and compared),
-the poke pictures, the Stepper's panel at every step and the Forward vs reverse tab's cost: at the explorer/
-function level for breadth, and through Streamlit AppTest on both pages for a sample. No panel may raise; each
+the poke pictures, the Stepper's panel at every step, the Forward vs reverse tab's cost and the Memory tab: at the
+explorer/ function level for breadth, and through Streamlit AppTest on both pages for a sample. No panel may raise; each
 must say something true.
 
 The programs include scalars, size-1 arrays (``tensor([2.0])``), (1, n), (n, 1), an empty (0, 3), int data
@@ -32,6 +32,7 @@ from explorer.program import inspector as program_inspector
 from explorer.program import run as program_run
 from explorer.program import view_data as graph_data
 from explorer.program.inspector import heatmap_figure
+from explorer.program.memory import payload, program_memory
 from explorer.program.mode_cost import program_cost
 from language.library import COMPOSITES
 from tests.support import program_gen
@@ -73,6 +74,7 @@ def walk(text: str) -> int:
     panels += predict(text)
     panels += forward(text)
     panels += cost_panel(text)
+    panels += memory_panel(text, graph)
     return panels
 
 
@@ -172,6 +174,22 @@ def cost_panel(text) -> int:
         assert cost.note.startswith("Not built") and cost.forward.seconds is None, text
     assert 'data-testid="ad-cost"' in cost_report.cost_html(cost, "ad-cost", "the program")
     assert cost.verdict and cost_report.shape_text(cost).startswith(f"n = {n:,} input number")
+    return 1
+
+
+def memory_panel(text, graph) -> int:
+    """The Memory tab: a saved set per op node of the graph that records a backward, a span and bytes per step for
+    every box, peaks in order, and the checkpointed run (real, through autograd.checkpoint) with the same grads."""
+    for every in (1, 3):
+        shown = program_memory(text, (), every)
+        assert shown.grads_agree, (every, text)
+        assert set(shown.alive) == {str(node.id) for node in graph.nodes}, text
+        assert set(shown.saves) <= set(shown.alive) and all(v >= 0 for v in shown.saves.values())
+        assert all(len(line.bytes) == len(shown.labels) for line in shown.lines)
+        assert shown.peak("no_grad") <= shown.peak("tape") <= shown.peak("engine"), text
+        assert shown.peak("checkpointed") <= shown.peak("engine"), text
+        assert all(0 <= a < b <= len(shown.labels) for a, b in shown.alive.values()) or not shown.labels
+        json.dumps(payload(shown, "k"))
     return 1
 
 
@@ -359,6 +377,10 @@ def test_both_pages_walk_every_node_and_step(text):
     open_tab(at, "Forward vs reverse")
     no_exception(at)
     assert any(s.value == program_cost(text).verdict for s in at.success), "the cost tab's verdict"
+    open_tab(at, "Memory")
+    no_exception(at)
+    assert [e for e in at.get("bidi_component") if e.proto.component_name == "components.memory"], "its timeline"
+    assert any(c.value.startswith("Peaks: this engine") for c in at.caption)
 
     at.switch_page("pages/stepper.py").run()
     no_exception(at)

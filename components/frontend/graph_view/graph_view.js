@@ -61,6 +61,8 @@ const MIN_PANE = 260; // px: the shortest pane
 const BORDER = 2; // px of the pane's top and bottom borders (its CSS)
 const KEEP_LAYOUTS = 8;
 const VALUES_EVENT = "graph-view:values";
+const MEMORY_EVENT = "graph-view:memory"; // the memory timeline's (components/frontend/memory/memory.js)
+const DRAWN_EVENT = "graph-view:drawn"; // told when a drawing is installed ({key}): the timeline tells its boxes again
 
 class GraphView {
   constructor(parent) {
@@ -288,6 +290,7 @@ class GraphView {
     }
     this.root.dataset.layouts = String(this.layoutCount);
     this.root.dataset.ready = "1";
+    window.dispatchEvent(new CustomEvent(DRAWN_EVENT, { detail: { key: this.data.key } }));
   }
 
   // ------------------------------------------------------------------------- painting in place
@@ -297,6 +300,7 @@ class GraphView {
     this.paintValues();
     this.paintSelection();
     if (this.stepper) this.stepper.paint();
+    this.paintMemory();
   }
 
   // One more repaint made in place (data-updates).
@@ -368,6 +372,29 @@ class GraphView {
   paintPushed() {
     this.showCaption();
     if (this.drawing) this.paintValues();
+  }
+
+  // The memory timeline's push (MEMORY_EVENT {key, saves, alive}) for the program this view shows: each box
+  // g.node[data-saves] = the bytes its backward keeps, and class "alive" on the boxes the tape holds at the step
+  // scrubbed (alive null: none lit); the root's data-alive counts them.
+  memoryPushed(detail) {
+    if (!this.data || !detail || detail.key !== this.data.key) return;
+    this.memory = detail;
+    if (this.drawing) this.paintMemory();
+  }
+
+  paintMemory() {
+    const memory = this.memory;
+    if (!this.drawing || !memory || memory.key !== this.data.key) return;
+    const alive = memory.alive ? new Set(memory.alive) : null;
+    let lit = 0;
+    for (const [key, box] of this.drawing.boxes) {
+      if (memory.saves && key in memory.saves) box.g.dataset.saves = String(memory.saves[key]);
+      const on = alive !== null && alive.has(key);
+      box.g.classList.toggle("alive", on);
+      lit += on;
+    }
+    this.root.dataset.alive = alive === null ? "" : String(lit);
   }
 
   showCaption() {
@@ -639,6 +666,8 @@ class GraphView {
     document.addEventListener("keydown", this.onKey);
     this.onValues = (e) => this.pushed(e.detail);
     window.addEventListener(VALUES_EVENT, this.onValues);
+    this.onMemory = (e) => this.memoryPushed(e.detail);
+    window.addEventListener(MEMORY_EVENT, this.onMemory);
     this.onScreen = true;
     this.visibility = new IntersectionObserver((entries) => {
       const entry = entries[entries.length - 1];
@@ -733,6 +762,7 @@ class GraphView {
     if (this.stepper) this.stepper.destroy();
     document.removeEventListener("keydown", this.onKey);
     window.removeEventListener(VALUES_EVENT, this.onValues);
+    window.removeEventListener(MEMORY_EVENT, this.onMemory);
     window.removeEventListener("resize", this.onResize);
     this.visibility.disconnect();
     this.resizeObserver.disconnect();
