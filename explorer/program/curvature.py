@@ -86,7 +86,8 @@ class Curvature:
         finite = np.isfinite(x) & np.isfinite(y)
         if np.any(np.isfinite(x) != np.isfinite(y)):
             return math.inf
-        return float(np.max(np.abs(x - y), where=finite, initial=0.0))
+        with np.errstate(invalid="ignore"):  # nan − nan outside ``finite``, not looked at
+            return float(np.max(np.abs(x - y), where=finite, initial=0.0))
 
     @property
     def scale(self) -> float:
