@@ -281,9 +281,9 @@ def curvature(text: str, poked: tuple = (), direction: str = RANDOM, element: in
         return Curvature(note=f"The output has shape {tuple(output.shape)} ({output.data.size:,} numbers): a "
                               "Hessian needs one number out. Make the last line a scalar, e.g. its `.sum()` or "
                               "`.mean()`, or a loss.", inputs=inputs, n=n)
-    if not output.requires_grad or not leaves:
-        return Curvature(note="The output does not depend on any input that can be nudged: there is nothing to "
-                              "differentiate, once or twice.", inputs=inputs, n=n)
+    if not output.requires_grad or n == 0:
+        return Curvature(note="The output does not depend on any input number that can be nudged: there is nothing "
+                              "to differentiate, once or twice.", inputs=inputs, n=n)
     element = element if direction == BASIS and 0 <= element < n else 0  # a pick from another program: its first
     v = direction_vector(direction, element, n)
     vs = _split(v, leaves)
