@@ -38,6 +38,7 @@ def curvature_tab(program: str, poked: tuple) -> None:
         _controls(controls, c)
         st.caption(curvature_report.direction_text(c))
         st.html(curvature_report.curvature_html(c))
+        st.caption(curvature_report.hvp_text(c))
         agreed = curvature_report.agree(c)
         (st.success if agreed else st.warning)(curvature_report.agreement_text(c),
                                                icon=":material/check:" if agreed else ":material/warning:")
@@ -49,10 +50,10 @@ def curvature_tab(program: str, poked: tuple) -> None:
 
 def _controls(into, c) -> None:
     with into:
-        d_col, e_col = st.columns(2)
+        d_col, e_col = st.columns([3, 2])
         _widget(keys.CURVATURE_DIRECTION, c.direction)
         d_col.selectbox("Direction v", curvature.DIRECTIONS, key=keys.CURVATURE_DIRECTION,
-                        format_func=lambda d: curvature_report.DIRECTION_WORDS[d], on_change=_kept,
+                        format_func=lambda d: curvature_report.DIRECTION_CHOICES[d], on_change=_kept,
                         args=("direction", keys.CURVATURE_DIRECTION))
         if c.direction == curvature.BASIS:
             _widget(keys.CURVATURE_ELEMENT, c.element)

@@ -33,6 +33,9 @@ HOW_COUNTED = (
 
 DIRECTION_WORDS = {curv.RANDOM: "a random unit vector (seeded: the same every time)",
                    curv.ONES: "all ones", curv.BASIS: "one input number's basis vector"}
+#: The same, short, for the direction's select box.
+DIRECTION_CHOICES = {curv.RANDOM: "random unit vector (seeded)", curv.ONES: "all ones",
+                     curv.BASIS: "one input number (basis vector)"}
 
 _STYLE = """<style>
 .ad-curvature { overflow-x: auto; }
@@ -41,7 +44,8 @@ _STYLE = """<style>
   background: rgba(128, 128, 128, 0.12); }
 .ad-curvature td { text-align: right; padding: 4px 7px; border-top: 1px solid rgba(128, 128, 128, 0.2);
   font-variant-numeric: tabular-nums; white-space: nowrap; }
-.ad-curvature th:first-child, .ad-curvature td:first-child { text-align: left; }
+.ad-curvature th:first-child, .ad-curvature td:first-child { text-align: left; white-space: normal; }
+.ad-curvature small { opacity: 0.75; }
 </style>"""
 
 
@@ -49,9 +53,12 @@ def _json(values) -> str:
     return json.dumps([finite_or_none(float(x)) for x in np.asarray(values, np.float64).ravel()])
 
 
-def _hvp_text(value: np.ndarray, limit: int = 6) -> str:
+def hvp_text(c: curv.Curvature, limit: int = 8) -> str:
+    """H·v's first numbers (reverse over reverse's), in words."""
+    value = c.way(curv.REVERSE).value
     shown = ", ".join(fmt_number(float(x)) for x in value[:limit])
-    return f"[{shown}{', …' if value.size > limit else ''}]"
+    more = f", … ({value.size:,} numbers)" if value.size > limit else ""
+    return f"H·v = [{shown}{more}]"
 
 
 def agree(c: curv.Curvature) -> bool:
@@ -60,18 +67,17 @@ def agree(c: curv.Curvature) -> bool:
 
 
 def curvature_html(c: curv.Curvature) -> str:
-    """The three ways as a table (way, passes, operations, time, max difference from reverse over reverse, the
-    first numbers of H·v) under the root with the hooks (see the module's docstring)."""
+    """The three ways as a table (way and its passes, operations, time, max difference from reverse over reverse)
+    under the root with the hooks (see the module's docstring)."""
     rows = []
     for way in c.ways:
         gap = "—" if way.way == curv.REVERSE else fmt_number(c.difference(curv.REVERSE, way.way))
-        cells = [way.label, way.passes, f"{way.operations:,}", f"{way.seconds * 1e3:.3g} ms", gap,
-                 _hvp_text(way.value)]
-        rows.append(f'<tr data-way="{way.way}">' + "".join(f"<td>{html.escape(x)}</td>" for x in cells) + "</tr>")
-    head = {"Way": "how H·v is computed", "Passes": "the passes over the graph it takes",
+        cells = [f"{way.operations:,}", f"{way.seconds * 1e3:.3g} ms", gap]
+        rows.append(f'<tr data-way="{way.way}"><td>{html.escape(way.label)}<br><small>{html.escape(way.passes)}'
+                    "</small></td>" + "".join(f"<td>{html.escape(x)}</td>" for x in cells) + "</tr>")
+    head = {"Way and its passes": "how H·v is computed, and the passes over the graph it takes",
             "Operations": "counted on the derivative passes (each node's own VJP and JVP)",
-            "Time": "measured once", "Max |Δ|": "max |this H·v − reverse over reverse's|",
-            "H·v": "its first numbers"}
+            "Time": "measured once", "Max |Δ|": "max |this H·v − reverse over reverse's|"}
     hooks = {"n": c.n, "direction": c.direction, "agree": str(agree(c)).lower(),
              "hvp-reverse": _json(c.way(curv.REVERSE).value), "hvp-forward": _json(c.way(curv.FORWARD).value),
              "hvp-fd": _json(c.way(curv.FD).value)}

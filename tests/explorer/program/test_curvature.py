@@ -196,3 +196,10 @@ def test_the_heatmap_names_each_input_number():
     fig = curvature_report.hessian_figure(c)
     assert list(fig.data[0].x) == ["x[0]", "x[1]", "W[0, 0]", "W[1, 0]"]
     np.testing.assert_allclose(np.array(fig.data[0].z), c.hessian)
+
+
+def test_hvp_s_first_numbers_are_said():
+    c = curv.curvature(_quadratic(A), direction=curv.BASIS, element=0)
+    assert curvature_report.hvp_text(c) == "H·v = [2, 2, 0]"
+    many = curv.curvature("x = randn(20)\nf = (x * x).sum()", direction=curv.ONES)
+    assert curvature_report.hvp_text(many) == "H·v = [2, 2, 2, 2, 2, 2, 2, 2, … (20 numbers)]"
