@@ -2,9 +2,9 @@
 
 One rule per op, in ``KINKS``: a function of the node that counts the elements sitting exactly on a kink (relu and
 abs at 0, clip at its bounds, maximum/minimum where the two sides are equal, max/min reductions with a tie, sqrt at
-0), and the words for it. Smooth ops have no entry. At such a point the gradient jumps (or is infinite), so the
-Hessian does not exist there: the engine still returns a number (its one-sided rule, relu'(0) = 0, a tie's even
-split), finite differences of the gradient see the jump, and the two need not agree.
+0, x ** 1.5 at 0), and the words for it. Smooth ops have no entry. At such a point the gradient jumps (or is
+infinite), so the Hessian does not exist there: the engine still returns a number (its one-sided rule, relu'(0) = 0,
+a tie's even split), finite differences of the gradient see the jump, and the two need not agree.
 
     for kink in kinks_at(result.output, result.uses): kink.node, kink.op, kink.count, kink.words
 """
@@ -60,11 +60,21 @@ def _ties_within(node) -> int:
     return int(np.count_nonzero(np.asarray(shared) > 1))
 
 
+def _pow_at_zero(node) -> int:
+    """A base of exactly 0 under an exponent below 2 that is not a whole number ≥ 0 (x ** 1.5, x ** 0.5): the
+    second derivative b(b − 1)·x^(b − 2) is infinite there. x ** 2 and x ** 3 are smooth at 0."""
+    a, b = (p.data for p in node._parents[:2])
+    whole = (b == np.round(b)) & (b >= 0)
+    return int(np.count_nonzero(np.broadcast_to((a == 0) & ~whole & (b < 2), node.data.shape)))
+
+
 #: op -> (how many elements of the node's input are on a kink, the words for one).
 KINKS: dict[str, tuple[Callable, str]] = {
     "relu": (_equal_to(0), "relu's input is exactly 0 (its slope jumps from 0 to 1)"),
     "abs": (_equal_to(0), "abs's input is exactly 0 (its slope jumps from −1 to 1)"),
     "sqrt": (_equal_to(0), "sqrt's input is exactly 0 (its slope is infinite there)"),
+    "pow": (_pow_at_zero, "pow's base is exactly 0 under an exponent below 2 that is not a whole number (its second "
+                          "derivative is infinite there)"),
     "clip": (_clip, "clip's input sits exactly on a bound (its slope jumps between 1 and 0)"),
     "maximum": (_ties_between, "maximum's two sides are equal (a tie: the gradient switches sides there)"),
     "minimum": (_ties_between, "minimum's two sides are equal (a tie: the gradient switches sides there)"),

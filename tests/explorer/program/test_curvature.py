@@ -113,6 +113,7 @@ KINK_PROGRAMS = {
     "max": ("x = [[3.0, 3.0], [1.0, 2.0]]\nk = x.max(axis=1)\nf = (k * k).sum()",
             "x = [[3.0, 2.5], [1.0, 2.0]]\nk = x.max(axis=1)\nf = (k * k).sum()"),
     "min": ("x = [1.0, 1.0, 2.0]\nk = x.min()\nf = k * k", "x = [1.0, 1.5, 2.0]\nk = x.min()\nf = k * k"),
+    "pow": ("x = [0.0, 1.0]\nk = x ** 1.5\nf = k.sum()", "x = [0.0, 1.0]\nk = x ** 2\nf = k.sum()"),
 }
 
 
