@@ -1,6 +1,7 @@
 """The sweep in a real browser (issue 17): a handful of programs, the shapes that broke panels and a few generated
 from the op registry (tests/support/program_gen.py), each opened from a link in the Explorer with every box clicked (the
-inspector opens on it) and in the Stepper with every step taken by key; no page may show an exception."""
+inspector opens on it) and its Curvature tab open, and in the Stepper with every step taken by key; no page may show
+an exception."""
 
 from __future__ import annotations
 
@@ -59,6 +60,16 @@ def walk_the_explorer(page, app_url: str, program: str) -> None:
         picked = page.get_by_role("combobox", name="Node")
         page.wait_for_function("([box, head]) => box.value.startsWith(head)",
                                arg=[picked.element_handle(), names.node_heading(node)])
+    open_the_curvature_tab(page)
+
+
+def open_the_curvature_tab(page) -> None:
+    """The Curvature tab on the program: H·v three ways (its hooks), or a note saying why not; no exception."""
+    wait_for_rerun(page, page.get_by_role("tab", name="Curvature").click)
+    page.locator('[data-testid="curvature"], [role="tabpanel"] [data-testid="stAlert"]').first.wait_for(
+        timeout=60_000)
+    wait_for_idle(page)
+    no_exception_shown(page, "the Curvature tab")
 
 
 def walk_the_stepper(page, app_url: str, program: str) -> None:
