@@ -9,7 +9,7 @@ from components.common.entry import through_app
 from components.common.layout import header
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
-from components.program import backward, cost_panel, memory, modes, panels, saturation
+from components.program import backward, cost_panel, curvature_panel, memory, modes, panels, saturation
 from explorer.graph import names
 from explorer.graph.svg import to_svg
 from explorer.program import forward_mode, inspector, jacobian_view, keys, link, page_data, rules, view_data
@@ -133,8 +133,9 @@ def page() -> None:
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index),
                                  page_run.forward),
         lambda: panels.export(graph, steps, ss.get(keys.GRAPH_OPTIONS, {}), analysis, poked, svg_of, page_run.forward),
-        functools.partial(cost_panel.cost_tab, shown, poked), stale=stale,
-        show_memory=functools.partial(memory.memory_tab, shown, poked, graph, page_run, direction))
+        functools.partial(cost_panel.cost_tab, shown, poked),
+        functools.partial(curvature_panel.curvature_tab, shown, poked),
+        functools.partial(memory.memory_tab, shown, poked, graph, page_run, direction), stale=stale)
 
 
 page()

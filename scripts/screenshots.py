@@ -1,5 +1,6 @@
 """Take the README screenshots: docs/screenshots/{explorer,stepper,poke,jacobian,playground,depth_lab,
-forward-reverse-cost,practice,landscape}.png, forward mode on both program pages ({explorer,stepper}_forward.png),
+forward-reverse-cost,practice,landscape,curvature}.png,
+forward mode on both program pages ({explorer,stepper}_forward.png),
 and the Explorer, the Stepper, the Playground, the cost tab, the forward walk and Practice (on a 390 px phone) in the
 dark theme too (*-dark.png: PAGES).
 
@@ -26,7 +27,7 @@ from tests.browser.server import app_in_chromium, browser_unavailable_reason  # 
 VIEWPORT = {"width": 1280, "height": 800}
 SHOTS = ("explorer", "stepper", "poke", "jacobian", "playground", "depth_lab", "forward-reverse-cost",
          "explorer_forward", "stepper_forward", "practice", "landscape", "predict", "twice",
-         "backward_graph")
+         "backward_graph", "curvature")
 PAGES = ("explorer", "stepper", "playground", "forward-reverse-cost", "stepper_forward", "practice",
          "predict", "backward_graph")  # dark too
 
@@ -194,6 +195,24 @@ def shoot_practice(page, url: str, out: Path) -> None:
     _settle(page, 1.0)
     page.screenshot(path=str(out))
 
+def shoot_curvature(page, url: str, out: Path) -> None:
+    """The Explorer's Curvature tab on the layer-norm preset (16 input numbers: a saddle), the dock scrolled to the
+    three ways' agreement, the Hessian's heatmap and its eigenvalues."""
+    from explorer.program import presets
+
+    helpers.open_page(page, f"{url}/?program={quote(presets.program('layer norm'))}")
+    helpers.wait_for_view(page, timeout=60_000)
+    helpers.wait_for_rerun(page, page.get_by_role("tab", name="Curvature").click)
+    panel = page.locator('[data-testid="curvature"]')
+    panel.wait_for(timeout=60_000)
+    page.locator('.st-key-explorer_curvature_hessian [data-testid="stPlotlyChart"] .main-svg').first.wait_for(
+        state="attached", timeout=60_000)
+    helpers.wait_for_idle(page)
+    page.locator('[data-testid="stAlert"]').last.evaluate("""(el) => { const p = el.closest('[role="tabpanel"]');
+        p.scrollTop += el.getBoundingClientRect().top - p.getBoundingClientRect().top - 8; }""")
+    _settle(page, 1.0)
+    page.screenshot(path=str(out))
+
 
 def shoot_backward_graph(page, url: str, out: Path) -> None:
     """The backward as a graph (issue 32) of the seed example: the forward's boxes and the backward's, each leaf's grad
@@ -261,7 +280,8 @@ def shoot_twice(page, url: str, out: Path) -> None:
 SHOOT = {"explorer": shoot_explorer, "stepper": shoot_stepper, "poke": shoot_poke, "jacobian": shoot_jacobian,
          "depth_lab": shoot_depth_lab, "forward-reverse-cost": shoot_cost, "explorer_forward": shoot_explorer_forward,
          "stepper_forward": shoot_stepper_forward, "practice": shoot_practice, "landscape": shoot_landscape,
-         "predict": shoot_predict, "twice": shoot_twice, "backward_graph": shoot_backward_graph}
+         "predict": shoot_predict, "twice": shoot_twice, "backward_graph": shoot_backward_graph,
+         "curvature": shoot_curvature}
 
 
 def main(argv: list[str] | None = None) -> int:

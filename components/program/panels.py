@@ -26,7 +26,7 @@ from explorer.words import markdown_safe
 ss = st.session_state
 #: The dock beside the graph: the program (editor and sliders) first, then the four tabs that were under the graph.
 PROGRAM_TAB = "Editor"  # NOTE: not "Program": the tab panel took the editor's label (get_by_label("Program"))
-TABS = ("Gradients and check", "Inspect a node", "Export", "Forward vs reverse", "Memory")
+TABS = ("Gradients and check", "Inspect a node", "Export", "Forward vs reverse", "Curvature", "Memory")
 
 
 def shared_program(params: tuple[str, ...]) -> str:
@@ -264,8 +264,8 @@ def dock() -> tuple[list, object]:
         return st.tabs((PROGRAM_TAB, *TABS), key=keys.TAB, on_change="rerun"), right
 
 
-def tabs(docked, show_checks, show_node, show_export, show_cost, stale: bool, show_memory=None) -> None:
-    """The four tabs (``docked``: dock()'s after the program's); only the open one runs. ``stale``: what they
+def tabs(docked, show_checks, show_node, show_export, show_cost, show_curvature, show_memory, stale: bool) -> None:
+    """The tabs (``docked``: dock()'s after the program's); only the open one runs. ``stale``: what they
     show is the last program that ran (the editor's has an error), which a note says and which is dimmed with
     the graph (keys explorer_results_*)."""
     # NOTE: only the open tab runs (on_change="rerun"): the node inspector's Plotly heatmap, the export's
@@ -274,7 +274,7 @@ def tabs(docked, show_checks, show_node, show_export, show_cost, stale: bool, sh
     # not the editor's: show_cost is given `results` for its other half.
     results = functools.partial(st.container, key=keys.RESULTS_TAB)
     shows = ((show_checks, results), (show_node, results), (show_export, results),
-             (lambda: show_cost(results), contextlib.nullcontext), (show_memory, results))
+             (lambda: show_cost(results), contextlib.nullcontext), (show_curvature, results), (show_memory, results))
     for tab, (show, within) in zip(docked, shows):
         if tab.open and show is not None:
             with tab:

@@ -1,9 +1,9 @@
 """Every panel on every program (issue 17): the presets and programs generated from the op registry
 (tests/support/program_gen.py) through the Explorer's graph, the inspector on every node, every node's Jacobian,
 the gradient check, the exports (DOT, SVG where Graphviz's `dot` exists, the Python script run and compared),
-the poke pictures, the Stepper's panel at every step, the Forward vs reverse tab's cost and the Memory tab: at the
-explorer/ function level for breadth, and through Streamlit AppTest on both pages for a sample. No panel may raise; each
-must say something true.
+the poke pictures, the Stepper's panel at every step, the Forward vs reverse tab's cost, the Curvature tab and the
+Memory tab: at the explorer/ function level for breadth, and through Streamlit AppTest on both pages for a sample.
+No panel may raise; each must say something true.
 
 The programs include scalars, size-1 arrays (``tensor([2.0])``), (1, n), (n, 1), an empty (0, 3), int data
 used as labels and indices, fan-out and broadcasting, and every primitive of the registry.
@@ -75,6 +75,7 @@ def walk(text: str) -> int:
     panels += forward(text)
     panels += cost_panel(text)
     panels += memory_panel(text, graph)
+    panels += curvature_panel(text)
     return panels
 
 
@@ -190,6 +191,32 @@ def memory_panel(text, graph) -> int:
         assert shown.peak("checkpointed") <= shown.peak("engine"), text
         assert all(0 <= a < b <= len(shown.labels) for a, b in shown.alive.values()) or not shown.labels
         json.dumps(payload(shown, "k"))
+    return 1
+
+
+def curvature_panel(text) -> int:
+    """The Curvature tab along its default v and along a basis vector: a note (a non-scalar output, nothing to
+    differentiate), or H·v three ways where the exact two agree and finite differences too unless a node sits on a
+    kink; every text and the heatmap built."""
+    from explorer.program import curvature, curvature_report
+
+    for direction in (curvature.RANDOM, curvature.BASIS):
+        c = curvature.curvature(text, direction=direction, element=1)
+        if c.note:
+            assert c.note.startswith(("The output has shape", "The output does not depend")), (c.note, text)
+            return 1
+        assert 'data-testid="curvature"' in curvature_report.curvature_html(c)
+        assert curvature_report.direction_text(c) and curvature_report.agreement_text(c)
+        assert c.exact_agree, (c.difference(curvature.REVERSE, curvature.FORWARD), text)
+        assert c.fd_agree or c.kinks, (c.difference(curvature.REVERSE, curvature.FD), text)
+        assert bool(curvature_report.kinks_text(c)) == bool(c.kinks)
+        if c.hessian is not None:
+            curvature_report.hessian_figure(c).to_json()
+            assert curvature_report.symmetry_text(c)
+            if c.eigenvalues is not None:
+                assert curvature_report.eigen_text(c)
+        else:
+            assert c.hessian_note, text
     return 1
 
 
@@ -381,6 +408,10 @@ def test_both_pages_walk_every_node_and_step(text):
     no_exception(at)
     assert [e for e in at.get("bidi_component") if e.proto.component_name == "components.memory"], "its timeline"
     assert any(c.value.startswith("Peaks: this engine") for c in at.caption)
+    open_tab(at, "Curvature")
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    assert any('data-testid="curvature"' in h.proto.body for h in at.get("html")) or at.info, "H·v, or why not"
 
     at.switch_page("pages/stepper.py").run()
     no_exception(at)
