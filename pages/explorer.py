@@ -9,7 +9,7 @@ from components.common.entry import through_app
 from components.common.layout import header
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
-from components.program import cost_panel, modes, panels, saturation
+from components.program import cost_panel, intervene, modes, panels, saturation
 from explorer.graph import names
 from explorer.graph.svg import to_svg
 from explorer.program import forward_mode, inspector, jacobian_view, keys, link, page_data, rules, view_data
@@ -130,7 +130,7 @@ def page() -> None:
         lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
                                  lambda node, dark: inspected(shown, poked, node, dark),
                                  lambda node, slot, index: element_of(shown, poked, node, slot, index),
-                                 page_run.forward),
+                                 page_run.forward) or intervene.intervention_panel(shown, graph),
         lambda: panels.export(graph, steps, ss.get(keys.GRAPH_OPTIONS, {}), analysis, poked, svg_of, page_run.forward),
         functools.partial(cost_panel.cost_tab, shown, poked), stale=stale)
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.numbers import fmt_number
+from explorer.numbers import compact, fmt_number
 from language import compile_program
 
 #: kind -> (what the menu says, whether it takes an amount, the amount's label, its default)
@@ -265,3 +265,53 @@ def gap(text: str, item: Intervention, t: float) -> float:
     predicted = t * float(np.sum(np.asarray(node.grad) * (target - a)))
     actual = _output(compile_program(with_line(text, item.name, override_line(item, repr(float(t))))).run()) - before
     return abs(actual - predicted)
+
+
+# ---- what the panel shows ------------------------------------------------------------------------------------------
+PREDICTION_WORDS = ("**Before** applying it, the gradient predicts ΔL ≈ g · Δa = {predicted} (g = dL/d{name}, Δa the "
+                    "change the override makes). **After**: ΔL = {actual}. Along the way (the plot) the two agree for "
+                    "small changes and part where the output curves: a tanh or softmax saturating.")
+
+
+def _grad_text(t) -> str:
+    return "—" if t is None or t.grad is None else compact(np.asarray(t.grad))
+
+
+def panel_data(text: str, items: tuple, candidate: Intervention | None) -> dict:
+    """Plain data for the panel (it is computed in the sandbox): each input's grad without and with the applied
+    interventions, the program they make, and for a value override (the candidate's, else the last applied) the
+    prediction against the actual change along the path."""
+    items = tuple(items)
+    plain = run(text)
+    changed = run(text, items) if items else plain
+    inputs = [name for name, t in plain.variables.items() if not t.parents and t.requires_grad]
+    rows = [{"tensor": name, "grad": _grad_text(plain.variables[name]),
+             "with the interventions": _grad_text(changed.variables.get(name))} for name in inputs]
+    overrides = [i for i in items if i.kind in VALUE_KINDS]
+    shown = candidate if candidate is not None and candidate.kind in VALUE_KINDS else \
+        (overrides[-1] if overrides else None)
+    data = {"rows": rows, "program": program_text(text, items), "output": _output(changed),
+            "plain_output": _output(plain), "prediction": None}
+    if shown is not None:
+        p = predict(text, shown)
+        data["prediction"] = {
+            "name": shown.name, "describe": shown.describe(), "predicted": p.predicted, "actual": p.actual,
+            "ts": list(p.ts), "predicted_path": list(p.predicted_path), "actual_path": list(p.actual_path),
+            "words": PREDICTION_WORDS.format(predicted=fmt_number(p.predicted), actual=fmt_number(p.actual),
+                                             name=shown.name),
+        }
+    return data
+
+
+def figure(prediction: dict, dark: bool) -> dict:
+    """Predicted against actual ΔL along the override's path (t = 0: nothing changed, t = 1: the override)."""
+    return {
+        "data": [{"type": "scatter", "mode": "lines", "x": prediction["ts"], "y": prediction["predicted_path"],
+                  "name": "predicted g · Δa", "line": {"dash": "dash"}},
+                 {"type": "scatter", "mode": "lines+markers", "x": prediction["ts"], "y": prediction["actual_path"],
+                  "name": "actual ΔL"}],
+        "layout": {"height": 240, "margin": {"l": 50, "r": 10, "t": 10, "b": 40},
+                   "legend": {"orientation": "h", "y": 1.15},
+                   "xaxis": {"title": "t: the fraction of the override applied"}, "yaxis": {"title": "ΔL"},
+                   "template": "plotly_dark" if dark else "plotly_white"},
+    }
