@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.numbers import compact, fmt_number
+from explorer.words import clip_text
 from language import compile_program
 
 #: kind -> (what the menu says, whether it takes an amount, the amount's label, its default)
@@ -71,8 +72,9 @@ class Intervention:
 
 
 def from_text(text: str) -> Intervention:
-    """``name:kind[:amount]`` -> an Intervention; ValueError saying what is wrong."""
+    """``name:kind[:amount]`` -> an Intervention; ValueError saying what is wrong (a long text echoed clipped)."""
     parts = text.strip().split(":")
+    text = clip_text(text)
     if len(parts) not in (2, 3) or not parts[0].isidentifier():
         raise ValueError(f"{text!r} is not name:kind or name:kind:amount")
     kind = parts[1]
@@ -83,8 +85,11 @@ def from_text(text: str) -> Intervention:
         try:
             amount = float(parts[2])
         except ValueError:
-            raise ValueError(f"{text!r}: the amount {parts[2]!r} is not a number") from None
-    return Intervention(parts[0], kind, amount)
+            raise ValueError(f"{text!r}: the amount {clip_text(parts[2])!r} is not a number") from None
+    try:
+        return Intervention(parts[0], kind, amount)
+    except ValueError as exc:
+        raise ValueError(f"{text!r}: {exc}") from None
 
 
 def read_list(text: str) -> tuple[list[Intervention], list[str]]:

@@ -121,6 +121,8 @@ def test_the_link_text_round_trips_and_says_what_is_wrong():
     found, problems = iv.read_list("h:scale:2,h:explode,1x:zero,q:set:abc,q:zero")
     assert found == [iv.Intervention("h", "scale", 2.0), iv.Intervention("q", "zero")]
     assert len(problems) == 3 and "explode" in problems[0] and "abc" in problems[2]
+    found, problems = iv.read_list("h:scale:1e400,h:set:nan," + "h:zero" * 2000)
+    assert found == [] and len(problems) == 3 and all(len(p) < 300 for p in problems)
 
 
 def test_bad_interventions_say_why():
