@@ -32,7 +32,7 @@ COMPOSITES = ("layer_norm", "rms_norm", "dropout", "scaled_dot_product_attention
 __all__ = [
     "relu", "tanh", "sigmoid", "gelu", "silu", "softmax", "log_softmax", "exp", "log", "sqrt", "abs",
     "linear", "mse_loss", "binary_cross_entropy_with_logits", "cross_entropy", "embedding",
-    "concat", "stack", "where", "maximum", "minimum",
+    "concat", "stack", "where", "maximum", "minimum", "detach", "round",
     *COMPOSITES,
 ]
 
@@ -83,6 +83,17 @@ def sqrt(x):
 
 def abs(x):
     return ops.abs(_t(x))
+
+
+def detach(x):
+    """x's value, recorded as a node that backward stops at (its VJP sends 0): Tensor.detach() without cutting the
+    drawing, so a picture can show the cut edge."""
+    return ops.detach(_t(x))
+
+
+def round(x):  # noqa: A001  (PyTorch's name)
+    """x rounded half to even (as torch.round and NumPy); its gradient is 0."""
+    return ops.round(_t(x))
 
 
 def embedding(weight, idx):

@@ -941,7 +941,7 @@ class Checker:
 
     def call_code(self, entry: lib.Entry, converted: list[Value], keywords: dict) -> ast.expr:
         kws = {k: literal(v) for k, v in keywords.items()}
-        if entry.method:
+        if entry.method and entry.name not in lib.LANGUAGE_METHODS:  # x.detach() is F.detach(x) in Python too
             receiver, *rest = converted
             return code_call(code_attr(receiver.code, entry.name), [v.code for v in rest], kws)
         return code_call(code_attr(code_name("F"), entry.name), [v.code for v in converted], kws)

@@ -33,6 +33,9 @@ for _prim in PRIMITIVES.values():
         _OWNER["F." + _name] = _prim
     for _name in _prim.methods:
         _OWNER["Tensor." + _name] = _prim
+_OWNER["Tensor.detach"] = PRIMITIVES["detach"]  # the language's x.detach() (see METHODS)
+#: Methods of the language that no primitive declares as a Tensor method (their Tensor member means something else).
+LANGUAGE_METHODS = frozenset({"detach"})
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ FUNCTIONS = {
         _function("cross_entropy", "TL"), _function("embedding", "TL"),
         _function("concat", "SP", _AXIS), _function("stack", "SP", _AXIS),
         _function("where", "MTT"),
+        _function("detach"), _function("round", number=np.round),
     )
 }
 
@@ -96,6 +100,10 @@ METHODS = {
         _method("reshape", "*"), _method("transpose", "*"),
         _method("unsqueeze", "P", _AXIS), _method("squeeze", "P", _AXIS),
         _method("masked_fill", "MP"), _method("clip", "PP", frozenset({"lo", "hi"})),
+        _method("round"),
+        # NOTE: x.detach() is the detach primitive (F.detach), not Tensor.detach: the engine's member makes a new leaf
+        # (API.md, as PyTorch's), which would leave nothing to draw; the primitive keeps the edge and sends back 0.
+        Entry("detach", F.detach, "", method=True),
     )
 }
 

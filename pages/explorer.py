@@ -9,7 +9,7 @@ from components.common.entry import through_app
 from components.common.layout import header
 from components.graph_view import graph_view, program_view
 from components.poke import full_run_wanted, poke_panel, synced
-from components.program import backward, cost_panel, curvature_panel, memory, modes, panels, saturation
+from components.program import backward, cost_panel, curvature_panel, intervene, memory, modes, panels, saturation
 from explorer.graph import names
 from explorer.graph.svg import to_svg
 from explorer.program import forward_mode, inspector, jacobian_view, keys, link, page_data, rules, view_data
@@ -128,10 +128,10 @@ def page() -> None:
     panels.verdict(analysis, into=verdict)
     panels.tabs(
         docked[1:], lambda: panels.checks(analysis, sliders, poked),
-        lambda: panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
-                                 lambda node, dark: inspected(shown, poked, node, dark),
-                                 lambda node, slot, index: element_of(shown, poked, node, slot, index),
-                                 page_run.forward),
+        lambda: (panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
+                                  lambda node, dark: inspected(shown, poked, node, dark),
+                                  lambda node, slot, index: element_of(shown, poked, node, slot, index),
+                                  page_run.forward), intervene.intervention_panel(shown, graph)),  # then, below
         lambda: panels.export(graph, steps, ss.get(keys.GRAPH_OPTIONS, {}), analysis, poked, svg_of, page_run.forward),
         functools.partial(cost_panel.cost_tab, shown, poked),
         functools.partial(curvature_panel.curvature_tab, shown, poked),

@@ -3,7 +3,7 @@ declared once, in one block of one module of this package, and collected in PRIM
 
     arithmetic   add sub mul div pow neg maximum minimum
     linalg       matmul linear
-    elementwise  exp log sqrt abs relu tanh sigmoid gelu silu clip masked_fill where
+    elementwise  exp log sqrt abs relu tanh sigmoid gelu silu clip masked_fill where detach round
     reductions   sum mean max min var std softmax log_softmax
     shapes       getitem reshape unsqueeze squeeze transpose concat stack
     losses       cross_entropy bce_with_logits mse_loss
@@ -27,8 +27,8 @@ from autograd.ops.arithmetic import (
     ADD, DIV, MAXIMUM, MINIMUM, MUL, NEG, POW, SUB, add, div, maximum, minimum, mul, neg, pow, sub,
 )
 from autograd.ops.elementwise import (
-    ABS, CLIP, EXP, GELU, LOG, MASKED_FILL, RELU, SIGMOID, SILU, SQRT, TANH, WHERE,
-    abs, clip, exp, gelu, log, masked_fill, relu, sigmoid, silu, sqrt, stable_sigmoid, tanh, where,
+    ABS, CLIP, DETACH, EXP, GELU, LOG, MASKED_FILL, RELU, ROUND, SIGMOID, SILU, SQRT, TANH, WHERE,
+    abs, clip, detach, exp, gelu, log, masked_fill, relu, round, sigmoid, silu, sqrt, stable_sigmoid, tanh, where,
 )
 from autograd.ops.linalg import LINEAR, MATMUL, linear, matmul, matmul_work
 from autograd.ops.losses import (
@@ -48,7 +48,7 @@ PRIMITIVES = {
     p.name: p
     for p in (
         ADD, SUB, MUL, DIV, POW, NEG, MAXIMUM, MINIMUM, MATMUL, LINEAR,
-        EXP, LOG, SQRT, ABS, RELU, TANH, SIGMOID, GELU, SILU, CLIP, MASKED_FILL, WHERE,
+        EXP, LOG, SQRT, ABS, RELU, TANH, SIGMOID, GELU, SILU, CLIP, MASKED_FILL, WHERE, DETACH, ROUND,
         SUM, MEAN, MAX, MIN, VAR, STD, SOFTMAX, LOG_SOFTMAX,
         GETITEM, RESHAPE, UNSQUEEZE, SQUEEZE, TRANSPOSE, CONCAT, STACK,
         CROSS_ENTROPY, BCE_WITH_LOGITS, MSE_LOSS,
@@ -103,11 +103,13 @@ Tensor.unsqueeze = unsqueeze
 Tensor.squeeze = squeeze
 Tensor.masked_fill = masked_fill
 Tensor.clip = clip
+Tensor.round = round
 
 __all__ = [
     "PRIMITIVES", "as_tensor", "compare", "matmul_work", "stable_sigmoid", "softmax_array", "log_softmax_array",
     "add", "sub", "mul", "div", "pow", "neg", "maximum", "minimum", "matmul", "linear",
     "exp", "log", "sqrt", "abs", "relu", "tanh", "sigmoid", "gelu", "silu", "clip", "masked_fill", "where",
+    "detach", "round",
     "sum", "mean", "max", "min", "var", "std", "softmax", "log_softmax",
     "getitem", "reshape", "unsqueeze", "squeeze", "transpose", "concat", "stack",
     "cross_entropy", "binary_cross_entropy_with_logits", "mse_loss",

@@ -420,3 +420,44 @@ WHERE = Primitive("where", where, _where_vjp, "dA = G where cond, dB = G where n
                   shape=_where_shape, functions=("where",),
                   jvp=_where_jvp, jvp_formula="dOut = dA where cond, dB where not cond", jvp_plugged=_where_jvp_plugged,
                   vjp_lines=("dA += dOut * ({cond} != 0)", "dB += dOut * ({cond} == 0)"))
+
+
+# ---- no gradient: detach, round -------------------------------------------------------------------
+# Both pass their forward and send nothing back: detach is the identity that backward stops at (the language's
+# x.detach(), drawn as a cut edge; Tensor.detach() itself stays the engine's leaf-making member, as PyTorch's), round
+# is a step function, flat almost everywhere (PyTorch's round also has a zero gradient). Together they make the
+# straight-through estimator: x + (round(x) - x).detach().
+def _zero_vjp(g, out, a, need, xp=xp_array):
+    return (xp.where(True, 0.0, g),)  # NOTE: zeros of G's shape and dtype, and 0 even where G is inf or NaN
+
+
+def _zero_jvp(tangents, out, a):
+    return np.zeros_like(tangents[0])
+
+
+def detach(a):
+    return _result(a.data.copy(), (a,), DETACH)
+
+
+DETACH = Primitive("detach", detach, _zero_vjp, "dA = 0 (no grad flows through detach)",
+                   saves=(),
+                   plugged=lambda t, g, out, a: ((f"0 ⊙ {t(g)}", np.zeros_like(g)),),
+                   slots=("A",), shape=same_shape, functions=("detach",),
+                   jvp=_zero_jvp,
+                   jvp_formula="dOut = 0",
+                   jvp_plugged=lambda t, tangents, out, a: (f"0 ⊙ {t(tangents[0])}", np.zeros_like(tangents[0])),
+                   vjp_lines=("dA += 0 * dOut",))
+
+
+def round(a):  # noqa: A001  (PyTorch's name)
+    return _result(np.round(a.data), (a,), ROUND)
+
+
+ROUND = Primitive("round", round, _zero_vjp, "dA = 0 (round is flat between its steps)",
+                  saves=(),
+                  plugged=lambda t, g, out, a: ((f"0 ⊙ {t(g)}", np.zeros_like(g)),),
+                  slots=("A",), shape=same_shape, methods=("round",), functions=("round",),
+                  jvp=_zero_jvp,
+                  jvp_formula="dOut = 0",
+                  jvp_plugged=lambda t, tangents, out, a: (f"0 ⊙ {t(tangents[0])}", np.zeros_like(tangents[0])),
+                  vjp_lines=("dA += 0 * dOut",))

@@ -16,6 +16,7 @@ During a backward step (``STATE_LEGEND``, drawn by the graph view): the **active
 yellow with a thick red border and the edges to its parents are red; **done** nodes keep their
 colours; **waiting** nodes are greyed out with a dashed border. Chains collapsed to fit
 ``max_nodes`` are lilac. An edge whose grad was summed over broadcast axes is orange and says which.
+An edge into a ``detach`` is **cut**: red, dashed, marked ✂ (``CUT_LEGEND``): the value passes, backward stops.
 
 Structure the graph view relies on (components/graph_view): each box is ``n<id>`` with
 ``id="n<id>"`` and ``class="kind-<kind>"``; its data, grad and shape sit in cells with the ids
@@ -99,6 +100,10 @@ STATE_LEGEND: tuple[LegendEntry, ...] = (
                 "gray"),
 )
 _KIND = {e.key: e for e in LEGEND}
+#: The legend's entry for a cut edge (an edge into a detach), shown when the drawing has one.
+CUT_LEGEND = LegendEntry("cut", "✂ cut", "#ffffff", "#dc2626", "backward stops",
+                         "an edge into a detach: the value passes forward, no grad flows back through it", "red")
+CUT_COLOUR = "#dc2626"
 
 #: Text colours written into the DOT (light theme); the graph view maps each to a theme colour.
 TEXT_COLOURS = {"text": "#111827", "meta": "#6b7280", "data": "#1d4ed8", "grad": "#b91c1c", "broadcast": "#c2410c"}
@@ -271,6 +276,15 @@ def _collapse_chains(graph, keep: set[int]) -> dict[int, list[int]]:
         if len(run) >= 2:
             chains[run[-1]] = run
     return chains
+
+
+def _cut_attrs() -> list[str]:
+    """An edge into a detach: the forward passes along it, backward stops (a red dashed edge with scissors)."""
+    return ['class="cut"', f'color="{CUT_COLOUR}"', f'fontcolor="{CUT_COLOUR}"', "style=dashed", 'label="✂"']
+
+
+def has_cut(graph) -> bool:
+    return any(node.op == "detach" for node in graph.nodes)
 
 
 def _chain_label(graph, members: list[int]) -> str:
@@ -474,6 +488,8 @@ def to_dot(
                 attrs.append(f'class="broadcast", color="{colour}", fontcolor="{colour}", style=dashed')
             if words:
                 attrs.append(f"label={_quoted(' · '.join(words))}")
+            if node.op == "detach":
+                attrs.extend(_cut_attrs())
             edges.append((src, b, slot, attrs))
         for k, d in enumerate(node.data_parents, start=len(parents)):  # labels, index tensors: data, not grads
             if box_of(d) in visible:

@@ -31,6 +31,8 @@ CURVATURE_HESSIAN = "explorer_curvature_hessian"  # the Hessian's heatmap
 SATURATION_SCALE = "explorer_saturation_scale"  # the saturation panel's logit scale
 WHOLE_RUN = "explorer_whole_run"  # the next run evaluates the page whole (not the sliders' fragment only)
 SETTLED = "explorer_settled"  # the poked values this page run evaluated
+INTERVENTIONS = "explorer_interventions"  # the applied interventions: a tuple of intervene.Intervention
+INTERVENE_KIND = "explorer_intervene_kind"  # the intervention panel's choice of kind
 LAST_GOOD = "explorer_last_good"  # the last program that ran, shown while the editor's does not
 GRAPH = "explorer_graph"  # the graph view
 POKE = "explorer_poke"  # the sliders' view
@@ -88,3 +90,8 @@ def mode_switch(page: str) -> tuple[str, str, str]:
 def pictures_for(key: str) -> str:
     """The program whose pictures the sliders' view ``key`` has (it asks again for a new one)."""
     return f"{key}_pictures_for"
+
+
+def intervene_amount(kind: str) -> str:
+    """The intervention panel's amount for one kind of intervention (each keeps its own)."""
+    return f"explorer_intervene_amount_{kind}"

@@ -16,7 +16,7 @@ from language.messages import MAX_CHARS
 LINK_LIMIT = 64 * 1024
 #: The parameters each program page reads from its link.
 PAGE_PARAMS: dict[str, tuple[str, ...]] = {
-    "explorer": ("program", "poke", "mode", "v", "backward", "again"),
+    "explorer": ("program", "poke", "mode", "v", "backward", "again", "intervene"),
     "stepper": ("program", "poke", "step", "mode", "v", "predict"),
 }
 

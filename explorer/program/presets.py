@@ -126,6 +126,18 @@ logits = y @ E.T
 loss = cross_entropy(logits, [3, 1, 4, 2])
 """
 
+STRAIGHT_THROUGH = """\
+# the straight-through estimator: the forward uses round(w), the backward treats the rounding as the identity.
+# round's own gradient is 0 almost everywhere (w would never learn); (round(w) - w).detach() adds the rounding
+# error as a constant, so q = round(w) in value and dq/dw = 1. The cut (dashed) edge is where backward stops.
+# The gradient check disagrees for w, on purpose: central differences see round's true slope, 0.
+x = [[0.5, -1.2, 2.0], [1.5, 0.3, -0.7]]
+w = [0.8, -1.6, 2.3]
+q = w + (round(w) - w).detach()
+y = tanh(x @ q)
+loss = ((y - 0.5) ** 2).mean()
+"""
+
 #: name -> (one-line description, program text). The first one is the default.
 PRESETS: dict[str, tuple[str, str]] = {
     "micrograd": ("micrograd's full example: scalars, fan-out, relu, division", MICROGRAD),
@@ -141,10 +153,14 @@ PRESETS: dict[str, tuple[str, str]] = {
                                   "cross-entropy", TRANSFORMER_STEP),
     "layer norm": ("Normalise each row to mean 0, variance 1, then scale and shift", LAYER_NORM),
     "broadcasting bias": ("A (4,) bias added to a (3, 4) matrix: grad sums over axis 0", BROADCAST),
+    "straight-through estimator": ("w + (round(w) - w).detach(): round(w) forward, the identity's gradient back",
+                                   STRAIGHT_THROUGH),
 }
 
 DEFAULT = "micrograd"
-KINK_PRESET = "relu at its kink"  # the one preset whose gradient check disagrees, on purpose
+KINK_PRESET = "relu at its kink"  # a preset whose gradient check disagrees, on purpose
+STRAIGHT_THROUGH_PRESET = "straight-through estimator"  # the other one: its backward is not the forward's slope
+CHECK_DIFFERS = (KINK_PRESET, STRAIGHT_THROUGH_PRESET)
 
 
 def names() -> list[str]:

@@ -77,6 +77,7 @@ def _legend(graph, drawing: dotmod.Drawing, states: bool, forward: bool = False,
     if tags:
         kinds.add("ref")
     entries = [e for e in dotmod.LEGEND if e.key in kinds] + (list(dotmod.STATE_LEGEND) if states else [])
+    entries += [dotmod.CUT_LEGEND] if dotmod.has_cut(graph) else []
     legend = [{"key": e.key, "label": e.label, "short": e.short, "meaning": e.meaning} for e in entries]
     for entry in legend if forward else ():
         entry["short"], entry["meaning"] = FORWARD_LEGEND.get(entry["key"], (entry["short"], entry["meaning"]))

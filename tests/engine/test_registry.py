@@ -124,6 +124,9 @@ EXAMPLES = {
     "F.where": lambda: F.where(A.data > 2, A, B),
     "F.maximum": lambda: F.maximum(A, B),
     "F.minimum": lambda: F.minimum(A, 2.0),
+    "F.detach": lambda: F.detach(A),
+    "Tensor.round": lambda: A.round(),
+    "F.round": lambda: F.round(A),
 }
 
 
@@ -221,7 +224,8 @@ SHAPE_CASES = [
     ("matmul", (A, M), {}), ("matmul", (t(4), t(4)), {}), ("matmul", (t(2, 3, 4), t(4)), {}),
     ("matmul", (t(4), t(2, 4, 5)), {}), ("matmul", (t(2, 1, 3, 4), t(5, 4, 2)), {}),
     ("linear", (A, t(5, 4)), {}), ("linear", (t(2, 3, 4), t(5, 4), t(5)), {}),
-    ("exp", (A,), {}), ("clip", (A,), {"lo": 0.0}), ("masked_fill", (A, MASK, 0.0), {}),
+    ("exp", (A,), {}), ("detach", (A,), {}), ("round", (A,), {}),
+    ("clip", (A,), {"lo": 0.0}), ("masked_fill", (A, MASK, 0.0), {}),
     ("masked_fill", (A, MASK[0], 1.0), {}), ("where", (MASK, A, t(4)), {}), ("where", (MASK[0], t(3, 1), t()), {}),
     ("sum", (A,), {}), ("sum", (t(2, 3, 4),), {"axis": (0, 2), "keepdims": True}), ("mean", (A,), {"axis": -1}),
     ("max", (t(2, 3, 4),), {"axis": 1}), ("min", (A,), {"keepdims": True}),

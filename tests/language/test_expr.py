@@ -452,8 +452,17 @@ loss = cross_entropy(logits, y) + (logits * y.reshape(3, 1)).sum()
 """
 
 
+STRAIGHT_THROUGH = """
+x = randn(2, 3) * 2
+q = x + (round(x) - x).detach()   # the straight-through estimator
+c = x.detach() * 3                # x reached only through detach: its grad is 0 from here
+(q * q).sum() + (c * x).sum() + x.round().sum()
+"""
+
+
 @pytest.mark.parametrize(
-    "text", [EXPORT_PROGRAM, EXPORT_NEW_FORMS, MICROGRAD, EQUIVALENT[4][0], EQUIVALENT[5][0], INTEGER_LABELS]
+    "text", [EXPORT_PROGRAM, EXPORT_NEW_FORMS, MICROGRAD, EQUIVALENT[4][0], EQUIVALENT[5][0], INTEGER_LABELS,
+             STRAIGHT_THROUGH]
 )
 def test_to_python_script_reproduces_grads(text, tmp_path):
     script = to_python(text)

@@ -32,11 +32,14 @@ def test_every_registry_function_and_method_is_in_the_language():
     functions = {name for p in PRIMITIVES.values() for name in p.functions}
     methods = {name for p in PRIMITIVES.values() for name in p.methods}
     assert set(lib.FUNCTIONS) == functions
-    assert set(lib.METHODS) | {"T"} == methods
+    assert set(lib.METHODS) | {"T"} == methods | lib.LANGUAGE_METHODS
     assert set(lib.ATTRIBUTES) == {"T", "shape"}
     for entry in [*lib.FUNCTIONS.values(), *lib.METHODS.values()]:
         assert entry.prim.name in PRIMITIVES
-        assert entry.run is (getattr(Tensor, entry.name) if entry.method else getattr(F, entry.name))
+        plain = entry.method and entry.name not in lib.LANGUAGE_METHODS
+        assert entry.run is (getattr(Tensor, entry.name) if plain else getattr(F, entry.name))
+    # x.detach() is the detach primitive, which keeps the edge for the drawing (Tensor.detach makes a leaf)
+    assert lib.METHODS["detach"].run is F.detach and lib.METHODS["detach"].prim is PRIMITIVES["detach"]
 
 
 # One program per function and method of the language, and the same computation written with Tensors.
@@ -78,6 +81,8 @@ LANGUAGE_CASES = {
     "squeeze": ("y = x[None].squeeze(0)", lambda x: x[None].squeeze(0)),
     "masked_fill": ("y = x.masked_fill(x < 0, 0.0)", lambda x: x.masked_fill(x.data < 0, 0.0)),
     "clip": ("y = x.clip(-1, 1)", lambda x: x.clip(-1, 1)),
+    "detach": ("y = (x * 2).detach()", lambda x: F.detach(x * 2)),
+    "round": ("y = round(x * 3)", lambda x: F.round(x * 3)),
 }
 
 

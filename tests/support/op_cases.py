@@ -47,6 +47,11 @@ def sigmoid_ref(x):
     return 1 / (1 + np.exp(-x))
 
 
+#: Primitives whose gradient is 0 by design, not the derivative of their forward (detach passes its input on):
+#: the tests that compare a VJP or JVP with central differences compare it with 0 instead.
+NO_GRADIENT_BY_DESIGN = frozenset({"detach"})
+
+
 @dataclass
 class Case:
     label: str
@@ -203,6 +208,11 @@ CASES = {
         Case("mask (4,) broadcast", (randn(3, 4),), lambda a: a.masked_fill(ROW_MASK, 0.5),
              lambda a: np.where(ROW_MASK, 0.5, a)),
     ],
+    # no gradient. detach's forward is the identity and its gradient 0 by design (NO_GRADIENT_BY_DESIGN), round's
+    # is 0 wherever it has one: central differences see 0 too (round's inputs sit away from its steps, at k ± 0.2)
+    "detach": [Case("detach", (randn(3, 4),), lambda a: F.detach(a), lambda a: a.copy())],
+    "round": [Case("round", (RNG.integers(-3, 4, (3, 4)) + RNG.choice([-0.2, 0.2], (3, 4)),), lambda a: a.round(),
+                   np.round)],
     "clip": [
         Case("clip(-0.5, 0.5)", (away_from_zero(3, 4) * 0.9 + 0.0,), lambda a: a.clip(-0.5, 0.5),
              lambda a: np.clip(a, -0.5, 0.5)),

@@ -61,6 +61,10 @@ CASES = {
     "gelu": [("exact gelu", (3 * randn(20),), lambda a: a.gelu(), TF.gelu)],
     "silu": [("silu at ±1000", (np.array([1000.0, -1000.0, 0.3]),), lambda a: a.silu(), TF.silu)],
     "clip": [("clip", (randn(3, 4),), lambda a: a.clip(-0.5, 0.5), lambda a: a.clamp(-0.5, 0.5))],
+    # torch's detach() makes a leaf, so backward needs a path: its `+ 0 * a` says the gradient through it is 0
+    "detach": [("detach", (randn(3, 4),), lambda a: F.detach(a), lambda a: a.detach() + 0 * a)],
+    "round": [("round half to even", (np.array([0.5, 1.5, 2.5, -0.5, -1.5, 0.3, 2.7]),), lambda a: a.round(),
+               torch.round)],
     "masked_fill": [("mask", (randn(3, 4),), lambda a: a.masked_fill(MASK, -1.0),
                      lambda a: a.masked_fill(torch.tensor(MASK), -1.0))],
     "where": [("where", (randn(3, 4), randn(4)), lambda a, b: F.where(MASK, a, b),

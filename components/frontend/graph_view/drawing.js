@@ -181,6 +181,7 @@ export function prepare(svg) {
     g.removeAttribute("id");
     if (match) {
       g.dataset.child = match[1];
+      if (g.classList.contains("cut")) g.dataset.cut = "true"; // an edge into a detach (explorer/graph/dot.py)
       drawing.edges.push({ g, child: match[1], cls: "" });
     }
   }

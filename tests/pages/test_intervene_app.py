@@ -1,0 +1,88 @@
+"""The Explorer's interventions through AppTest: under the inspector, a value override shows the gradient's
+prediction and the actual change (the hook's numbers are the engine's), a grad intervention changes the inputs'
+grads, and the URL keeps them: a link reproduces them, and its bad parts are said."""
+
+import re
+
+from explorer.program import intervene as iv
+from explorer.program import keys, presets
+from tests.support.apptest import EXPLORER, button, no_exception, open_page, open_tab
+
+STE = presets.PRESETS["straight-through estimator"][1]
+
+
+def _hooks(at) -> list[str]:
+    return [h.proto.body for h in at.get("html") if 'data-testid="intervention"' in h.proto.body]
+
+
+def _pick(at, name):
+    from autograd.graph import trace
+    from language import compile_program
+
+    out = compile_program(STE).run().output
+    out.backward()
+    node = [n for n in trace(out).nodes if n.name == name][-1]
+    at.selectbox(key=keys.NODE).select(node.id).run()
+
+
+def test_an_override_shows_prediction_and_actual_and_the_link_keeps_it():
+    at = open_page(EXPLORER, {"program": STE})
+    open_tab(at, "Inspect a node")
+    no_exception(at)
+    _pick(at, "y")
+    at.selectbox(key=keys.INTERVENE_KIND).select("scale").run()
+    no_exception(at)
+    expected = iv.predict(STE, iv.Intervention("y", "scale", 1.5))
+    (hook,) = _hooks(at)
+    assert float(re.search(r'data-predicted="([^"]+)"', hook).group(1)) == expected.predicted
+    assert float(re.search(r'data-actual="([^"]+)"', hook).group(1)) == expected.actual
+    assert at.get("plotly_chart"), "predicted against actual along the override's path"
+    button(at, "Apply to y").click().run()
+    no_exception(at)
+    assert at.query_params["intervene"] in ("y:scale:1.5", ["y:scale:1.5"])
+    assert at.session_state[keys.INTERVENTIONS] == (iv.Intervention("y", "scale", 1.5),)
+    # a link with the interventions reproduces them, and says what it could not read
+    again = open_page(EXPLORER, {"program": STE, "intervene": "q:detach,y:explode"})
+    open_tab(again, "Inspect a node")
+    no_exception(again)
+    assert again.session_state[keys.INTERVENTIONS] == (iv.Intervention("q", "detach"),)
+    assert any("explode" in w.value for w in again.warning)
+    rows = again.table[-1].value
+    w = rows[rows["tensor"] == "w"]
+    assert w["with the interventions"].iloc[0] == "[0, 0, 0]", "detaching q stops w's grad"
+
+
+def test_a_grad_hook_changes_the_inputs_grads_and_clearing_undoes_it():
+    at = open_page(EXPLORER, {"program": STE})
+    open_tab(at, "Inspect a node")
+    _pick(at, "y")
+    at.selectbox(key=keys.INTERVENE_KIND).select("scale_grad").run()
+    button(at, "Apply to y").click().run()
+    no_exception(at)
+    rows = at.table[-1].value
+    plain = iv.run(STE)
+    scaled = iv.run(STE, [iv.Intervention("y", "scale_grad", 2.0)])
+    from explorer.numbers import compact
+
+    x = rows[rows["tensor"] == "x"]
+    assert x["grad"].iloc[0] == compact(plain.variables["x"].grad)
+    assert x["with the interventions"].iloc[0] == compact(scaled.variables["x"].grad)
+    button(at, "Clear the interventions").click().run()
+    no_exception(at)
+    assert "intervene" not in at.query_params
+    assert not at.session_state[keys.INTERVENTIONS]
+
+
+def test_an_unnamed_node_says_what_to_do():
+    from autograd.expr import evaluate
+    from autograd.graph import trace
+    from components.program.intervene import NEEDS_A_NAME
+
+    text = presets.PRESETS["seed example"][1]
+    at = open_page(EXPLORER, {"program": text})
+    open_tab(at, "Inspect a node")
+    unnamed = [n for n in trace(evaluate(text).output).nodes if not n.name][0]
+    at.selectbox(key=keys.NODE).select(unnamed.id).run()
+    no_exception(at)
+    assert [c for c in at.caption if c.value == NEEDS_A_NAME]
+    assert not [s for s in at.selectbox if s.key == keys.INTERVENE_KIND]
