@@ -107,9 +107,12 @@ def agreement_text(c: curv.Curvature) -> str:
              f"Reverse over reverse and forward over reverse differ by up to {fmt_number(exact)}")
     if c.fd_agree:
         second = f"finite differences (ε = {fmt_number(c.eps)}) come within {fmt_number(fd)}"
-    elif c.kinks:
+    elif any(k.jumps for k in c.kinks):
         second = (f"finite differences (ε = {fmt_number(c.eps)}) differ by up to {fmt_number(fd)}: they step across "
                   "a kink (below), where the gradient jumps")
+    elif c.kinks:
+        second = (f"finite differences (ε = {fmt_number(c.eps)}) differ by up to {fmt_number(fd)}: they see how the "
+                  "value moves past a detach (below), which the engine's gradient leaves out")
     else:
         second = (f"finite differences (ε = {fmt_number(c.eps)}) differ by up to {fmt_number(fd)}: the gradient "
                   "changes fast here, faster than a step of ε follows")
@@ -118,13 +121,21 @@ def agreement_text(c: curv.Curvature) -> str:
 
 def kinks_text(c: curv.Curvature) -> str:
     """Where the program is not twice differentiable at this point, naming the nodes ('' when it is)."""
-    if not c.kinks:
-        return ""
-    said = "; ".join(f"**{markdown_safe(k.label)}**: {k.words}"
-                     + (f" at {k.count:,} elements" if k.count > 1 else "") for k in c.kinks)
-    return (f"**Not twice differentiable here.** {said}. The gradient jumps at such a point, so H does not exist "
-            "there: both exact ways use the engine's one-sided rule (relu'(0) = 0, a tie split evenly), and "
-            "finite differences see the jump. Poke the input off the kink to see H.")
+    def said(kinks) -> str:
+        return "; ".join(f"**{markdown_safe(k.label)}**: {k.words}"
+                         + (f" at {k.count:,} elements" if k.count > 1 else "") for k in kinks)
+
+    jumps, cuts = [k for k in c.kinks if k.jumps], [k for k in c.kinks if not k.jumps]
+    parts = []
+    if jumps:
+        parts.append(f"**Not twice differentiable here.** {said(jumps)}. The gradient jumps at such a point, so H "
+                     "does not exist there: both exact ways use the engine's one-sided rule (relu'(0) = 0, a tie "
+                     "split evenly), and finite differences see the jump. Poke the input off the kink to see H.")
+    if cuts:
+        parts.append(f"**The gradient is not the output's derivative.** {said(cuts)}. Both exact ways differentiate "
+                     "the engine's gradient, which a detach cuts; finite differences of it see how the value really "
+                     "moves, so they may differ.")
+    return " ".join(parts)
 
 
 KIND_WORDS = {

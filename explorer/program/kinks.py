@@ -2,9 +2,11 @@
 
 One rule per op, in ``KINKS``: a function of the node that counts the elements sitting exactly on a kink (relu and
 abs at 0, clip at its bounds, maximum/minimum where the two sides are equal, max/min reductions with a tie, sqrt at
-0, x ** 1.5 at 0), and the words for it. Smooth ops have no entry. At such a point the gradient jumps (or is
-infinite), so the Hessian does not exist there: the engine still returns a number (its one-sided rule, relu'(0) = 0,
-a tie's even split), finite differences of the gradient see the jump, and the two need not agree.
+0, x ** 1.5 at 0, round halfway, and a detach the inputs reach), and the words for it. Smooth ops have no entry.
+At such a point the gradient jumps (or is infinite), so the Hessian does not exist there: the engine still returns
+a number (its one-sided rule, relu'(0) = 0, a tie's even split), finite differences of the gradient see the jump,
+and the two need not agree. A detach (``CUTS``) is not a kink but a cut: the gradient is smooth but leaves out how
+the detached value moves, so finite differences of it may differ too.
 
     for kink in kinks_at(result.output, result.uses): kink.node, kink.op, kink.count, kink.words
 """
@@ -26,6 +28,12 @@ class Kink:
     op: str
     count: int  # elements of the node's input sitting on the kink
     words: str  # what the kink is, e.g. "relu's input is exactly 0"
+
+    @property
+    def jumps(self) -> bool:
+        """The gradient jumps here (a kink); False for a detach, where the gradient is smooth but not the output's
+        derivative."""
+        return self.op not in CUTS
 
     @property
     def label(self) -> str:
@@ -68,6 +76,19 @@ def _pow_at_zero(node) -> int:
     return int(np.count_nonzero(np.broadcast_to((a == 0) & ~whole & (b < 2), node.data.shape)))
 
 
+def _at_a_half(node) -> int:
+    x = node._parents[0].data
+    return int(np.count_nonzero(x - np.floor(x) == 0.5))
+
+
+def _all(node) -> int:
+    """Every element of a detach whose input the inputs reach: the value flows on, the gradient does not."""
+    return int(node._parents[0].data.size) if node._parents[0].requires_grad else 0
+
+
+#: Ops whose entry is not a kink but a cut: the engine's gradient leaves out how the value moves.
+CUTS = frozenset({"detach"})
+
 #: op -> (how many elements of the node's input are on a kink, the words for one).
 KINKS: dict[str, tuple[Callable, str]] = {
     "relu": (_equal_to(0), "relu's input is exactly 0 (its slope jumps from 0 to 1)"),
@@ -80,6 +101,10 @@ KINKS: dict[str, tuple[Callable, str]] = {
     "minimum": (_ties_between, "minimum's two sides are equal (a tie: the gradient switches sides there)"),
     "max": (_ties_within, "max has a tie (several elements share the largest value)"),
     "min": (_ties_within, "min has a tie (several elements share the smallest value)"),
+    "round": (_at_a_half, "round's input is exactly halfway between two whole numbers (its value jumps there)"),
+    "detach": (_all, "detach stops the backward while its value still moves with the inputs (the gradient is not "
+                     "the output's derivative there, so finite differences of it differ: the straight-through "
+                     "estimator's way)"),
 }
 
 

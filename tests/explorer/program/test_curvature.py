@@ -14,7 +14,7 @@ from explorer.program.mode_cost import pass_operations
 from language import compile_program
 from tests.support.cost_markup import hooks
 
-KINKED = {presets.KINK_PRESET}
+KINKED = {presets.KINK_PRESET: ["relu"], "straight-through estimator": ["detach"]}
 
 
 @pytest.mark.parametrize("name", presets.names())
@@ -27,9 +27,11 @@ def test_the_three_hvps_agree_on_every_preset(name, direction):
     assert np.all(np.isfinite(rr))
     assert c.exact_agree, (name, c.difference(curv.REVERSE, curv.FORWARD))
     np.testing.assert_allclose(fr, rr, rtol=1e-9, atol=1e-9 * max(1.0, c.scale))
-    if name in KINKED:  # finite differences step across relu's kink: the kink note says why they differ
-        assert [k.op for k in c.kinks] == ["relu"]
-        assert not c.fd_agree
+    if name in KINKED:  # finite differences step across relu's kink, or see round's steps past a detach: the note says
+        assert [k.op for k in c.kinks] == KINKED[name]
+        assert c.kinks[0].jumps == (name == presets.KINK_PRESET)
+        if c.kinks[0].jumps:
+            assert not c.fd_agree
     else:
         assert not c.kinks, name
         assert c.fd_agree, (name, c.difference(curv.REVERSE, curv.FD))
@@ -114,6 +116,9 @@ KINK_PROGRAMS = {
             "x = [[3.0, 2.5], [1.0, 2.0]]\nk = x.max(axis=1)\nf = (k * k).sum()"),
     "min": ("x = [1.0, 1.0, 2.0]\nk = x.min()\nf = k * k", "x = [1.0, 1.5, 2.0]\nk = x.min()\nf = k * k"),
     "pow": ("x = [0.0, 1.0]\nk = x ** 1.5\nf = k.sum()", "x = [0.0, 1.0]\nk = x ** 2\nf = k.sum()"),
+    "round": ("x = [0.5, 1.0]\nk = x.round()\nf = (k * x).sum()", "x = [0.4, 1.0]\nk = x.round()\nf = (k * x).sum()"),
+    "detach": ("x = [1.0, 2.0]\nk = (x * 2.0).detach()\nf = (x * k).sum()",
+               "x = [1.0, 2.0]\nk = ones(2).detach()\nf = (x * k).sum()"),
 }
 
 
@@ -130,7 +135,8 @@ def test_a_node_on_its_op_s_kink_is_named_and_off_it_not(op):
     assert found[0].label.startswith(f"k ({op}, node ")
     c = curv.curvature(on)
     said = curvature_report.kinks_text(c)
-    assert said.startswith("**Not twice differentiable here.** **k (" + op) and kinks.KINKS[op][1] in said
+    heading = "**Not twice differentiable here.**" if found[0].jumps else "**The gradient is not the output's derivative.**"
+    assert said.startswith(heading + " **k (" + op) and kinks.KINKS[op][1] in said
     off_result = compile_program(off).run()
     assert kinks.kinks_at(off_result.output, off_result.uses) == []
     assert curvature_report.kinks_text(curv.curvature(off)) == ""
