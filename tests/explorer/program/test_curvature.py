@@ -135,7 +135,8 @@ def test_a_node_on_its_op_s_kink_is_named_and_off_it_not(op):
     assert found[0].label.startswith(f"k ({op}, node ")
     c = curv.curvature(on)
     said = curvature_report.kinks_text(c)
-    heading = "**Not twice differentiable here.**" if found[0].jumps else "**The gradient is not the output's derivative.**"
+    heading = ("**Not twice differentiable here.**" if found[0].jumps
+               else "**The gradient is not the output's derivative.**")
     assert said.startswith(heading + " **k (" + op) and kinks.KINKS[op][1] in said
     off_result = compile_program(off).run()
     assert kinks.kinks_at(off_result.output, off_result.uses) == []
