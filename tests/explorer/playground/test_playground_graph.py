@@ -176,7 +176,7 @@ def test_the_multi_class_step_graph_draws_its_labels_y_as_data():
     assert loss.data_parents == (y.id,) and (y.id, loss.id) in graph.edges
     assert loss.formula == "dZ = (softmax(Z) − onehot(y)) · G / N"
     dot = pg.layout(state)["dot"]
-    assert f'n{y.id} -> n{loss.id} [id="e{loss.id}.1", class="data", style=dashed, label="y"]' in dot
+    assert f'n{y.id} -> n{loss.id} [id="e{loss.id}.1", class="data", style=dashed, xlabel="y"]' in dot
     assert f"n{y.id} [label=<" in dot and "<b>y</b>" in dot
     assert str(y.id) not in pg.frame_values(graph), "data: the same in every frame"
 
