@@ -37,9 +37,10 @@ import numpy as np
 from graphviz import quoting
 
 from autograd.ops import PRIMITIVES
-from explorer.numbers import SMALL, format_array, lines_in_full, shape_dtype_text, shape_text, value_lines
+from explorer.numbers import SMALL, format_array, shape_dtype_text, shape_text, summarised_in_compact, value_lines
 
-#: Above this many boxes, values are drawn on one line each (a sparkline and the range): compact.
+#: Above this many boxes a drawing is compact: a scalar box on one row, a bigger array on one line (a sparkline and
+#: the range) unless its numbers fit (explorer.numbers.summarised_in_compact).
 COMPACT_ABOVE = 20
 #: The layout directions the pages offer, with their labels (to_dot also takes BT and RL).
 LAYOUTS = {"TB": "top → bottom", "LR": "left → right"}
@@ -145,7 +146,7 @@ def _small_font(array: np.ndarray | None, compact: bool) -> bool:
     if array is None:
         return False
     array = np.asarray(array)
-    return array.size > SMALL or (compact and lines_in_full(array) > 1)
+    return array.size > SMALL or (compact and summarised_in_compact(array))
 
 
 # ----------------------------------------------------------------------------- nodes

@@ -198,11 +198,15 @@ def test_value_lines_take_a_number_of_lines_the_shape_decides():
     for shape in [(), (3,), (7,), (2, 3), (3, 4), (5, 5), (8, 16)]:
         counts = {len(value_lines(rng.normal(size=shape))) for _ in range(3)}
         assert len(counts) == 1, shape
-    # compact: everything on one line, a sparkline and the range
+    # compact: an array whose numbers fit (at most 8 on at most 4 lines) whole, anything bigger on one line: a
+    # sparkline and the range
     (line,) = value_lines(np.arange(12.0).reshape(3, 4), compact=True)
     assert line.endswith("0 … 11") and line[0] in "▁▂▃▄▅▆▇█"
     assert value_lines(np.array([1.0, 2.0]), compact=True) == ["[1, 2]"], "one line already: unchanged"
-    assert value_lines(np.full((8, 1), 0.125), compact=True) == ["all 0.125"]
+    assert value_lines(np.full((8, 1), 0.125), compact=True) == ["all 0.125"], "8 numbers on 8 lines: summarised"
+    assert value_lines(np.arange(8.0).reshape(4, 2), compact=True) == ["[[0, 1],", " [2, 3],", " [4, 5],", " [6, 7]]"]
+    assert value_lines(np.arange(6.0).reshape(2, 3), compact=True) == value_lines(np.arange(6.0).reshape(2, 3))
+    assert len(value_lines(np.arange(9.0).reshape(3, 3), compact=True)) == 1, "9 numbers: summarised"
 
 
 def test_big_graphs_draw_values_compactly():
