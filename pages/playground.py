@@ -141,8 +141,8 @@ if ss[keys.GRAPH]:
     panel = pg.graph_panel()
     with st.container(key=keys.GRAPH_PANEL):
         st.caption(f"One training step on {panel['points']} fixed training points, as the engine computes it: X and "
-                   "y are data (grey, no grad), each layer's W and b are weights (green) with their grads. Each box "
-                   "shows its values as a sparkline and their range; hover one for its numbers.")
+                   "y are data (grey, no grad), each layer's W and b are weights (green) with their grads. A box "
+                   "prints a few numbers whole, more as a sparkline and their range; hover one for its numbers.")
         graph_view(panel["data"], key=keys.STEP_GRAPH, options=ss.get(keys.STEP_GRAPH_OPTIONS), values=panel["values"],
                    caption=panel["caption"],
                    on_options=lambda: ss.update({keys.STEP_GRAPH_OPTIONS: ss[keys.STEP_GRAPH]["options"]}))
