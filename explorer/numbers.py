@@ -44,6 +44,10 @@ import numpy as np
 SMALL = 12
 #: Numbers per printed line in a node's value rows.
 PER_LINE = 6
+#: A compact drawing (explorer/graph/dot.py) prints an array whole if it has at most this many elements on at most
+#: COMPACT_LINES lines (the Playground's X of (4, 2)); larger ones as a sparkline and the range, on one line.
+COMPACT_WHOLE = 8
+COMPACT_LINES = 4
 _SPARK = "▁▂▃▄▅▆▇█"
 PERCENT_FLOOR = 0.01
 PERCENT_CEILING = 99999
@@ -301,14 +305,14 @@ def value_lines(array: np.ndarray | None, compact: bool = False) -> list[str]:
     """The text lines a box shows for an array, one per line of its cell.
 
     Small arrays (at most ``SMALL`` elements) in full, larger ones as their statistics and a
-    sparkline; ``compact`` puts anything that would take more than one line on one: a sparkline and
-    the range. None (no grad yet) is "—". An array's shape alone decides how many lines it takes,
-    so the graph view can retext a cell with another array of the same shape.
+    sparkline; ``compact`` puts anything bigger that would take more than one line on one: a sparkline
+    and the range (``summarised_in_compact``). None (no grad yet) is "—". An array's shape alone decides how
+    many lines it takes, so the graph view can retext a cell with another array of the same shape.
     """
     if array is None:
         return ["—"]
     array = np.asarray(array)
-    if compact and lines_in_full(array) > 1:
+    if compact and summarised_in_compact(array):
         return [_one_line(array)]
     if array.size <= SMALL:
         return format_array(array)
@@ -318,6 +322,13 @@ def value_lines(array: np.ndarray | None, compact: bool = False) -> list[str]:
         f"max {fmt_number(s['max'])}  ‖·‖ {fmt_number(s['norm'])}"
     )
     return [stats, sparkline(array) or _flat(array)]
+
+
+def summarised_in_compact(array: np.ndarray) -> bool:
+    """Whether a compact drawing prints ``array`` as one line (a sparkline and the range) rather than whole: it
+    takes more than one line and is bigger than COMPACT_WHOLE elements or COMPACT_LINES lines (its shape decides)."""
+    lines = lines_in_full(array)
+    return lines > 1 and (array.size > COMPACT_WHOLE or lines > COMPACT_LINES)
 
 
 def lines_in_full(array: np.ndarray) -> int:

@@ -11,8 +11,8 @@ from components.program.memory import timeline
 from explorer.playground import keys, step_memory
 
 CAPTION = ("One training step on {points} fixed training points, as the engine computes it: X and y are data (grey, "
-           "no grad), each layer's W and b are weights (green) with their grads. Each box shows its values as a "
-           "sparkline and their range; hover one for its numbers.")
+           "no grad), each layer's W and b are weights (green) with their grads. A box prints a few numbers whole, "
+           "more as a sparkline and their range; hover one for its numbers.")
 TITLE = "Bytes held over this step: forward → backward → the optimiser's step"
 
 

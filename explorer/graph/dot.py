@@ -38,9 +38,10 @@ import numpy as np
 from graphviz import quoting
 
 from autograd.ops import PRIMITIVES
-from explorer.numbers import SMALL, format_array, lines_in_full, shape_dtype_text, shape_text, value_lines
+from explorer.numbers import SMALL, format_array, shape_dtype_text, shape_text, summarised_in_compact, value_lines
 
-#: Above this many boxes, values are drawn on one line each (a sparkline and the range): compact.
+#: Above this many boxes a drawing is compact: a scalar box on one row, a bigger array on one line (a sparkline and
+#: the range) unless its numbers fit (explorer.numbers.summarised_in_compact).
 COMPACT_ABOVE = 20
 #: The layout directions the pages offer, with their labels (to_dot also takes BT and RL).
 LAYOUTS = {"TB": "top → bottom", "LR": "left → right"}
@@ -155,7 +156,7 @@ def _small_font(array: np.ndarray | None, compact: bool) -> bool:
     if array is None:
         return False
     array = np.asarray(array)
-    return array.size > SMALL or (compact and lines_in_full(array) > 1)
+    return array.size > SMALL or (compact and summarised_in_compact(array))
 
 
 # ----------------------------------------------------------------------------- nodes
@@ -206,11 +207,48 @@ def _value_row(box: int, part: str, lines: list[str], small: bool, tip: str, wor
     )
 
 
+#: The gap before a one-row box's value cell (an empty cell, so that a value retexted in place keeps it). The graph
+#: view hides a part of a one-row box by cutting its value's cell, the gap before it and the word before that.
+_ROW_GAP = '<td width="4"></td>'
+
+
+def _one_row(node, grad, grad_lines, show: frozenset, compact: bool) -> list[tuple[str, list[str]]] | None:
+    """A compact box's parts on its title's row, when it is a scalar and each value is one line: [(part, lines)]
+    of the parts shown, else None. Graphs of many scalars (micrograd's) are then a third as tall. Which boxes take
+    one row does not depend on ``show``: the graph view hides a part by cutting its cells (see ``_ROW_GAP``)."""
+    if not compact or shape_dtype_text(node.shape, node.dtype) != "scalar":
+        return None
+    parts = [("data", value_lines(node.data, compact), node.data)]
+    if node.requires_grad:
+        parts.append(("grad", grad_lines if grad_lines is not None else value_lines(grad, compact),
+                      node.data if grad_lines is not None else grad))
+    if any(len(lines) != 1 or _small_font(array, compact) for _, lines, array in parts):
+        return None
+    return [(part, lines) for part, lines, _ in parts if part in show]
+
+
+def _one_row_label(node, parts, grad_word: str) -> str:
+    """A box on one row: its title, its data (in the data's colour) and its grad after the word (``grad_word``).
+    The title's cell has the id ``n<id>.t``: the graph view hides a part here by its cell, not by its row."""
+    name = node.name or node.op or node.kind
+    cells = [f'<td id="n{node.id}.t" align="left">{_title(node)}</td>']
+    for part, lines in parts:
+        colour = TEXT_COLOURS[part]
+        tip = f"{name}.{part}" if part == "data" or grad_word == "grad" else f"{name}'s {grad_word}"
+        word = "" if part == "data" else f'<td align="left"><font color="{colour}"> {grad_word}</font></td>'
+        cells.append(f'{word}{_ROW_GAP}<td id="n{node.id}.{part[0]}" tooltip="{_attr(tip)}" align="left">'
+                     f'<font color="{colour}">{_esc(lines[0])}</font></td>')
+    return '<<table border="0" cellborder="0" cellspacing="0" cellpadding="1"><tr>' + "".join(cells) + "</tr></table>>"
+
+
 def _node_label(node, grad, grad_lines, show: frozenset, compact: bool, grad_word: str = "grad") -> str:
     if node.kind == "const" and not node.name and node.data.size <= SMALL:
         # NOTE: unnamed constants (the 2 in x ** 2) are drawn as just their value, to keep graphs light.
         body = _BR.join(format_array(node.data))
         return f'<<font point-size="12" color="{_GREY}">{body}</font>>'
+    parts = _one_row(node, grad, grad_lines, show, compact)
+    if parts is not None:
+        return _one_row_label(node, parts, grad_word)
     name = node.name or node.op or node.kind
     rows = [f'<tr><td colspan="2" align="left">{_title(node)}</td></tr>']
     # NOTE: a float64 scalar says nothing more than its single number; another dtype is said, scalar or not.
@@ -436,6 +474,24 @@ def _spine(graph, boxes: list[int], box_of) -> set[int]:
     return line if len(line) >= 3 else set()
 
 
+def _separations(compact: bool) -> str:
+    """The gaps between boxes (inches): a compact drawing's are half as wide, so that micrograd's graph (35 boxes)
+    fits a 1280x800 window's pane with its text at 11 px or more."""
+    return "nodesep=0.12, ranksep=0.12" if compact else "nodesep=0.25, ranksep=0.3"
+
+
+def _least_height(compact: bool) -> str:
+    """A compact drawing's boxes are as low as their text (Graphviz's least height, 0.5 in, left a one-row box
+    half empty)."""
+    return ", height=0.3" if compact else ""
+
+
+def _beside(attrs: list[str]) -> list[str]:
+    """An edge's attributes with its label drawn beside it (``xlabel``): dot gives a ``label`` a rank of its own,
+    which doubled the ranks of a compact drawing (each sub, div and pow's slots)."""
+    return [f"x{a}" if a.startswith("label=") else a for a in attrs]
+
+
 def to_dot(
     graph,
     *,
@@ -496,10 +552,12 @@ def to_dot(
                 label = f"label={_quoted(data_role(node))}"
                 edges.append((box_of(d), b, k, [f'id="e{b}.{k}"', 'class="data"', "style=dashed", label]))
     hubs, tag_hidden = _hubs(boxes, edges, hidden_parents)
+    if compact:
+        edges = [(src, b, slot, _beside(attrs)) for src, b, slot, attrs in edges]
     out = [
         "digraph autograd {",
-        f'  graph [rankdir={rankdir}, bgcolor="transparent", nodesep=0.25, ranksep=0.3, fontname="Helvetica"];',
-        '  node [shape=box, fontname="Helvetica", fontsize=13, margin="0.1,0.05"];',
+        f'  graph [rankdir={rankdir}, bgcolor="transparent", {_separations(compact)}, fontname="Helvetica"];',
+        f'  node [shape=box, fontname="Helvetica", fontsize=13, margin="0.1,0.05"{_least_height(compact)}];',
         f'  edge [color="{_GREY}", arrowsize=0.6, fontname="Helvetica", fontsize=10, fontcolor="{_GREY}"];',
     ]
     if notice:

@@ -159,7 +159,8 @@ _WIDEST = 9.999e100
 
 def widest(graph):
     """A copy of ``graph`` in which every data and grad is an array of its shape that a compact drawing
-    prints as wide as it prints any array of that shape (a full sparkline and 11-character numbers).
+    prints as wide as it prints any array of that shape (a full sparkline and 11-character numbers; a small
+    array printed whole, each of its numbers that wide).
 
     A layout made from it (``view_data(widest(graph), compact=True)``) fits any values of those shapes,
     retexted in place with ``value_texts(..., compact=True)``, and its DOT (and key) depends on the
@@ -167,7 +168,9 @@ def widest(graph):
     """
     def filler(shape):
         n = math.prod(shape)
-        return -np.linspace(_WIDEST, _WIDEST / 9, n).reshape(shape) if n > 1 else np.full(shape, -_WIDEST)
+        if n > 1 and numbers.summarised_in_compact(np.empty(shape)):  # a sparkline and its range
+            return -np.linspace(_WIDEST, _WIDEST / 9, n).reshape(shape)
+        return np.full(shape, -_WIDEST)  # printed whole: every number as wide as any
 
     nodes = tuple(
         dataclasses.replace(node, data=filler(node.shape), grad=filler(node.shape) if node.requires_grad else None)

@@ -1,8 +1,9 @@
 """A lesson on one screen (issue 29): at 1280x800, light and dark, the Explorer shows its editor (60 columns), the
-whole graph's boxes at 11 px or more with the output in view, and after a click the inspector beside the graph
-without the page scrolling; two quick clicks never show the previous node under the new one; the Stepper shows
-the graph at 60 % of the width beside its panel, the step's rule with the sum back of a broadcast parent; at
-390 px the Explorer opens on its graph and nothing runs off the window sideways."""
+whole micrograd graph in its pane (nothing to scroll) with every box's text at 11 px or more and the output in
+view, and after a click the inspector beside the graph without the page scrolling; two quick clicks never show the
+previous node under the new one; the Stepper shows the graph at 60 % of the width beside its panel, the step's rule
+with the sum back of a broadcast parent, and micrograd's whole graph at 11 px; at 390 px the Explorer opens on its
+graph and nothing runs off the window sideways."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ BOX_TEXT_PX = """(sel) => { const svg = document.querySelector(sel + ' svg.gv-gr
 SIDEBAR_SHUT = """() => { const s = document.querySelector('[data-testid="stSidebar"]');
   return !s || s.getAttribute('aria-expanded') === 'false' || s.getBoundingClientRect().right <= 0; }"""
 PENDING = "(e) => getComputedStyle(e, '::after').content"
+DRAWING_HIGH = "(sel) => document.querySelector(sel + ' svg.gv-graph').getBoundingClientRect().height"
+# Whether the graph's pane shows all of the drawing: it has nothing to scroll to and the drawing lies inside it.
+WHOLE = """(sel) => { const pane = document.querySelector(sel + ' .gv-pane');
+  const svg = pane.querySelector('svg.gv-graph').getBoundingClientRect(), p = pane.getBoundingClientRect();
+  return pane.scrollHeight <= pane.clientHeight + 1 && pane.scrollWidth <= pane.clientWidth + 1
+    && svg.top >= p.top - 1 && svg.bottom <= p.bottom + 1 && svg.left >= p.left - 1 && svg.right <= p.right + 1; }"""
 
 
 @pytest.fixture
@@ -57,9 +64,12 @@ def test_the_explorer_shows_editor_graph_output_and_the_inspector_beside_it(open
     pane = rect(page, f"{GRAPH} .gv-pane")
     assert inside(pane, window), pane
     assert pane["right"] - pane["left"] >= 0.6 * PRESENTER["width"], f"the graph's pane is 60 % of the width: {pane}"
-    assert pane["bottom"] - pane["top"] >= 0.6 * PRESENTER["height"], f"and of the height: {pane}"
     sizes = page.evaluate(BOX_TEXT_PX, GRAPH)
     assert sizes and min(sizes) >= 11 - 0.05, f"every box's text at 11 px or more: {min(sizes):.2f}"
+    assert page.evaluate(WHOLE, GRAPH), "the whole graph in its pane: nothing to scroll to"
+    # NOTE: the pane is as high as the drawing it holds whole (its width decides its scale): at most the window's
+    # height from its top, and at least 60 % of the window's height when the drawing needs that much
+    assert pane["bottom"] - pane["top"] >= min(0.6 * PRESENTER["height"], page.evaluate(DRAWING_HIGH, GRAPH)), pane
     output = traced(program).output
     assert inside(rect(page, f'{GRAPH} g.node[data-node="{output}"]'), pane), "the output's box is in view"
     editor = page.locator('[data-testid="stTextArea"] textarea')
@@ -121,6 +131,14 @@ def test_the_stepper_shows_the_graph_the_rule_and_the_sum_back(open_at, app_url,
     assert "dB = Σ₀ G = [4, 4, 4]" in plugged.inner_text(), "the sum back is the plugged rule itself"
     assert inside(plugged.evaluate(RECT), window), "with its numbers, on screen"
     assert inside(rect(page, f"{GRAPH} g.node.active"), pane), "the active step's box in view"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_stepper_shows_the_whole_micrograd_graph_at_11px(open_at, app_url, scheme):
+    page = open_at(PRESENTER, f"{app_url}/stepper?program={quote(MICROGRAD)}", scheme)
+    sizes = page.evaluate(BOX_TEXT_PX, GRAPH)
+    assert sizes and min(sizes) >= 11 - 0.05, f"every box's text at 11 px or more: {min(sizes):.2f}"
+    assert page.evaluate(WHOLE, GRAPH), "the whole graph in the Stepper's pane"
 
 
 def test_at_390px_the_explorer_opens_on_its_graph_and_nothing_runs_off_sideways(open_at, app_url):

@@ -134,10 +134,20 @@ export function dotFor(dot, show, rankdir) {
   let text = dot.replace(/rankdir=[A-Z]{2}/, "rankdir=" + rankdir);
   const hidden = Object.keys(PART_CELL).filter((p) => !show.includes(p)).map((p) => PART_CELL[p]);
   if (hidden.length) {
+    text = cutOneRowParts(text, hidden);
     const cell = new RegExp('id="n\\d+\\.(' + hidden.join("|") + ')"');
     text = text.replace(/<tr>(?:(?!<\/tr>).)*<\/tr>/g, (row) => (cell.test(row) ? "" : row));
   }
   return text;
+}
+
+// A one-row box (a compact drawing's scalar: explorer/graph/dot.py's _one_row_label) hides a part by cutting its
+// cells, not its row (which holds its title too): the value's cell, the gap before it (an empty cell of width 4)
+// and the word before that (grad's). `hidden` are cell letters (d, g).
+export function cutOneRowParts(text, hidden) {
+  const parts = new RegExp('(?:<td align="left"><font[^>]*> [^<]*</font></td>)?<td width="4"></td>'
+    + '<td id="n\\d+\\.(?:' + hidden.join("|") + ')"(?:(?!</td>).)*</td>', "g");
+  return text.replace(parts, "");
 }
 
 // Graphviz's SVG, made ours: node and edge groups tagged with data-*, the cells' <a> wrappers (made
@@ -223,7 +233,8 @@ export function fitLines(box, texts) {
   for (const text of texts) {
     const x = Number(text.getAttribute("x"));
     const anchor = text.getAttribute("text-anchor") || "start";
-    const room = anchor === "middle" ? 2 * Math.min(x - left, right - x) : anchor === "end" ? x - left : right - x;
+    const end = Math.min(right, nextOnTheRow(box, text));
+    const room = anchor === "middle" ? 2 * Math.min(x - left, end - x) : anchor === "end" ? x - left : end - x;
     if (text.textContent && room > 0 && textWidth(text) > room) {
       text.setAttribute("textLength", room.toFixed(1));
       text.setAttribute("lengthAdjust", "spacingAndGlyphs");
@@ -232,4 +243,16 @@ export function fitLines(box, texts) {
       text.removeAttribute("lengthAdjust");
     }
   }
+}
+
+// Where the next text on a text's line starts, less a gap (Infinity if none): a one-row box's data is followed by
+// its grad's word, which a longer value retexted in place must not run into.
+function nextOnTheRow(box, text) {
+  const x = Number(text.getAttribute("x")), y = Number(text.getAttribute("y"));
+  let next = Infinity;
+  for (const other of box.g.querySelectorAll("text")) {
+    const ox = Number(other.getAttribute("x"));
+    if (other !== text && Math.abs(Number(other.getAttribute("y")) - y) < 1 && ox > x) next = Math.min(next, ox - 3);
+  }
+  return next;
 }

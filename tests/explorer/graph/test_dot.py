@@ -82,8 +82,12 @@ def test_labels_hold_data_and_grads():
     ids = {n.name: n.id for n in graph.nodes if n.name in ("a", "b") and not n.op}
     a_line, b_line, g_line = lines[f"n{ids['a']}"], lines[f"n{ids['b']}"], lines[f"n{graph.output}"]
     assert "<b>a</b>" in a_line
-    assert f'<td id="n{ids["a"]}.d" tooltip="a.data" align="left">-4</td>' in a_line
-    assert f'<td id="n{ids["a"]}.g" tooltip="a.grad" align="left">138.8</td>' in a_line
+    # micrograd's 35 boxes are a compact drawing: each scalar on one row, its title, data and grad
+    assert f'<td id="n{ids["a"]}.d" tooltip="a.data" align="left"><font color="#1d4ed8">-4</font></td>' in a_line
+    assert f'<td id="n{ids["a"]}.g" tooltip="a.grad" align="left"><font color="#b91c1c">138.8</font></td>' in a_line
+    assert a_line.count("<tr>") == 1 and f'<td id="n{ids["a"]}.t"' in a_line
+    wide = node_lines(to_dot(graph, compact=False))[f"n{ids['a']}"]
+    assert f'<td id="n{ids["a"]}.d" tooltip="a.data" align="left">-4</td>' in wide and wide.count("<tr>") == 3
     assert ">645.6<" in b_line
     assert ">24.7<" in g_line and "<b>g</b> = add" in g_line
     assert "scalar" not in g_line  # a scalar's shape row is left out
@@ -117,7 +121,11 @@ HIDDEN_ROW = re.compile(r"<tr>(?:(?!</tr>).)*</tr>")
 
 
 def cut_rows(dot: str, hidden: str) -> str:
-    """What graph_view.js does to hide parts: drop every table row holding a cell n<id>.<hidden>."""
+    """What graph_view.js does to hide parts: cut a one-row box's cells of that part (its word, gap and value), then
+    drop every table row holding a cell n<id>.<hidden>."""
+    parts = re.compile(r'(?:<td align="left"><font[^>]*> [^<]*</font></td>)?<td width="4"></td>'
+                       r'<td id="n\d+\.[' + hidden + r']"(?:(?!</td>).)*</td>')
+    dot = parts.sub("", dot)
     cell = re.compile(r'id="n\d+\.[' + hidden + ']"')
     return HIDDEN_ROW.sub(lambda m: "" if cell.search(m.group()) else m.group(), dot)
 
@@ -190,11 +198,15 @@ def test_value_lines_take_a_number_of_lines_the_shape_decides():
     for shape in [(), (3,), (7,), (2, 3), (3, 4), (5, 5), (8, 16)]:
         counts = {len(value_lines(rng.normal(size=shape))) for _ in range(3)}
         assert len(counts) == 1, shape
-    # compact: everything on one line, a sparkline and the range
+    # compact: an array whose numbers fit (at most 8 on at most 4 lines) whole, anything bigger on one line: a
+    # sparkline and the range
     (line,) = value_lines(np.arange(12.0).reshape(3, 4), compact=True)
     assert line.endswith("0 … 11") and line[0] in "▁▂▃▄▅▆▇█"
     assert value_lines(np.array([1.0, 2.0]), compact=True) == ["[1, 2]"], "one line already: unchanged"
-    assert value_lines(np.full((8, 1), 0.125), compact=True) == ["all 0.125"]
+    assert value_lines(np.full((8, 1), 0.125), compact=True) == ["all 0.125"], "8 numbers on 8 lines: summarised"
+    assert value_lines(np.arange(8.0).reshape(4, 2), compact=True) == ["[[0, 1],", " [2, 3],", " [4, 5],", " [6, 7]]"]
+    assert value_lines(np.arange(6.0).reshape(2, 3), compact=True) == value_lines(np.arange(6.0).reshape(2, 3))
+    assert len(value_lines(np.arange(9.0).reshape(3, 3), compact=True)) == 1, "9 numbers: summarised"
 
 
 def test_big_graphs_draw_values_compactly():

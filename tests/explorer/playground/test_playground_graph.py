@@ -16,6 +16,7 @@ from explorer.playground import step_graph as pg
 from explorer.playground.settings import TrainConfig
 from explorer.program import view_data as graph_data
 from language.messages import MAX_CHARS
+from tests.support.dot_lines import node_lines
 from tests.support.playground_by_hand import numpy_step
 
 
@@ -81,6 +82,21 @@ def test_the_step_graph_is_the_engines_forward_and_backward(config):
     assert all((a is None and b is None) or np.array_equal(a, b) for a, b in zip(before, after))  # model untouched
 
 
+def test_the_step_graph_prints_small_data_whole():
+    # issue 29: the step graph is compact (a sparkline for big arrays), yet X of (4, 2) is printed number by number,
+    # in the box's usual font, as the Explorer prints it; the hidden layer's (4, 8) activations stay a sparkline
+    state = trained(TrainConfig(), steps=1)
+    graph = pg.step_graph(state)
+    x = next(n for n in graph.nodes if n.name == "X")
+    assert x.shape == (4, 2)
+    line = node_lines(pg.layout(state)["dot"])[f"n{x.id}"]
+    assert "▁" not in line and line.count("<br") >= 4 and 'point-size="12"><font' not in line
+    texts = graph_data.value_texts(graph, compact=True)
+    assert texts[str(x.id)]["d"] == numbers.value_lines(x.data), "and retexted with its numbers"
+    wide = next(n for n in graph.nodes if n.data.size > 8 and n.data.ndim == 2)
+    assert len(texts[str(wide.id)]["d"]) == 1 and texts[str(wide.id)]["d"][0][0] in "▁▂▃▄▅▆▇█"
+
+
 def test_a_frames_parameters_give_that_frames_graph():
     state = trained(TrainConfig(), steps=5)
     early = training.frame(state)
@@ -103,7 +119,8 @@ def test_the_layout_is_made_once_per_shape_and_fits_every_step():
     other_points = trained(TrainConfig(dataset="circles"), steps=3)
     assert pg.layout(other_points)["key"] == first["key"]
     assert pg.layout(trained(TrainConfig(hidden=(8, 4)), steps=1))["key"] != first["key"]
-    # Every cell is one line, sized for the widest its shape prints: the texts of any step fit.
+    # Every cell is as many lines as its shape prints (one, or a small array whole: X), each sized for the widest
+    # its shape prints: the texts of any step fit.
     wide = graph_data.widest(pg.step_graph(state))
     laid = graph_data.value_texts(wide, compact=True, tips=False)
     rng = np.random.default_rng(0)
@@ -115,8 +132,10 @@ def test_the_layout_is_made_once_per_shape_and_fits_every_step():
         for box, texts in shown.items():
             for part in ("d", "g"):
                 if part in texts:
-                    assert len(texts[part]) == len(laid[box][part]) == 1
-                    assert len(texts[part][0]) <= len(laid[box][part][0]), (scale, box, texts[part], laid[box][part])
+                    assert len(texts[part]) == len(laid[box][part]), (box, texts[part])
+                    assert all(len(a) <= len(b) for a, b in zip(texts[part], laid[box][part])), \
+                        (scale, box, texts[part], laid[box][part])
+    assert any(len(texts[part]) > 1 for texts in shown.values() for part in ("d", "g") if part in texts)
 
 
 def test_frames_send_what_changes_and_full_runs_everything():
@@ -176,7 +195,7 @@ def test_the_multi_class_step_graph_draws_its_labels_y_as_data():
     assert loss.data_parents == (y.id,) and (y.id, loss.id) in graph.edges
     assert loss.formula == "dZ = (softmax(Z) − onehot(y)) · G / N"
     dot = pg.layout(state)["dot"]
-    assert f'n{y.id} -> n{loss.id} [id="e{loss.id}.1", class="data", style=dashed, label="y"]' in dot
+    assert f'n{y.id} -> n{loss.id} [id="e{loss.id}.1", class="data", style=dashed, xlabel="y"]' in dot
     assert f"n{y.id} [label=<" in dot and "<b>y</b>" in dot
     assert str(y.id) not in pg.frame_values(graph), "data: the same in every frame"
 
