@@ -52,6 +52,7 @@ import psutil
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.live_view import ws_bytes  # noqa: E402
 from tests.browser.server import launch_chromium, start_streamlit  # noqa: E402
 
 LIVE_VIEW = '[data-testid="live-view"]'
@@ -250,7 +251,7 @@ class FrameBytes:
         self.cdp.on("Network.webSocketFrameReceived", self._frame)
 
     def _frame(self, event):
-        self.total += len(event["response"]["payloadData"])
+        self.total += ws_bytes(event["response"])
 
 
 def measure_play(pages, bytes_of, seconds: float, tree: Tree, url: str) -> dict:

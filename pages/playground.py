@@ -13,9 +13,9 @@ from components.common.layout import header
 from components.common.learner import learner_key
 from components.common.link_warnings import link_warnings
 from components.graph_view import graph_view
-from components.live_view import live_view
 from components.playground import files, landscape, step_memory
 from components.playground import settings_form as form
+from components.playground.live import live as live_fragment
 from components.playground.store_status import store_status
 from explorer.playground import datasets, keys, step_graph
 from explorer.playground.controller import Playground
@@ -111,19 +111,7 @@ if stopped:
 
 @st.fragment(run_every=pg.interval if playing else None)
 def live() -> None:
-    if pg.settled:  # Pause went back to the step on screen: the downloads' names and the step graph follow
-        pg.settled = False
-        st.rerun(scope="app")
-    was_playing = pg.playing
-    frames = pg.tick()
-    if st.query_params.get("run") != pg.run_id:  # the run went on under a new id (server/run_store.py)
-        st.query_params["run"] = pg.run_id
-    if was_playing and not pg.playing:
-        st.rerun(scope="app")  # diverged: stop the timer and show the explanation
-    data = pg.view_data(frames, full=ss.pop(keys.FULL, False), replay=ss.get(keys.REPLAY) and not pg.playing,
-                        graph=ss[keys.GRAPH])
-    live_view(data, key=keys.VIEW, on_need=lambda: ss.update({keys.FULL: True}), on_painted=pg.settle_told,
-              on_graph=lambda seen: setattr(pg, "graph_seen", seen))
+    live_fragment(pg)
 
 
 ss[keys.FULL] = True  # a full run sends the layout and the points; the fragment's reruns only frames

@@ -11,9 +11,11 @@ from explorer.words import markdown_safe
 
 
 def store_status(pg: Playground) -> None:
-    """The store's words for this page, rerun every RETRY_EVERY seconds while playing (a tick's save may fail or
-    work again) or while the store fails (then, paused, it tries the store itself: `Playground.retry_store`)."""
-    every = RETRY_EVERY if pg.playing or pg.store_message else None
+    """The store's words for this page, rerun every RETRY_EVERY seconds while paused and the store fails (it tries the
+    store itself: `Playground.retry_store`). NOTE: no timer while playing: each tick saves, and the live fragment
+    reruns the page when the store's words change (components/playground/live.py), so a playing page costs the
+    server one rerun a tick, not also one every RETRY_EVERY seconds."""
+    every = RETRY_EVERY if pg.store_message and not pg.playing else None
 
     @st.fragment(run_every=every)
     def status() -> None:

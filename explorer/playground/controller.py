@@ -37,7 +37,10 @@ from explorer.playground import snapshot as run_snapshot
 from explorer.playground.settings import SLOW_MOTION, TrainConfig, changed_settings
 from server.run_store import KEPT, MB, TAKEN, TOO_BIG, RunStore, StoreDown, new_run_id, runs
 
-TICK_SECONDS = 0.5  # the live fragment's period while playing (faster than slow motion): 2 messages a second
+# NOTE: each tick is a fragment rerun, which costs the server more than the tick's own work (Streamlit's run of the
+# fragment and its 6 messages: about as much as training 25 steps); the browser paints the frames from its queue
+# at display rate whatever the tick, so one tick a second costs the server less than two, for the same pictures.
+TICK_SECONDS = 1.0  # the live fragment's period while playing (faster than slow motion): 1 message a second
 BIG_TICK_SECONDS = 0.4  # ... for networks whose frames are big (over FRAME_PAYLOAD bytes): one frame a message
 DISPLAY_RATE = 60  # frames per second sent at most: the display's rate (a faster speed keeps every j-th step)
 FRAME_PAYLOAD = 60_000  # bytes of weights per 0.2 s at most: big networks send fewer frames
@@ -45,8 +48,8 @@ JOURNAL_BYTES = 4_000_000  # checkpoints of the frames sent, kept for Pause (see
 JOURNAL_FRAMES = 4 * DISPLAY_RATE  # ... and at most this many (4 s of the fastest frames)
 EXACT_PARAMS = 20_000  # up to this many parameters frames carry float64 (exact), above float32
 TRAIN_BUDGET = 0.6  # share of a tick's period that training may take
-CATCH_UP_SECONDS = 1.0  # after a stall, at most this much wall clock's worth of steps is made up
-HISTORY_EVERY = 1.0  # seconds between full curve histories while playing
+CATCH_UP_SECONDS = 2.0  # after a stall (or a late tick), at most this much wall clock's worth of steps is made up
+HISTORY_EVERY = 5.0  # seconds between full curve histories while playing (the view adds the frames it paints)
 SAVE_EVERY = 1.0  # seconds between snapshots in the run store while playing (every action saves at once)
 RETRY_EVERY = 2.0  # seconds between a page's tries while the run store fails (the store backs off on its own)
 # NOTE: a page that comes back playing (a reload mid-Play) gets its full message and the fragment's first

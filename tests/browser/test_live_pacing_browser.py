@@ -105,3 +105,30 @@ def test_pause_holds_the_picture_of_the_click(page, app_url):
     page.wait_for_function("(lv) => lv.dataset.holding !== '1'", arg=page.locator(LV).element_handle())
     at_click = page.evaluate("() => window.__atClick")
     assert live_step(page) == at_click, "the step on screen when Pause was pressed is the one it stays on"
+
+
+def test_while_playing_the_only_reruns_are_the_live_fragments_ticks(page, app_url):
+    """The server's cost of a playing page is its ticks: every rerun the page asks for while playing is the live
+    fragment's timed one (no other timer: the store's words, for one, follow from the ticks), and each brings frames."""
+    import base64
+
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    _open(page, app_url)
+    page.locator(LV).evaluate(PAINTS_JS)
+    _play_until(page, 10)
+    sent = []
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.on("Network.webSocketFrameSent", lambda e: sent.append(base64.b64decode(e["response"]["payloadData"])))
+    page.wait_for_function("() => window.__paints.length >= 135", timeout=90_000)  # 5 s of steps at 25 steps/s
+    reruns = []
+    for raw in list(sent):
+        msg = BackMsg()
+        msg.ParseFromString(raw)
+        if msg.WhichOneof("type") == "rerun_script":
+            reruns.append((msg.rerun_script.fragment_id, msg.rerun_script.is_auto_rerun))
+    _pause(page)
+    assert len(reruns) >= 3, reruns
+    assert len({fragment for fragment, _ in reruns}) == 1, reruns
+    assert all(fragment and auto for fragment, auto in reruns), reruns

@@ -72,6 +72,21 @@ test("the fastest speed: a frame on nearly every animation frame, every j-th ste
   assert.ok(late.length / ((late[late.length - 1] - late[0]) / 1000) >= 50, "at least 50 pictures a second");
 });
 
+test("ticks a second apart (the server's TICK_SECONDS): every step at 25 steps/s, >= 50 pictures/s at the fastest", () => {
+  const slow = simulate({ perMessage: 25, intervalMs: 980, ms: 8000 });
+  assert.deepEqual(slow.painted, Array.from({ length: slow.painted.length }, (_, i) => i + 1), "every step, in order");
+  const gaps = slow.times.slice(60).map((t, i, a) => t - a[i - 1]).slice(1);
+  assert.ok(Math.max(...gaps) <= 50.1, `gaps up to ${Math.max(...gaps)} ms`);
+  let k = 0;
+  const jitter = () => [0, 120, -80, 240, -160][k++ % 5];
+  const fast = simulate({ perMessage: 59, every: 17, intervalMs: 987, jitter, ms: 8000 });
+  assert.ok(fast.painted.every((s, i) => s % 17 === 0 && (i === 0 || s > fast.painted[i - 1])), "real steps, in order");
+  const late = fast.times.slice(60);
+  const fastGaps = late.slice(1).map((t, i) => t - late[i]).sort((a, b) => a - b);
+  assert.ok(fastGaps[Math.floor(0.95 * (fastGaps.length - 1))] <= 34, "p95 gap within two animation frames");
+  assert.ok(late.length / ((late[late.length - 1] - late[0]) / 1000) >= 50, "at least 50 pictures a second");
+});
+
 test("a browser that paints only 30 times a second skips the oldest frames and lags a bounded time", () => {
   const { painted, p } = simulate({ hz: 30, perMessage: 29, every: 17, intervalMs: 500, ms: 10000 });
   assert.ok(p.skipped > 0);

@@ -247,7 +247,8 @@ def test_view_data_at_defaults_is_small_and_complete(clock):
     frames = pg.tick()
     first = json.dumps(pg.view_data(frames, full=True), separators=(",", ":"))
     params_now = training.flat_params(pg.state)
-    clock.now += (pgm.MODEL_RESEND + pgm.HISTORY_EVERY) / 2  # past the resend, before the next history
+    clock.now += pgm.TICK_SECONDS  # a tick later: past the resend, before the next history
+    assert pgm.MODEL_RESEND < pgm.TICK_SECONDS < pgm.HISTORY_EVERY
     frames = pg.tick()
     later = pg.view_data(frames, full=False)
     assert "model" not in later and "history" not in later  # the browser keeps them
