@@ -21,6 +21,7 @@ from explorer.words import markdown_safe
 from server.run_store import RunStore, StoreDown
 
 REFRESH_SECONDS = 2.0  # the dashboard is at most this stale
+FOLLOW_SECONDS = 3.0  # a learner's page looks for a newer post this often (one record read)
 
 
 @contextlib.contextmanager
@@ -174,8 +175,10 @@ def learner(store: RunStore, code: str) -> None:
             return
         st.caption(f"You are **{markdown_safe(you.name)}** in this class.")
         now = room.posted(store, info)
+        st.session_state[keys.SEEN_POST] = None if now is None else now.posted
+        follow_posts(store, info)
         if now is None:
-            st.info("Nothing posted yet: reload this page when your teacher says they have posted.",
+            st.info("Nothing posted yet: what your teacher posts appears here as soon as they post it.",
                     icon=":material/hourglass:")
             return
         link = page_data.post_link(_base(), now, code)
@@ -185,6 +188,21 @@ def learner(store: RunStore, code: str) -> None:
         st.link_button(label, link, type="primary")
         if now.kind == "challenge":
             _hand_in_run(store, info, who)
+
+
+def follow_posts(store: RunStore, info: room.ClassInfo) -> None:
+    """Every FOLLOW_SECONDS, the class's post (one record read); a newer one than the page shows reruns the page,
+    which shows it (what the learner typed stays: widgets keep their values across a rerun)."""
+    @st.fragment(run_every=FOLLOW_SECONDS)
+    def follow():
+        try:
+            now = room.posted(store, info)
+        except StoreDown:
+            return  # the next look tries again; the page says nothing new
+        if (None if now is None else now.posted) != st.session_state.get(keys.SEEN_POST):
+            st.rerun()
+
+    follow()
 
 
 def _join_form(store: RunStore, info: room.ClassInfo, who: str) -> None:

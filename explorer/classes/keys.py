@@ -14,3 +14,4 @@ POST_TARGET = "cls_post_target"
 SHOW = "cls_show"  # the learner the teacher puts on the big screen
 PROBLEM = "cls_problem"  # what the last action could not do, said on the next run
 HANDED_IN = "cls_handed_in"  # what this session last handed in from the Practice page (not written again)
+SEEN_POST = "cls_seen_post"  # when the post a learner's page shows was posted (a newer one reruns the page)
