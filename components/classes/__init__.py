@@ -141,25 +141,52 @@ def live_dashboard(store: RunStore, info: room.ClassInfo) -> None:
 # ------------------------------------------------------------------------------------------ from the Practice page
 def hand_in_practice(store: RunStore, code: str | None, answers: str, page: dict, hints: dict) -> None:
     """On the Practice page opened from a class (``?class=<code>``): hands the learner's check in to the class
-    (once per change) and says so under the answers."""
+    (once per change) and says so under the answers. The class and the learner are read once a session: later
+    hand-ins need no read, so while the store is down they wait in this process and are written when it answers.
+    A check that could not be handed in at all (the store down before the class was found) is tried again every
+    RETRY_SECONDS until it is."""
     if not code:
         return
+    handed = False
     with said():
         who = learner_key()
-        info = room.find(store, code, who=who)
-        you = room.member(store, info, who)
-        if you is None:
-            st.info(f"Join the class **{markdown_safe(info.name)}** to hand your answers in: "
-                    f"[the class's page]({page_data.class_link(_base(), code)})", icon=":material/school:")
-            return
+        known = st.session_state.get(keys.IN_CLASS)
+        if known is not None and known[0] == code:
+            info, you = known[1], known[2]
+        else:
+            info = room.find(store, code, who=who)
+            you = room.member(store, info, who)
+            if you is None:
+                st.info(f"Join the class **{markdown_safe(info.name)}** to hand your answers in: "
+                        f"[the class's page]({page_data.class_link(_base(), code)})", icon=":material/school:")
+                return
+            st.session_state[keys.IN_CLASS] = (code, info, you)
         work = page_data.practice_work(page, answers, hints)
         if st.session_state.get(keys.HANDED_IN) != (code, work):
-            room.hand_in(store, info, who, work)
+            room.hand_in(store, info, who, work, joined=you)
             st.session_state[keys.HANDED_IN] = (code, work)
+        handed = True
         if store.problem:
             st.caption("Your answers wait in this server until the run store answers; they are handed in then.")
         st.caption(f"Handed in to **{markdown_safe(info.name)}** as {markdown_safe(you.name)}: "
                    f"{work['solved']} of {work['total']} solved.")
+    if not handed and store.problem:  # the store is down (not a refusal): try again
+        _try_again()
+
+
+RETRY_SECONDS = 3.0
+
+
+def _try_again() -> None:
+    """A fragment that reruns the page in RETRY_SECONDS, to hand in the check the store could not take."""
+    @st.fragment(run_every=RETRY_SECONDS)
+    def again():
+        if st.session_state.get(keys.OWED):
+            st.session_state[keys.OWED] = False
+            st.rerun()
+        st.session_state[keys.OWED] = True
+
+    again()
 
 
 # ------------------------------------------------------------------------------------------ a learner
