@@ -3,6 +3,8 @@ store, and the teacher's dashboard reading it.
 
     python benchmarks/class_load.py                          # 200 learners, 4 processes, SQLite, 30 s
     python benchmarks/class_load.py --store redis://127.0.0.1:6379/0 --learners 200 --processes 4
+    python benchmarks/class_load.py --browsers 30             # 30 learners in Chromium through HAProxy (see
+                                                              # benchmarks/class_browser.py)
 
 Each process stands for one Streamlit server: its learners (threads, as Streamlit runs sessions) each type their
 way through the backprop-ninja exercise, one more answer line each --every seconds (some wrong first), and each
@@ -95,7 +97,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--every", type=float, default=10.0, help="seconds between one learner's checks")
     parser.add_argument("--store", default="")
+    parser.add_argument("--browsers", type=int, default=0,
+                        help="instead: this many learners in real Chromium through HAProxy (benchmarks/class_browser)")
     args = parser.parse_args()
+    if args.browsers:
+        from benchmarks.class_browser import run
+
+        run(args)
+        return
     folder = tempfile.mkdtemp(prefix="class-load-")
     where = args.store or f"sqlite:///{folder}/runs.sqlite3"
     store = open_store(where)

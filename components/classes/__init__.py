@@ -21,6 +21,7 @@ from explorer.words import markdown_safe
 from server.run_store import RunStore, StoreDown
 
 REFRESH_SECONDS = 2.0  # the dashboard is at most this stale
+FOLLOW_SECONDS = 3.0  # a learner's page looks for a newer post this often (one record read)
 
 
 @contextlib.contextmanager
@@ -140,25 +141,52 @@ def live_dashboard(store: RunStore, info: room.ClassInfo) -> None:
 # ------------------------------------------------------------------------------------------ from the Practice page
 def hand_in_practice(store: RunStore, code: str | None, answers: str, page: dict, hints: dict) -> None:
     """On the Practice page opened from a class (``?class=<code>``): hands the learner's check in to the class
-    (once per change) and says so under the answers."""
+    (once per change) and says so under the answers. The class and the learner are read once a session: later
+    hand-ins need no read, so while the store is down they wait in this process and are written when it answers.
+    A check that could not be handed in at all (the store down before the class was found) is tried again every
+    RETRY_SECONDS until it is."""
     if not code:
         return
+    handed = False
     with said():
         who = learner_key()
-        info = room.find(store, code, who=who)
-        you = room.member(store, info, who)
-        if you is None:
-            st.info(f"Join the class **{markdown_safe(info.name)}** to hand your answers in: "
-                    f"[the class's page]({page_data.class_link(_base(), code)})", icon=":material/school:")
-            return
+        known = st.session_state.get(keys.IN_CLASS)
+        if known is not None and known[0] == code:
+            info, you = known[1], known[2]
+        else:
+            info = room.find(store, code, who=who)
+            you = room.member(store, info, who)
+            if you is None:
+                st.info(f"Join the class **{markdown_safe(info.name)}** to hand your answers in: "
+                        f"[the class's page]({page_data.class_link(_base(), code)})", icon=":material/school:")
+                return
+            st.session_state[keys.IN_CLASS] = (code, info, you)
         work = page_data.practice_work(page, answers, hints)
         if st.session_state.get(keys.HANDED_IN) != (code, work):
-            room.hand_in(store, info, who, work)
+            room.hand_in(store, info, who, work, joined=you)
             st.session_state[keys.HANDED_IN] = (code, work)
+        handed = True
         if store.problem:
             st.caption("Your answers wait in this server until the run store answers; they are handed in then.")
         st.caption(f"Handed in to **{markdown_safe(info.name)}** as {markdown_safe(you.name)}: "
                    f"{work['solved']} of {work['total']} solved.")
+    if not handed and store.problem:  # the store is down (not a refusal): try again
+        _try_again()
+
+
+RETRY_SECONDS = 3.0
+
+
+def _try_again() -> None:
+    """A fragment that reruns the page in RETRY_SECONDS, to hand in the check the store could not take."""
+    @st.fragment(run_every=RETRY_SECONDS)
+    def again():
+        if st.session_state.get(keys.OWED):
+            st.session_state[keys.OWED] = False
+            st.rerun()
+        st.session_state[keys.OWED] = True
+
+    again()
 
 
 # ------------------------------------------------------------------------------------------ a learner
@@ -174,8 +202,10 @@ def learner(store: RunStore, code: str) -> None:
             return
         st.caption(f"You are **{markdown_safe(you.name)}** in this class.")
         now = room.posted(store, info)
+        st.session_state[keys.SEEN_POST] = None if now is None else now.posted
+        follow_posts(store, info)
         if now is None:
-            st.info("Nothing posted yet: reload this page when your teacher says they have posted.",
+            st.info("Nothing posted yet: what your teacher posts appears here as soon as they post it.",
                     icon=":material/hourglass:")
             return
         link = page_data.post_link(_base(), now, code)
@@ -185,6 +215,21 @@ def learner(store: RunStore, code: str) -> None:
         st.link_button(label, link, type="primary")
         if now.kind == "challenge":
             _hand_in_run(store, info, who)
+
+
+def follow_posts(store: RunStore, info: room.ClassInfo) -> None:
+    """Every FOLLOW_SECONDS, the class's post (one record read); a newer one than the page shows reruns the page,
+    which shows it (what the learner typed stays: widgets keep their values across a rerun)."""
+    @st.fragment(run_every=FOLLOW_SECONDS)
+    def follow():
+        try:
+            now = room.posted(store, info)
+        except StoreDown:
+            return  # the next look tries again; the page says nothing new
+        if (None if now is None else now.posted) != st.session_state.get(keys.SEEN_POST):
+            st.rerun()
+
+    follow()
 
 
 def _join_form(store: RunStore, info: room.ClassInfo, who: str) -> None:

@@ -5,6 +5,7 @@ the sandbox (components/common/session.py) like every program."""
 from __future__ import annotations
 
 import functools
+import secrets
 
 import streamlit as st
 
@@ -127,7 +128,8 @@ def answers_panel(program: str, answers: str, page: dict) -> None:
         ss[keys.EDITOR_VERSION] = ss.get(keys.EDITOR_VERSION, 0) + 1  # a link's or another exercise's answers
     ss[keys.ANSWERS_SHOWN] = (program, answers)
     answers_editor(answers, ss.get(keys.EDITOR_VERSION, 0), key=keys.EDITOR, on_text=_typed,
-                   label="Answer lines: d<name> = …, one per tensor, checked as you type")
+                   label="Answer lines: d<name> = …, one per tensor, checked as you type",
+                   session=ss.setdefault(keys.EDITOR_SESSION, secrets.token_hex(6)))
     failed = ss.pop(keys.FAILED, None)
     if failed is not None:
         session.show_failure(failed, program)

@@ -14,3 +14,6 @@ POST_TARGET = "cls_post_target"
 SHOW = "cls_show"  # the learner the teacher puts on the big screen
 PROBLEM = "cls_problem"  # what the last action could not do, said on the next run
 HANDED_IN = "cls_handed_in"  # what this session last handed in from the Practice page (not written again)
+SEEN_POST = "cls_seen_post"  # when the post a learner's page shows was posted (a newer one reruns the page)
+IN_CLASS = "cls_in_class"  # (code, the class, the learner) as the Practice page found them: hand-ins need no read
+OWED = "cls_owed"  # the Practice page could not hand the last check in (the store was down): tried again

@@ -210,12 +210,13 @@ def learners(store: RunStore, info: ClassInfo, *handed: dict[str, dict]) -> list
     return sorted(found, key=lambda one: (one.joined, one.name))
 
 
-def hand_in(store: RunStore, info: ClassInfo, learner: str, work: dict) -> str:
+def hand_in(store: RunStore, info: ClassInfo, learner: str, work: dict, *, joined: Learner | None = None) -> str:
     """Keeps the learner's latest practice work: ``{"rows": {tensor: {"verdict", "maxdiff", "answer", "hints"}}}``
     (the Practice page's check, as it says it). QUEUED: it waits in this process for the store's writer (written
     within a moment, or once the store answers again: nothing is lost). ClassRefused if the learner has not
-    joined."""
-    return _learner_record(store, info, learner, "work", work)
+    joined, or the class has ended. ``joined``: the learner as the page found them before (their membership is not
+    read again, so a hand-in needs no read of the store: it is kept here while the store is down)."""
+    return _learner_record(store, info, learner, "work", work, joined)
 
 
 def hand_in_run(store: RunStore, info: ClassInfo, learner: str, run: dict) -> str:
@@ -223,10 +224,13 @@ def hand_in_run(store: RunStore, info: ClassInfo, learner: str, run: dict) -> st
     return _learner_record(store, info, learner, "runs", run)
 
 
-def _learner_record(store: RunStore, info: ClassInfo, learner: str, table: str, value: dict) -> str:
-    you = member(store, info, learner)
+def _learner_record(store: RunStore, info: ClassInfo, learner: str, table: str, value: dict,
+                    joined: Learner | None = None) -> str:
+    you = joined if joined is not None and joined.learner == learner else member(store, info, learner)
     if you is None:
         raise ClassRefused("join the class first: pick a name to show the teacher")
+    if info.ends <= store.clock():
+        raise ClassRefused("this class has ended")
     # NOTE: one record per hand-in, handed over to the process's writer (the store's writes are what a class waits
     # on: it writes everyone's in one step); the work's time says when the learner was last seen (see learners()).
     done = store.hand_over(f"class:{info.code}:{table}", learner, _dump(value | {"at": store.clock()}),

@@ -14,6 +14,7 @@ GRAPH = "practice_graph"  # the graph view
 STARTED = "practice_started"  # the program whose answers were started (its output line given)
 EDITOR_FOR = "practice_program_editor_for"  # the program the program editor was last filled with
 FAILED = "practice_failed"  # what a button's work raised, said on the next run
+EDITOR_SESSION = "practice_editor_session"  # one random value per session: the editor sees a reconnect to another
 EDITOR_VERSION = "practice_editor_version"  # grows when the server writes the answers: the editor takes them
 ANSWERS_SHOWN = "practice_answers_shown"  # (program, answers) the editor was last sent
 FIRST_BAD = "practice_first_bad"  # the node id of the first answer judged wrong (the graph selects it)

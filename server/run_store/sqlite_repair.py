@@ -1,5 +1,6 @@
 """What the SQLite run store does with a file that vanished, was replaced or is damaged: check it, move it aside,
-and carry the runs still readable into the file that takes its place."""
+and carry the runs and the shared records (a class's, its counters) still readable into the file that takes its
+place."""
 
 from __future__ import annotations
 
@@ -77,9 +78,10 @@ def read_only(path: Path) -> sqlite3.Connection:
 
 
 def carry(source: sqlite3.Connection, into: sqlite3.Connection, mark: Identity | None, now: float) -> int | None:
-    """Copies every run ``source`` can still read into ``into`` (a run already there stays as it is), in one write
-    transaction of ``into``; the ids it cannot read are noted as lost (``gone``, why 'damaged'). ``mark``, the
-    old file's identity, is noted too: None is returned, and nothing copied, when another process already
+    """Copies every run ``source`` can still read into ``into`` (a run already there stays as it is), and every
+    shared record not expired by ``now`` (a class's records and counters; one already there stays as it is), in
+    one write transaction of ``into``; the run ids it cannot read are noted as lost (``gone``, why 'damaged').
+    ``mark``, the old file's identity, is noted too: None is returned, and nothing copied, when another process already
     carried that file over. Returns how many runs were carried.
 
     NOTE: ``source`` may be a connection to a file that was deleted, which SQLite still names by its old path:
@@ -107,6 +109,8 @@ def carry(source: sqlite3.Connection, into: sqlite3.Connection, mark: Identity |
         with contextlib.suppress(sqlite3.Error):
             into.executemany("INSERT OR IGNORE INTO gone (id, why, at) VALUES (?, ?, ?)",
                              source.execute("SELECT id, why, at FROM gone").fetchall())
+        into.executemany("INSERT OR IGNORE INTO records (tab, key, value, expires) VALUES (?, ?, ?, ?)",
+                         readable_records(source, now))
         if key is not None:
             into.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, str(carried)))
         into.execute("COMMIT")
@@ -130,6 +134,33 @@ def readable_ids(source: sqlite3.Connection) -> list[str]:
         except sqlite3.Error:
             continue  # what it listed before the damage is kept
     return list(ids)
+
+
+def readable_records(source: sqlite3.Connection, now: float) -> list[tuple]:
+    """The shared records (tab, key, value, expires) ``source`` can still read and that have not expired by ``now``:
+    those the table's own scan reaches before any damage, then those its key's index names that the scan did not
+    reach, each read by its key (a page of either may be damaged; a file older than the records has none)."""
+    found: dict[tuple[str, str], tuple] = {}
+    try:
+        for tab, key, value, expires in source.execute("SELECT tab, key, value, expires FROM records NOT INDEXED"):
+            found[(tab, key)] = (tab, key, value, expires)
+    except sqlite3.Error:
+        pass  # what it read before the damage is kept
+    listed: list[tuple[str, str]] = []
+    with contextlib.suppress(sqlite3.Error):
+        listed.extend(source.execute("SELECT tab, key FROM records INDEXED BY sqlite_autoindex_records_1"))
+    for tab, key in listed:
+        if (tab, key) in found:
+            continue
+        try:
+            row = source.execute("SELECT value, expires FROM records INDEXED BY sqlite_autoindex_records_1 "
+                                 "WHERE tab = ? AND key = ?", (tab, key)).fetchone()
+        except sqlite3.Error:
+            continue
+        if row is not None:
+            found[(tab, key)] = (tab, key, *row)
+    return [row for row in found.values() if isinstance(row[3], float | int) and row[3] > now
+            and isinstance(row[2], bytes | int)]
 
 
 def _row(source: sqlite3.Connection, run_id: str) -> tuple | None:

@@ -1,8 +1,9 @@
 """A lesson end to end in a real headless Chromium: a teacher and three learners, each in a browser context of their
 own (their own cookies: their own learner keys). The teacher opens a class and posts a practice exercise; the
 learners join with names, open it from the class's page and type answers (right, wrong, nothing); the teacher's
-dashboard counts them as they were handed in, per tensor. Then a Playground challenge: a learner trains and hands
-in a run, and the leaderboard lists it. A learner who opens the teacher's dashboard without the key is refused."""
+dashboard counts them as they were handed in, per tensor. Then a Playground challenge: the page of a learner still on
+the class's page shows it without a reload; a learner trains and hands in a run, and the leaderboard lists it. A
+learner who opens the teacher's dashboard without the key is refused."""
 
 from __future__ import annotations
 
@@ -93,6 +94,10 @@ def test_a_teacher_and_three_learners_run_a_practice_exercise_and_a_challenge(br
         teacher.get_by_text("a Playground challenge").click()
         wait_for_idle(teacher, 60_000)
         click_button(teacher, "Post")
+        # A post made after a learner joined appears on their page without a reload: Cy's page is still the class's.
+        cy = contexts[3].pages[0]
+        cy.get_by_role("link", name="Open the challenge in the Playground").wait_for(timeout=30_000)
+        assert cy.get_by_role("link", name="Open the exercise").count() == 0
         ann = contexts[1].pages[0]
         open_page(ann, f"{app_url}/class?code={code}", 60_000)
         challenge = ann.get_by_role("link", name="Open the challenge in the Playground")

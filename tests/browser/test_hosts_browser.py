@@ -2,9 +2,12 @@
 tests/support/hosts.py), HAProxy on one, a Streamlit process on each of two others, redis-server on the fourth
 behind a link whose latency the test sets (tests/support/slow_link.py). Learners play through the balancer while
 each fault happens: an app host's cable pulled, 200 ms of latency to Redis, Redis restarted, the balancer
-restarted. For each, what the learner saw (the longest time without a new picture, the steps taken back) is
-measured and written to the artifacts' hosts.json; what must hold is asserted: every learner's run goes on under
-its own id, a run loses at most its snapshot interval, and every namespace is gone afterwards."""
+restarted. Meanwhile two learners of a class hand in Practice answers (the Practice page opened from the class, with
+&class=<code>) during each fault. For each, what the learner saw (the longest time without a new picture, the steps
+taken back, how long a hand-in waited for its verdict) is measured and written to the artifacts' hosts.json; what
+must hold is asserted: every learner's run goes on under its own id, a run loses at most its snapshot interval,
+every answer a learner's page said it checked is the one the store (Redis) keeps for them and the teacher's
+dashboard counts, and every namespace is gone afterwards."""
 
 from __future__ import annotations
 
@@ -19,20 +22,33 @@ import time
 import pytest
 
 from deploy.classroom import haproxy_config, healthy, streamlit_command
+from explorer.classes import room
 from tests.support import hosts as test_hosts
 from tests.support.helpers import ROOT
 from tests.support.waits import until
 
-from .helpers import LIVE_VIEW, app_exception, balancer_server, click_button, fresh_context, open_live, run_id
+from .helpers import (
+    LIVE_VIEW,
+    app_exception,
+    balancer_server,
+    click_button,
+    fresh_context,
+    open_live,
+    open_page,
+    run_id,
+    settled,
+)
 from .server import unavailable
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]  # the cluster starts in the first
 
 APP_PORT, LB_PORT, REDIS_PROXY_PORT = 8501, 8500, 6380
 STEPS_PER_SECOND = 25  # the Playground's default speed
 SNAPSHOT_STEPS = 2 * STEPS_PER_SECOND  # a snapshot a second while playing (controller.SAVE_EVERY), and a tick
 DEADLINE = 90.0
 FIGURES: dict[str, dict] = {}
+PROGRAM = "b = tensor([1.0, 2.0])\nloss = (b * b).sum()"  # the class's practice exercise: tensors loss, t1, b
+EDITOR = ".st-key-practice_editor textarea"
 
 
 class Cluster:
@@ -92,6 +108,12 @@ class Cluster:
 
     def stop(self, name: str, sig=signal.SIGKILL) -> None:
         self.hosts.stop(self.processes.pop(name), sig)
+
+    def store(self):
+        """The run store the app hosts share, as the test reads it (from the root namespace, through the link)."""
+        from server.run_store import RedisRunStore
+
+        return RedisRunStore(f"redis://{self.hosts.address('db')}:{REDIS_PROXY_PORT}/0")
 
 
 @pytest.fixture(scope="module")
@@ -204,49 +226,143 @@ def learners(browser, cluster, artifacts):
         context.close()
 
 
-def test_latency_to_redis_slows_no_learners_picture(cluster, learners):
+# ------------------------------------------------------------------------------------ a class's Practice answers
+class Student:
+    """One browser context of a class: joined under ``name``, on the Practice page opened from the class (every check
+    is handed in). Each answer is ``db = k * dt1 * b`` with a new k, so the page's max difference for b (|k - 2| · 2)
+    says which answer it checked, and the store's record which one it keeps."""
+
+    def __init__(self, browser, contexts, url: str, code: str, name: str):
+        self.name, self.k, self.page = name, 2, fresh_context(browser, contexts).new_page()
+        open_page(self.page, f"{url}/class?code={code}", DEADLINE * 1000)
+        self.page.get_by_label("Your name, as the teacher will see it (a pseudonym is fine)").fill(name)
+        click_button(self.page, "Join")
+        link = self.page.get_by_role("link", name="Open the exercise")
+        link.wait_for(timeout=DEADLINE * 1000)
+        open_page(self.page, link.get_attribute("href"), DEADLINE * 1000)
+        settled(lambda: self.page.locator(EDITOR).input_value(), lambda v: v.startswith("dloss"), timeout=DEADLINE)
+        self.handed: list[dict] = []  # what the page said it checked and handed in, in order
+
+    @property
+    def server(self) -> str:
+        return balancer_server(self.page.context)
+
+    @staticmethod
+    def answer(k: int) -> str:
+        return f"dloss = ones(loss.shape)\ndt1 = dloss * ones(t1.shape)\ndb = {k} * dt1 * b"
+
+    def type(self, k: int | None = None) -> None:
+        """Types the next answer (k + 1, or ``k``) and sends it at once (Ctrl+Enter), whatever the connection."""
+        self.k = self.k + 1 if k is None else k
+        self.sent_at, self.sent_on = time.monotonic(), self.server
+        box = self.page.locator(EDITOR)
+        box.fill(self.answer(self.k), timeout=DEADLINE * 1000)
+        box.press("Control+Enter")
+
+    def shown(self) -> bool:
+        """Whether the page shows the verdict of the answer typed last, handed in (noted in ``handed`` once)."""
+        if self.handed and self.handed[-1]["k"] == self.k:
+            return True
+        try:
+            maxdiff, said = self.page.evaluate("""() => [
+                document.querySelector('[data-testid="practice-row"][data-name="b"]')?.dataset.maxdiff,
+                [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+                    .some((c) => c.innerText.startsWith("Handed in to"))]""")
+        except Exception:  # noqa: BLE001 - the page is between two documents: not shown yet
+            return False
+        expected = abs(self.k - 2) * 2.0
+        if not said or maxdiff is None or abs(float(maxdiff or 0) - expected) > 1e-9:
+            return False
+        self.handed.append({"k": self.k, "answer": self.answer(self.k), "waited_s": round(
+            time.monotonic() - self.sent_at, 2), "sent_on": self.sent_on, "shown_on": self.server})
+        return True
+
+
+def hand_in(students: list[Student], learners: list[Learner], what: str) -> list[dict]:
+    """Every student types a new answer now; the learners' steps are sampled until each student's page shows its
+    verdict handed in (at most DEADLINE). Returns what each page said (and how long it waited)."""
+    for one in students:
+        one.type()
+    end = time.monotonic() + DEADLINE
+    while time.monotonic() < end and not all(one.shown() for one in students):
+        watch(learners, 0.2) if learners else students[0].page.wait_for_timeout(200)
+    waiting = [one.name for one in students if not one.shown()]
+    assert not waiting, f"{what}: {waiting}'s page did not show its answer checked within {DEADLINE:g} s"
+    return [one.handed[-1] for one in students]
+
+
+def kept(cluster, code: str) -> dict[str, str]:
+    """Each learner's answer for b as the store keeps it, by display name."""
+    store = cluster.store()
+    try:
+        info = room.find(store, code, who="the test")
+        names = {one.learner: one.name for one in room.learners(store, info)}
+        return {names.get(key, key): work["rows"]["b"]["answer"] for key, work in room.work_of(store, info).items()}
+    finally:
+        store.close()
+
+
+def counted(cluster, lesson, what: str) -> None:
+    """Waits until the store keeps, for every student, the answer their page said it checked last."""
+    expected = {one.name: one.handed[-1]["answer"].split("\n")[-1] for one in lesson["students"]}
+    until(lambda: kept(cluster, lesson["code"]) == expected,
+          f"{what}: the store keeping {expected} (it keeps {kept(cluster, lesson['code'])})", DEADLINE)
+
+
+@pytest.fixture(scope="module")
+def lesson(browser, cluster):
+    """A class with a practice exercise posted (by the test, in the store) and two learners on its Practice page
+    (leastconn: one on each app host), and their answers handed in before any fault."""
+    store = cluster.store()
+    try:
+        made = room.open_class(store, "Across hosts")
+        info = room.find(store, made.code, who="the test")
+        room.post(store, info, room.Post("practice", "The square's gradient", program=PROGRAM))
+    finally:
+        store.close()
+    contexts: list = []
+    students = [Student(browser, contexts, cluster.url, made.code, name) for name in ("Ann", "Bob")]
+    hand_in(students, [], "before the faults")
+    found = {"code": made.code, "key": made.key, "students": students}
+    counted(cluster, found, "before the faults")
+    yield found
+    for context in contexts:
+        context.close()
+
+
+def _hand_ins(figures: list[dict]) -> dict:
+    return {f"{one['sent_on']}->{one['shown_on']}": one["waited_s"] for one in figures}
+
+
+def test_latency_to_redis_slows_no_learners_picture(cluster, learners, lesson):
     marks = [len(one.trail) for one in learners]
     before = {id(one): one.trail[-1][1] for one in learners}
     cluster.delay_file.write_text("0.1")  # each way: 200 ms a round trip
     try:
-        watch(learners, 5.0)
+        watch(learners, 2.0)
+        said = hand_in(lesson["students"], learners, "with latency")
         watch_until(learners, lambda one, s: s >= before[id(one)] + 3 * STEPS_PER_SECOND, "playing with latency")
     finally:
         cluster.delay_file.write_text("0")
     FIGURES["latency 200 ms to Redis"] = {one.server: one.figures(m) for one, m in zip(learners, marks, strict=True)}
+    FIGURES["latency 200 ms to Redis"]["hand-in waited s"] = _hand_ins(said)
     for one in learners:
         assert run_id(one.page) == one.run and app_exception(one.page) is None
+    counted(cluster, lesson, "with latency")
 
 
-def test_an_app_hosts_cable_pulled_sends_its_learners_to_the_other_host_from_their_snapshot(cluster, learners):
-    on_app1 = [one for one in learners if one.server == "s1"]
-    assert on_app1, f"no learner on app1: {[one.server for one in learners]}"
-    one = on_app1[0]
-    mark, at_cut = len(one.trail), one.trail[-1][1]
-    cluster.hosts.cut("app1")
-    try:
-        watch_until([one], lambda one, s: s >= 0 and one.server == "s2", "the learner moved to app2")
-        watch_until([one], lambda one, s: s > at_cut + STEPS_PER_SECOND, "playing again on app2")
-        resumed = one.trail[-1][1]
-    finally:
-        cluster.hosts.mend("app1")
-    figures = one.figures(mark)
-    FIGURES["app1's cable pulled"] = {"learner on app1": figures, "resumed at step": resumed, "cut at step": at_cut}
-    assert run_id(one.page) == one.run, "the run went on under another id"
-    assert figures["steps_taken_back"] <= SNAPSHOT_STEPS, figures
-    assert app_exception(one.page) is None
-    until(lambda: healthy(cluster.app_url("app1")), "app1 answering again", DEADLINE)
-
-
-def test_redis_restarted_loses_no_learners_steps(cluster, learners):
+def test_redis_restarted_loses_no_learners_steps(cluster, learners, lesson):
     marks = [len(one.trail) for one in learners]
     cluster.stop("redis", signal.SIGTERM)  # a restart: its append-only file written
     starts = {id(one): one.trail[-1][1] for one in learners}
-    watch(learners, 3.0)
+    watch(learners, 1.0)
+    said = hand_in(lesson["students"], learners, "Redis down")
     watch_until(learners, lambda one, s: s >= starts[id(one)] + STEPS_PER_SECOND, "playing while Redis is down")
     cluster.start_redis()
     watch(learners, 6.0)  # the store is tried again after its back-off (at most 5 s) and the kept snapshots written
     FIGURES["Redis restarted"] = {one.server: one.figures(m) for one, m in zip(learners, marks, strict=True)}
+    FIGURES["Redis restarted"]["hand-in waited s"] = _hand_ins(said)
+    counted(cluster, lesson, "Redis restarted")
     for one in learners:
         shown = one.trail[-1][1]
         one.page.reload(wait_until="domcontentloaded")
@@ -257,17 +373,77 @@ def test_redis_restarted_loses_no_learners_steps(cluster, learners):
         assert app_exception(one.page) is None
 
 
-def test_the_balancer_restarted_brings_each_learner_back_to_their_session(cluster, learners):
+def test_the_balancer_restarted_brings_each_learner_back_to_their_session(cluster, learners, lesson):
     marks = [len(one.trail) for one in learners]
     servers = [one.server for one in learners]
     cluster.stop("haproxy")
+    for one in lesson["students"]:
+        one.type()  # sent while no balancer answers
     watch(learners, 1.0)
     cluster.start_balancer()
     starts = {id(one): one.trail[-1][1] for one in learners}
+    end = time.monotonic() + DEADLINE
+    while time.monotonic() < end and not all(one.shown() for one in lesson["students"]):
+        watch(learners, 0.2)
+    assert all(one.shown() for one in lesson["students"]), "an answer sent while the balancer was down was not shown"
     watch_until(learners, lambda one, s: s > starts[id(one)] + STEPS_PER_SECOND, "playing again after the restart")
     figures = {one.server: one.figures(m) for one, m in zip(learners, marks, strict=True)}
-    FIGURES["HAProxy restarted"] = figures
+    FIGURES["HAProxy restarted"] = figures | {"hand-in waited s": _hand_ins(
+        [one.handed[-1] for one in lesson["students"]])}
+    counted(cluster, lesson, "HAProxy restarted")
     assert [one.server for one in learners] == servers  # the cookie brings each back to their process
     for one in learners:
         assert run_id(one.page) == one.run
         assert figures[one.server]["steps_taken_back"] <= SNAPSHOT_STEPS, figures
+
+
+# NOTE: the cable test runs after the other faults: a page opened on the mended host afterwards sometimes does not
+# show its live view for 90 s (open in the issue's note; with the class's two learners on app2 after the cut,
+# leastconn sends both new Playground learners to app1, so it happened in one run of two here).
+def test_an_app_hosts_cable_pulled_sends_its_learners_to_the_other_host_from_their_snapshot(cluster, learners,
+                                                                                            lesson):
+    on_app1 = [one for one in learners if one.server == "s1"]
+    assert on_app1, f"no learner on app1: {[one.server for one in learners]}"
+    one = on_app1[0]
+    mark, at_cut = len(one.trail), one.trail[-1][1]
+    cluster.hosts.cut("app1")
+    try:
+        said = hand_in(lesson["students"], [one], "app1's cable pulled")  # one of them was on app1
+        watch_until([one], lambda one, s: s >= 0 and one.server == "s2", "the learner moved to app2")
+        watch_until([one], lambda one, s: s > at_cut + STEPS_PER_SECOND, "playing again on app2")
+        resumed = one.trail[-1][1]
+        counted(cluster, lesson, "app1's cable pulled")  # before the cable is mended: app1 keeps nothing they need
+    finally:
+        cluster.hosts.mend("app1")
+    figures = one.figures(mark)
+    FIGURES["app1's cable pulled"] = {"learner on app1": figures, "resumed at step": resumed, "cut at step": at_cut,
+                                      "hand-in waited s": _hand_ins(said)}
+    assert run_id(one.page) == one.run, "the run went on under another id"
+    assert figures["steps_taken_back"] <= SNAPSHOT_STEPS, figures
+    assert app_exception(one.page) is None
+    until(lambda: healthy(cluster.app_url("app1")), "app1 answering again", DEADLINE)
+    watch([one], 3.0)  # whatever app1 kept while it was cut off is written now: it must not replace newer answers
+    counted(cluster, lesson, "app1's cable mended")
+
+
+def test_the_teachers_dashboard_counts_every_answer_handed_in_during_the_faults(browser, cluster, lesson):
+    """After the four faults: Ann hands in the right answer, Bob's last wrong one stands; the store keeps each one's
+    last answer and the teacher's dashboard (through the balancer) counts them: b exact 1, wrong 1, pending 0."""
+    ann, bob = lesson["students"]
+    ann.type(2)
+    until(ann.shown, "Ann's right answer checked", DEADLINE)
+    counted(cluster, lesson, "after the faults")
+    contexts: list = []
+    try:
+        teacher = fresh_context(browser, contexts).new_page()
+        open_page(teacher, f"{cluster.url}/class?code={lesson['code']}&key={lesson['key']}", DEADLINE * 1000)
+        read = """() => Object.fromEntries([...document.querySelectorAll('[data-testid="class-tensor"]')]
+            .map((r) => [r.dataset.name, [+r.dataset.exact, +r.dataset.wrong, +r.dataset.pending]]))"""
+        counts = settled(lambda: teacher.evaluate(read), lambda t: t.get("b") == [1, 1, 0], timeout=DEADLINE)
+        assert counts["b"] == [1, 1, 0], counts
+        assert teacher.locator('[data-testid="class-dashboard"]').get_attribute("data-learners") == "2"
+        assert f"db = {bob.k} * dt1 * b" in teacher.locator('[data-testid="class-dashboard"]').inner_text()
+    finally:
+        for context in contexts:
+            context.close()
+    FIGURES["hand-ins"] = {one.name: one.handed for one in lesson["students"]}

@@ -105,3 +105,28 @@ def test_the_practice_page_opened_from_a_class_hands_each_check_in():
     board = _html(at)
     assert 'data-name="b" data-exact="0" data-close="0" data-wrong="1" data-pending="0"' in board
     assert "Ann" in board
+
+
+def test_a_learners_page_follows_the_teachers_posts():
+    """A learner who joined before anything was posted is told it appears there (not to reload); the page keeps when
+    the post it shows was posted, which its fragment compares with the class's post every few seconds (AppTest runs
+    the fragment once per run: the browser test watches it fire); each new post is shown on the next run."""
+    at, code, key = _open_class()
+    learner = open_page(PAGE, {"code": code}, learner="early-bird")
+    learner.text_input(key=keys.JOIN_NAME).set_value("Eve")
+    button(learner, "Join").click().run()
+    no_exception(learner)
+    assert any("appears here as soon as" in i.value for i in learner.info)
+    assert not any("reload" in i.value for i in learner.info)
+    assert learner.session_state[keys.SEEN_POST] is None
+    at.radio(key=keys.POST_KIND).set_value("program")
+    at.text_input(key=keys.POST_TITLE).set_value("Look at this")
+    at.text_area(key=keys.POST_PROGRAM).set_value("x = tensor([1.0])\ny = (x * x).sum()")
+    button(at, "Post").click().run()
+    learner.run()
+    no_exception(learner)
+    info = room.find(runs(), code, who="t")
+    assert learner.session_state[keys.SEEN_POST] == room.posted(runs(), info).posted
+    assert "Look at this" in "\n".join(m.value for m in learner.markdown)
+    assert learner.get("link_button")[0].proto.url.endswith("/?program=x+%3D+tensor%28%5B1.0%5D%29%0Ay+%3D+%28x+%2A"
+                                                            "+x%29.sum%28%29")

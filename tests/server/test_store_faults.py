@@ -173,6 +173,60 @@ def test_a_damaged_store_file_is_moved_aside_and_started_again_with_the_runs_sti
     assert len([p for p in tmp_path.glob("runs.sqlite3.damaged-*") if not p.name.endswith("-journal")]) == 1
 
 
+def records_leaves(path) -> list[tuple[int, int]]:
+    """The shared records table's leaf pages in the file, in order: (byte offset, rows on the page)."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    try:
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+        return [((page - 1) * size, cells) for page, cells in db.execute(
+            "SELECT pageno, ncell FROM dbstat WHERE name = 'records' AND pagetype = 'leaf' ORDER BY pageno")]
+    finally:
+        db.close()
+
+
+def test_a_damaged_store_file_carries_the_class_records_and_counters_still_readable(tmp_path):
+    """A class's records and counters in a file that is then damaged on one of the records' pages: after the repair
+    every record that survives reads back as it was, exactly the damaged page's rows are gone, the counters go on
+    from their counts, and records that had expired are not carried."""
+    path, clock = tmp_path / "runs.sqlite3", Clock(1_000.0)
+    store = SQLiteRunStore(path, clock=clock)
+    runs_kept = {f"someruns{i:04d}": random.Random(i).randbytes(5_000) for i in range(3)}
+    for run, blob in runs_kept.items():
+        assert store.save(run, blob, user="ann", holder=run) == "saved"
+    assert store.put("class:old:post", "now", b"ended", expires_at=1_010.0) == "saved"
+    for n in range(40):  # counters first: the records' first pages
+        for _ in range(3):
+            store.count_up("tries", f"browser{n:02d}", expires_at=5_000.0)
+    work = {f"learner{n:03d}": random.Random(n).randbytes(1_500) for n in range(120)}
+    for learner, value in work.items():
+        assert store.put("class:abc:work", learner, value, expires_at=90_000.0) == "saved"
+    store.close()
+    leaves = records_leaves(path)
+    offset, lost = leaves[len(leaves) * 2 // 3]  # a page of learners' work, neither the first nor the last
+    assert lost >= 1
+    damage(path, offset, size=4_096)
+
+    clock.now = 1_020.0  # the old class's post has expired
+    store = SQLiteRunStore(path, clock=clock)
+    assert store.put("class:abc:post", "now", b"after the harm", expires_at=90_000.0) == "saved"  # meets the damage
+    assert list(tmp_path.glob("runs.sqlite3.damaged-*")), "the file was not repaired"
+    found = store.records("class:abc:work")
+    assert all(work[learner] == value for learner, value in found.items())  # nothing read back wrong
+    assert len(found) == len(work) - lost, (len(found), len(work), lost)
+    assert all(store.record("tries", f"browser{n:02d}") == b"3" for n in range(40))
+    assert store.count_up("tries", "browser07", expires_at=5_000.0) == 4  # counting goes on
+    assert {run: store.get(run) for run in runs_kept} == runs_kept
+    assert store.record("class:abc:post", "now") == b"after the harm"
+    store.close()
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT count(*) FROM records WHERE tab = 'class:old:post'").fetchone() == (0,)
+    db.close()
+
+
 def test_damage_found_while_the_store_is_open_is_repaired_at_once(tmp_path, caplog):
     path = tmp_path / "runs.sqlite3"
     runs = runs_in(path, 200)

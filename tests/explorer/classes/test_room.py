@@ -9,6 +9,7 @@ from explorer.classes import room
 from explorer.classes.room import ClassRefused, Post
 from server.run_store import QUEUED, SAVED, SQLiteRunStore
 from tests.support.clock import Clock
+from tests.support.waits import until
 
 
 @pytest.fixture
@@ -125,4 +126,35 @@ def test_work_handed_in_to_one_process_is_read_by_another_and_survives_a_write_f
         time.sleep(0.02)
     assert room.work_of(first, info)["ann"]["rows"] == {"dx": {"verdict": "exact"}}
     assert room.learners(first, info)[0].name == "Ann"
+    first.close(), second.close()
+
+
+def test_a_learner_found_before_hands_in_while_the_store_can_be_neither_read_nor_written(tmp_path):
+    """The Practice page keeps the class and the learner it found: a hand-in then needs no read, so with the store
+    down it waits in the process (QUEUED) and is written once the store answers; without them it cannot be."""
+    import sqlite3
+
+    from server.run_store import StoreDown
+
+    clock = Clock(0.0)
+    first, second = (SQLiteRunStore(tmp_path / "runs.sqlite3", clock=clock) for _ in range(2))
+    made = room.open_class(first, "c")
+    info = room.find(second, made.code, who="ann")
+    you = room.join(second, info, "ann", "Ann")
+    real_run, real_write = second._run, second._write
+
+    def down(work):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    second._run = second._write = down
+    with pytest.raises(StoreDown):
+        room.hand_in(second, info, "ann", {"rows": {"dx": {"verdict": "wrong"}}})
+    assert room.hand_in(second, info, "ann", {"rows": {"dx": {"verdict": "exact"}}}, joined=you) == QUEUED
+    second._run, second._write = real_run, real_write
+    clock.now += 10  # past the back-off
+    until(lambda: room.work_of(first, info), "the hand-in written once the store answers", 30)
+    assert room.work_of(first, info)["ann"]["rows"] == {"dx": {"verdict": "exact"}}
+    clock.now = info.ends
+    with pytest.raises(ClassRefused, match="ended"):
+        room.hand_in(second, info, "ann", {"rows": {}}, joined=you)
     first.close(), second.close()
