@@ -55,7 +55,8 @@ def live(shown, sliders, picked, left, right):
             poked = stepped(shown, now)
         with left, session.failures_shown():
             poke_panel(shown, sliders, poked.graph, key=keys.POKE)
-        backward.drawn(shown, now, right) or _graph(shown, graph, page_run, picked, right, poked if now else None)
+        if not backward.drawn(shown, now, right):  # NOTE: not `a or b`: Streamlit's magic writes such a value
+            _graph(shown, graph, page_run, picked, right, poked if now else None)
 
 
 def _graph(shown, graph, page_run, picked, right, poked) -> None:

@@ -5,6 +5,7 @@ AppTest runs no JavaScript, so the graph view is checked through the data each p
 back the way the browser sends them: as the component's state, by `report`.
 """
 
+import ast
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -70,6 +71,15 @@ def test_pages_are_thin_views():
         text = page.read_text(encoding="utf-8")
         assert len(text.splitlines()) <= 150, f"{page.name}: {len(text.splitlines())} lines; move logic out of it"
         assert "import numpy" not in text and "np." not in text, f"{page.name} does arithmetic"
+
+
+def test_no_page_has_a_bare_value_for_streamlit_s_magic_to_write():
+    # Streamlit's magic writes the value of any expression statement that is not a call: `drawn() or draw()` on
+    # its own line put a "None" at the foot of the Explorer
+    for script in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Expr):
+                assert isinstance(node.value, (ast.Call, ast.Constant)), (script.name, node.lineno)
 
 
 # ----------------------------------------------------------------------------- explorer
