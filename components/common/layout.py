@@ -96,12 +96,16 @@ def graph_first_on_a_phone(body: str) -> None:
 def dock_scrolls(dock: str) -> None:
     """Beside the graph (a window wide enough for columns), the open tab of the tabs keyed ``dock`` scrolls
     inside itself, as high as the window below its top: the inspector's Jacobian under its heatmaps does not
-    scroll the graph away."""
+    scroll the graph away. Its tab labels wrap onto a second row rather than scroll sideways (seven tabs do not
+    fit a 1280 px window's dock: "Memory" was out of sight behind a scroll arrow)."""
     st.html(
         "<style>@media (min-width: 640px) {"
-        f".st-key-{dock} [role='tabpanel'] {{ max-height: calc(100vh - 12rem); overflow-y: auto;"
+        f".st-key-{dock} [role='tabpanel'] {{ max-height: calc(100vh - 15rem); overflow-y: auto;"
         " overflow-x: hidden; padding-right: 0.4rem; }"
-        "}</style>"
+        "}"
+        f".st-key-{dock} [role='tablist'] {{ flex-wrap: wrap; overflow: visible; }}"
+        f".st-key-{dock} [data-testid^='stTabsScroll'] {{ display: none; }}"
+        "</style>"
     )
 
 
