@@ -309,6 +309,17 @@ def counted(cluster, lesson, what: str) -> None:
           f"{what}: the store keeping {expected} (it keeps {kept(cluster, lesson['code'])})", DEADLINE)
 
 
+def _student(browser, contexts, url: str, code: str, name: str) -> Student:
+    """A student whose pages opened. NOTE: as _learner's, a first page through the balancer once did not connect
+    within 90 s (in a whole-suite run on a loaded machine; not reproduced alone): counted in hosts.json ("pages that
+    needed a second try"), then a second browser context joins under a name of its own (the first may have joined)."""
+    try:
+        return Student(browser, contexts, url, code, name)
+    except Exception:  # noqa: BLE001 - a page that did not open: said in the figures, then tried once more
+        FIGURES["pages that needed a second try"] = FIGURES.get("pages that needed a second try", 0) + 1
+        return Student(browser, contexts, url, code, f"{name}2")
+
+
 @pytest.fixture(scope="module")
 def lesson(browser, cluster):
     """A class with a practice exercise posted (by the test, in the store) and two learners on its Practice page
@@ -321,7 +332,7 @@ def lesson(browser, cluster):
     finally:
         store.close()
     contexts: list = []
-    students = [Student(browser, contexts, cluster.url, made.code, name) for name in ("Ann", "Bob")]
+    students = [_student(browser, contexts, cluster.url, made.code, name) for name in ("Ann", "Bob")]
     hand_in(students, [], "before the faults")
     found = {"code": made.code, "key": made.key, "students": students}
     counted(cluster, found, "before the faults")
