@@ -24,9 +24,9 @@ import numpy as np
 from autograd import grad
 from autograd.forward import push_tangents
 from autograd.func import reverse_blocks
-from autograd.jacobian import counted_jvp, counted_vjp
 from autograd.tensor import toposort
 from explorer.program import kinks as kink_rules
+from explorer.program.mode_cost import forward_pass_operations, reverse_pass_operations
 from explorer.program.poke import resolve
 from language import compile_program
 
@@ -203,29 +203,6 @@ def _order_of(roots) -> list:
     return order
 
 
-def _reverse_operations(order) -> int:
-    """Operations of one reverse pass over ``order``'s op nodes (each node's VJP on ones, counted)."""
-    total = 0
-    with np.errstate(all="ignore"):
-        for node in order:
-            if node._prim is not None:
-                total += counted_vjp(node, np.ones(node.data.shape))[1]
-    return int(total)
-
-
-def _forward_operations(order, seeded) -> int:
-    """Operations of one forward-mode pass over ``order`` from the ``seeded`` leaves (ones as their tangents)."""
-    reached, total = set(seeded), 0
-    with np.errstate(all="ignore"):
-        for node in order:
-            if node._prim is None or not any(p in reached for p in node._parents):
-                continue
-            given = [np.ones(p.data.shape) if p in reached else None for p in node._parents]
-            total += counted_jvp(node, given)[1]
-            reached.add(node)
-    return int(total)
-
-
 def _reverse_over_reverse(output, leaves, vs):
     grads = _recorded(output, leaves)
     total = None
@@ -299,9 +276,9 @@ def curvature(text: str, poked: tuple = (), direction: str = RANDOM, element: in
         fd = (_flat(plus, leaves) - _flat(minus, leaves)) / (2 * eps)
         fd_s = clock() - start
     forward_graph = toposort(output)
-    one_reverse = _reverse_operations(forward_graph)
-    second = _reverse_operations(_order_of([total])) if total is not None else 0
-    jvp_ops = _forward_operations(g_order, leaves)
+    one_reverse = reverse_pass_operations(forward_graph)
+    second = reverse_pass_operations(_order_of([total])) if total is not None else 0
+    jvp_ops = forward_pass_operations(g_order, leaves)
     ways = (
         Way(REVERSE, "reverse over reverse", "1 forward, 1 reverse (recorded), 1 reverse through both",
             one_reverse + second, rr_s, _flat(rr, leaves)),

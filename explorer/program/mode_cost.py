@@ -83,23 +83,31 @@ def _passes(cost: ModeCost) -> str:
     return ("JVP" if cost.mode == "forward" else "VJP") + ("s" if cost.passes != 1 else "")
 
 
-def pass_operations(output, inputs) -> tuple[list[int], int]:
-    """(operations of one forward-mode pass seeded in each input alone, operations of one reverse-mode pass),
-    counted on the nodes' own JVPs and VJPs (autograd.jacobian's counter; the numbers do not change them)."""
-
-    order = toposort(output) if output.requires_grad else [output]
-    forward = []
-    for leaf in inputs:
-        reached, total = {leaf}, 0
+def forward_pass_operations(order, seeded) -> int:
+    """Operations of one forward-mode pass over ``order`` (nodes, parents first) from the ``seeded`` leaves, ones
+    as their tangents: each op node the seeds reach runs its JVP, counted (autograd.jacobian's counter)."""
+    reached, total = set(seeded), 0
+    with np.errstate(all="ignore"):
         for node in order:
             if node._prim is None or not any(p in reached for p in node._parents):
                 continue
             given = [np.ones(p.data.shape) if p in reached else None for p in node._parents]
             total += counted_jvp(node, given)[1]
             reached.add(node)
-        forward.append(total)
-    reverse = sum(counted_vjp(node, np.ones(node.data.shape))[1] for node in order if node._prim is not None)
-    return forward, reverse
+    return int(total)
+
+
+def reverse_pass_operations(order) -> int:
+    """Operations of one reverse pass over ``order``'s op nodes (each node's VJP on ones, counted)."""
+    with np.errstate(all="ignore"):
+        return int(sum(counted_vjp(node, np.ones(node.data.shape))[1] for node in order if node._prim is not None))
+
+
+def pass_operations(output, inputs) -> tuple[list[int], int]:
+    """(operations of one forward-mode pass seeded in each input alone, operations of one reverse-mode pass),
+    counted on the nodes' own JVPs and VJPs (autograd.jacobian's counter; the numbers do not change them)."""
+    order = toposort(output) if output.requires_grad else [output]
+    return [forward_pass_operations(order, {leaf}) for leaf in inputs], reverse_pass_operations(order)
 
 
 def operation_counts(output, inputs) -> tuple[int, int]:
