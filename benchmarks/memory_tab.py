@@ -19,22 +19,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cost_tab import timed  # noqa: E402  (best wall and CPU seconds over repeats)
 from explorer.playground import step_memory, training  # noqa: E402
 from explorer.playground.settings import TrainConfig  # noqa: E402
 from explorer.program import presets  # noqa: E402
 from explorer.program.memory import payload, program_memory  # noqa: E402
 from language import compile_program  # noqa: E402
 from server.sandbox import Sandbox  # noqa: E402
-
-
-def timed(fn, *args, repeat: int) -> tuple[float, float]:
-    """Best (wall, CPU) seconds of fn(*args) over `repeat` calls."""
-    best = (float("inf"), float("inf"))
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        fn(*args)
-        best = min(best, (time.perf_counter() - wall, time.process_time() - cpu))
-    return best
 
 
 def nodes(text: str) -> int:

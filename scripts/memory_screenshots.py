@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
@@ -17,7 +16,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from explorer.program import presets  # noqa: E402
 from tests.browser import helpers  # noqa: E402
-from tests.browser.server import browser_unavailable_reason, launch_chromium, start_streamlit  # noqa: E402
+from tests.browser.server import app_in_chromium, browser_unavailable_reason  # noqa: E402
 
 MEMORY = '[data-testid="tape-memory"]'
 SHOTS = (("light", {"width": 1280, "height": 800}, "memory.png"), ("dark", {"width": 390, "height": 844},
@@ -50,25 +49,17 @@ def main() -> int:
     if reason:
         print(reason, file=sys.stderr)
         return 1
-    from playwright.sync_api import sync_playwright
-
     args.out.mkdir(parents=True, exist_ok=True)
-    server = start_streamlit("app.py")
-    try:
-        with tempfile.TemporaryDirectory() as profile, sync_playwright() as p:
-            browser = launch_chromium(p, profile)
-            for scheme, viewport, name in SHOTS:
-                page = browser.new_page(viewport=viewport, color_scheme=scheme)
-                helpers.install_run_tracker(page)
-                show_memory(page, server.url, args.step)
-                if viewport["width"] < 600:  # a phone: the graph comes first; the timeline is below it
-                    page.locator(MEMORY).scroll_into_view_if_needed()
-                page.screenshot(path=str(args.out / name))
-                print(f"wrote {args.out / name}")
-                page.close()
-            browser.close()
-    finally:
-        server.stop()
+    with app_in_chromium(REPO_ROOT / "app.py") as (server, browser):
+        for scheme, viewport, name in SHOTS:
+            page = browser.new_page(viewport=viewport, color_scheme=scheme)
+            helpers.install_run_tracker(page)
+            show_memory(page, server.url, args.step)
+            if viewport["width"] < 600:  # a phone: the graph comes first; the timeline is below it
+                page.locator(MEMORY).scroll_into_view_if_needed()
+            page.screenshot(path=str(args.out / name))
+            print(f"wrote {args.out / name}")
+            page.close()
     return 0
 
 
