@@ -38,7 +38,7 @@ from .helpers import (
     run_id,
     settled,
 )
-from .server import unavailable
+from .server import CHROMIUM_ARGS, find_chromium, unavailable
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]  # the cluster starts in the first
 
@@ -125,7 +125,7 @@ def cluster(tmp_path_factory, artifacts):
     folder = tmp_path_factory.mktemp("hosts")
     logs = artifacts / "hosts"
     logs.mkdir(parents=True, exist_ok=True)
-    hosts = test_hosts.Hosts(["lb", "app1", "app2", "db"])
+    hosts = test_hosts.Hosts(["lb", "app1", "app2", "db", "desk"])  # desk: the learners' browser
     with hosts:
         built = Cluster(hosts, folder, logs)
         built.start()
@@ -133,6 +133,23 @@ def cluster(tmp_path_factory, artifacts):
     assert test_hosts.Hosts.left_over(hosts.tag) == []
     (artifacts / "hosts.json").write_text(json.dumps(FIGURES, indent=2))
     print("\nacross hosts:", json.dumps(FIGURES, indent=2))
+
+
+@pytest.fixture(scope="module")
+def desk(browser, cluster, tmp_path_factory):
+    """The learners' and the teacher's Chromium, on a host of its own (``desk``), driven by the session's Playwright.
+    NOTE: a Chromium in this (the root) namespace sees every link the test adds, pulls and mends (the bridge, each
+    host's cable) and aborts the loads in flight with net::ERR_NETWORK_CHANGED; a Streamlit page caught loading
+    ("Failed to fetch dynamically imported module") never connects: the pages that needed a second try. On its own
+    host it sees only its own cable, which no fault touches."""
+    folder = tmp_path_factory.mktemp("desk")
+    wrapper = folder / "chromium"  # Playwright talks to it over a pipe, which `ip netns exec` passes on
+    wrapper.write_text(f'#!/bin/sh\nexec ip netns exec {cluster.hosts.namespace("desk")} {find_chromium()} "$@"\n')
+    wrapper.chmod(0o755)
+    env = dict(os.environ, XDG_CONFIG_HOME=str(folder / "config"), XDG_CACHE_HOME=str(folder / "cache"))
+    chromium = browser.browser_type.launch(executable_path=str(wrapper), args=list(CHROMIUM_ARGS), env=env)
+    yield chromium
+    chromium.close()
 
 
 class Learner:
@@ -216,10 +233,10 @@ def _learner(browser, contexts, cluster, artifacts) -> Learner:
 
 
 @pytest.fixture
-def learners(browser, cluster, artifacts):
+def learners(desk, cluster, artifacts):
     contexts = []
-    made = [_learner(browser, contexts, cluster, artifacts)]
-    made.append(_learner(browser, contexts, cluster, artifacts))  # leastconn: the second goes to the other process
+    made = [_learner(desk, contexts, cluster, artifacts)]
+    made.append(_learner(desk, contexts, cluster, artifacts))  # leastconn: the second goes to the other process
     watch_until(made, lambda one, s: s >= 30, "playing")
     yield made
     for context in contexts:
@@ -321,7 +338,7 @@ def _student(browser, contexts, url: str, code: str, name: str) -> Student:
 
 
 @pytest.fixture(scope="module")
-def lesson(browser, cluster):
+def lesson(desk, cluster):
     """A class with a practice exercise posted (by the test, in the store) and two learners on its Practice page
     (leastconn: one on each app host), and their answers handed in before any fault."""
     store = cluster.store()
@@ -332,7 +349,7 @@ def lesson(browser, cluster):
     finally:
         store.close()
     contexts: list = []
-    students = [_student(browser, contexts, cluster.url, made.code, name) for name in ("Ann", "Bob")]
+    students = [_student(desk, contexts, cluster.url, made.code, name) for name in ("Ann", "Bob")]
     hand_in(students, [], "before the faults")
     found = {"code": made.code, "key": made.key, "students": students}
     counted(cluster, found, "before the faults")
@@ -437,7 +454,7 @@ def test_an_app_hosts_cable_pulled_sends_its_learners_to_the_other_host_from_the
     counted(cluster, lesson, "app1's cable mended")
 
 
-def test_the_teachers_dashboard_counts_every_answer_handed_in_during_the_faults(browser, cluster, lesson):
+def test_the_teachers_dashboard_counts_every_answer_handed_in_during_the_faults(desk, cluster, lesson):
     """After the four faults: Ann hands in the right answer, Bob's last wrong one stands; the store keeps each one's
     last answer and the teacher's dashboard (through the balancer) counts them: b exact 1, wrong 1, pending 0."""
     ann, bob = lesson["students"]
@@ -446,7 +463,7 @@ def test_the_teachers_dashboard_counts_every_answer_handed_in_during_the_faults(
     counted(cluster, lesson, "after the faults")
     contexts: list = []
     try:
-        teacher = fresh_context(browser, contexts).new_page()
+        teacher = fresh_context(desk, contexts).new_page()
         open_page(teacher, f"{cluster.url}/class?code={lesson['code']}&key={lesson['key']}", DEADLINE * 1000)
         read = """() => Object.fromEntries([...document.querySelectorAll('[data-testid="class-tensor"]')]
             .map((r) => [r.dataset.name, [+r.dataset.exact, +r.dataset.wrong, +r.dataset.pending]]))"""
