@@ -231,6 +231,11 @@ def _output(result) -> float:
     return float(np.sum(result.output.data))
 
 
+def _overridden(item: Intervention, a: np.ndarray) -> np.ndarray:
+    """The value an override (set, scale, zero) gives a tensor whose value is ``a`` (_target's line, as numbers)."""
+    return {"set": np.full(a.shape, item.amount), "scale": a * item.amount, "zero": np.zeros(a.shape)}[item.kind]
+
+
 def predict(text: str, item: Intervention) -> Prediction:
     """The gradient's prediction of the override's effect on the output's sum, and the effect itself, at t = 1 and
     along the path (PATH)."""
@@ -247,7 +252,7 @@ def predict(text: str, item: Intervention) -> Prediction:
     else:
         g = np.zeros(node.shape)
     a = np.asarray(node.data, dtype=float)
-    target = {"set": np.full(a.shape, item.amount), "scale": a * item.amount, "zero": np.zeros(a.shape)}[item.kind]
+    target = _overridden(item, a)
     slope = float(np.sum(g * (target - a)))
     name = T_NAME
     while last_assignment(text, name) is not None:
@@ -266,7 +271,7 @@ def gap(text: str, item: Intervention, t: float) -> float:
     base.output.backward()
     node = base.variables[item.name]
     a = np.asarray(node.data, dtype=float)
-    target = {"set": np.full(a.shape, item.amount), "scale": a * item.amount, "zero": np.zeros(a.shape)}[item.kind]
+    target = _overridden(item, a)
     predicted = t * float(np.sum(np.asarray(node.grad) * (target - a)))
     actual = _output(compile_program(with_line(text, item.name, override_line(item, repr(float(t))))).run()) - before
     return abs(actual - predicted)
