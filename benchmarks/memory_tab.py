@@ -1,6 +1,7 @@
 """The Memory tab's cost on the server: explorer.program.memory.program_memory (the program run plain and
 checkpointed through autograd.checkpoint, both backpropagated, and the four accounts) on every preset, the largest
-with k = 1, 2 and 16; the Playground step's (explorer.playground.step_memory); then the tab's first opening on the
+with k = 1, 2 and 16; the Playground step's (explorer.playground.step_memory: the step, and again checkpointed
+every k layers through autograd.checkpoint) on the default and the largest network; then the tab's first opening on the
 largest presets through the app's sandbox (a worker process), as the page asks for it, and the JSON it sends.
 
 Run: python benchmarks/memory_tab.py [--repeat 5]
@@ -52,6 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     state = training.new_state(TrainConfig())
     wall, cpu = timed(step_memory.step_memory, state, repeat=args.repeat)
     print(f"in-process  {wall * 1e3:7.1f} ms wall {cpu * 1e3:7.1f} ms CPU  step_memory (the Playground's default step)")
+    for every in (1, 3):
+        wall, cpu = timed(step_memory.step_memory, state, every, repeat=args.repeat)
+        print(f"in-process  {wall * 1e3:7.1f} ms wall {cpu * 1e3:7.1f} ms CPU  step_memory k={every} layers")
+    big = training.new_state(TrainConfig(hidden=(64,) * 8))
+    for every in (1, 3):
+        wall, cpu = timed(step_memory.step_memory, big, every, repeat=args.repeat)
+        print(f"in-process  {wall * 1e3:7.1f} ms wall {cpu * 1e3:7.1f} ms CPU  step_memory k={every} layers, the "
+              "largest network (8 hidden layers of 64)")
     shown = program_memory(presets.program(biggest))
     print(f"payload     {len(json.dumps(payload(shown, 'k'))):,} bytes of JSON for {biggest}")
     sandbox = Sandbox()

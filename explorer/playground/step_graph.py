@@ -74,27 +74,34 @@ def step_graph(state: training.TrainState, params: np.ndarray | None = None) -> 
 def step_loss(state: training.TrainState, params: np.ndarray | None = None) -> tuple:
     """(loss, uses, the parameters in the model's order): step_graph's forward pass, not yet backpropagated
     (explorer/playground/step_memory.py goes on to an optimiser step)."""
-    rows = fixed_batch(state)
-    made = []
-    x = X = Tensor(training.model_inputs(state, state.X_train[rows]))
-    X.name = "X"
-    weights = iter(_layer_params(state, params))
-    linears = len(state.linears())
-    k = 0
+    x, layers, finish, made = step_layers(state, params)
     with training.one_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        for layer in state.model.layers:
-            if isinstance(layer, nn.Linear):
-                k += 1
-                w, b = next(weights)
-                W, B = Parameter(np.array(w, dtype=np.float64)), Parameter(np.array(b, dtype=np.float64))
-                W.name, B.name = f"W{k}", f"b{k}"
-                made += [W, B]
-                x = F.linear(x, W, B)  # what nn.Linear.forward runs, on copies of its parameters
-                if k == linears:
-                    x.name = "out"
-            else:
-                x = layer(x)
-                x.name = f"h{k}"
+        for layer in layers:
+            x = layer(x)
+        loss, uses = finish(x)
+    return loss, uses, made
+
+
+def step_layers(state: training.TrainState, params: np.ndarray | None = None) -> tuple:
+    """step_loss's pieces, (X, layers, finish, the parameters): each layer a function of the tensor before it (a
+    Linear, F.linear on copies of its parameters, and the activation after it), ``finish(out)`` -> (loss, uses).
+    step_memory runs the layers in blocks through autograd.checkpoint."""
+    rows = fixed_batch(state)
+    X = Tensor(training.model_inputs(state, state.X_train[rows]))
+    X.name = "X"
+    groups: list[list] = []
+    for layer in state.model.layers:  # a Linear and what follows it up to the next
+        if isinstance(layer, nn.Linear) or not groups:
+            groups.append([])
+        groups[-1].append(layer)
+    made, layers = [], []
+    for k, (group, (w, b)) in enumerate(zip(groups, _layer_params(state, params)), 1):
+        W, B = Parameter(np.array(w, dtype=np.float64)), Parameter(np.array(b, dtype=np.float64))
+        W.name, B.name = f"W{k}", f"b{k}"
+        made += [W, B]
+        layers.append(_layer(W, B, group[1:], k, last=k == len(groups)))
+
+    def finish(x):
         criterion = state.criterion
         targets = criterion.targets(state.y_train[rows])
         # NOTE: class numbers stay integers (cross_entropy's labels): a Tensor of data all the same, drawn as y
@@ -102,9 +109,25 @@ def step_loss(state: training.TrainState, params: np.ndarray | None = None) -> t
         targets.name = "y"
         loss = criterion.compare(x, targets)
         loss.name = "loss"
-    # the labels cross_entropy reads are data, not a parent it differentiates: drawn beside it (graph.order)
-    uses = {t: (targets,) for t in order(loss) if t.op == "cross_entropy"}
-    return loss, uses, made
+        # the labels cross_entropy reads are data, not a parent it differentiates: drawn beside it (graph.order)
+        return loss, {t: (targets,) for t in order(loss) if t.op == "cross_entropy"}
+
+    return X, layers, finish, made
+
+
+def _layer(W, B, after, k, last):
+    """Layer k: F.linear with W and B, then the modules `after` it (its activation), naming what it makes."""
+
+    def layer(x):
+        x = F.linear(x, W, B)  # what nn.Linear.forward runs, on copies of its parameters
+        if last:
+            x.name = "out"
+        for module in after:
+            x = module(x)
+            x.name = f"h{k}"
+        return x
+
+    return layer
 
 
 # ----------------------------------------------------------------------------- for the graph view

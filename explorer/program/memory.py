@@ -13,7 +13,8 @@ one tensor leaves the block (checkpoint returns one tensor); each block runs as 
 *its inputs)``. Instructions that draw random numbers, and leaves, run outside any block (a block must compute the
 same thing when run again). The tape's account of that run (tape.timeline with the same blocks) is the line shown,
 and its count of recomputed operations must equal the one the real run counted (tests/explorer/program/
-test_memory.py).
+test_memory.py). The rule that makes the blocks (`plan`) and the counted checkpoint (`checkpointed`) are the
+Playground's too: explorer/playground/step_memory.py runs a training step's layers in blocks of k with them.
 """
 
 from __future__ import annotations
@@ -105,10 +106,11 @@ def program_memory(text: str, poked: tuple = (), every: int = DEFAULT_EVERY) -> 
 
 
 def account(output: Tensor, uses=None, *, blocks=None, every: int = DEFAULT_EVERY, recomputed=None, n_blocks=0,
-            grads_agree=True, after=()) -> Memory:
+            grads_agree=True, after=(), checkpointed_label="") -> Memory:
     """Memory for a backpropagated `output`: the four accounts (checkpointed with `blocks`, else every `every` op
-    nodes); `after`: steps past backward (the Playground's optimiser step), (label, bytes added to each account's
-    last backward figure, or None and the bytes every account holds then) triples."""
+    nodes; `checkpointed_label` replaces that line's label); `after`: steps past backward (the Playground's
+    optimiser step), (label, bytes added to each account's last backward figure, or None and the bytes every
+    account holds then) triples."""
     timelines = {
         "engine": tape.timeline(output, uses, "engine"),
         "tape": tape.timeline(output, uses, "tape"),
@@ -119,6 +121,7 @@ def account(output: Tensor, uses=None, *, blocks=None, every: int = DEFAULT_EVER
     labels = base.labels + tuple(label for label, _, _ in after)
     lines = []
     for name, label in ACCOUNTS:
+        label = checkpointed_label if name == "checkpointed" and checkpointed_label else label
         held = list(timelines[name].bytes)
         steps = len(held) if name == "no_grad" else len(base.labels) + len(after)
         held += [held[-1]] * (len(base.labels) - len(held))  # no_grad stops after forward
@@ -215,7 +218,6 @@ def _run_block(program, block, values, counter):
         for a in program.instructions[k].args:
             if type(a) is Slot and a.index not in made and a.index not in reads and isinstance(values[a.index], Tensor):
                 reads.append(a.index)
-    runs = [0]
 
     def fn(*tensors):
         local = dict(zip(reads, tensors))
@@ -223,43 +225,65 @@ def _run_block(program, block, values, counter):
             ins = program.instructions[k]
             args = [local.get(a.index, values[a.index]) if type(a) is Slot else a for a in ins.args]
             local[ins.out] = ins.fn(*args, **ins.kwargs)
-        out = local[program.instructions[block[-1]].out]
+        return local[program.instructions[block[-1]].out]
+
+    values[program.instructions[block[-1]].out] = checkpointed(fn, [values[i] for i in reads], counter)
+
+
+def checkpointed(fn, inputs, counter=None):
+    """``autograd.checkpoint(fn, *inputs)``, adding to ``counter[0]`` the op nodes its backward makes again: counted
+    on the graph the second call of `fn` makes, not predicted."""
+    runs = [0]
+
+    def counted(*tensors):
+        out = fn(*tensors)
         runs[0] += 1
         if runs[0] > 1 and counter is not None:  # backward: the block made again
             counter[0] += sum(1 for t in order(out) if t._prim is not None)
         return out
 
-    values[program.instructions[block[-1]].out] = autograd.checkpoint(fn, *(values[i] for i in reads))
+    return autograd.checkpoint(counted, *inputs)
 
 
 def _plan(program, calls, every):
     """Blocks of instruction indices: consecutive calls (names bound between them are fine) of at least `every`
-    op nodes that need grad, ending where one tensor, the last call's, is read after the block."""
+    op nodes that need grad, ending where one tensor, the last call's, is read after the block: `plan`'s rule."""
     instructions = program.instructions
     last_read = {program.output.index: len(instructions)}
     for k, ins in enumerate(instructions):
         for a in (*getattr(ins, "args", ()), *getattr(ins, "kwargs", {}).values(), getattr(ins, "value", None)):
             if type(a) is Slot and type(ins) is not Store:
                 last_read[a.index] = k
-    blocks, current, ops = [], [], 0
+    units = []
     for k, ins in enumerate(instructions):
-        if type(ins) is not Call:
-            if type(ins) is not Store:
-                current, ops = [], 0  # a leaf: blocks stop here
+        if type(ins) is Store:
             continue
-        if any(type(a) is Slot and a.index == 0 for a in ins.args) or any(type(v) is Slot for v in ins.kwargs.values()):
-            current, ops = [], 0  # draws random numbers (or reads a value as a keyword): runs on its own
-            continue
-        current.append(k)
-        ops += sum(1 for t in calls.get(k, ()) if t._prim is not None)
-        if ops >= every:
-            made = {instructions[j].out for j in current}
-            leaving = {s for s in made if last_read.get(s, -1) > k}
-            if leaving == {ins.out}:
-                blocks.append(current)
-                current, ops = [], 0
-    return blocks
+        alone = type(ins) is not Call or any(type(a) is Slot and a.index == 0 for a in ins.args) or any(
+            type(v) is Slot for v in ins.kwargs.values())  # a leaf, a random draw, a value read as a keyword
+        units.append((k, None if alone else sum(1 for t in calls.get(k, ()) if t._prim is not None),
+                      getattr(ins, "out", None)))
+    return plan(units, every, last_read)
 
+
+def plan(units, every, last_read):
+    """The checkpointed blocks, one rule for the Explorer's programs and the Playground's networks: runs of
+    consecutive units weighing at least `every` (op nodes, or layers), each ending where one value, its last
+    unit's, is read after it (checkpoint returns one tensor). `units`: (position, weight, the value it makes) in
+    order, weight None for a unit that runs on its own (blocks stop there); `last_read`: value -> the last position
+    that reads it. Returns the blocks as lists of positions."""
+    blocks, current, weight = [], [], 0
+    for at, w, out in units:
+        if w is None:
+            current, weight = [], 0
+            continue
+        current.append((at, out))
+        weight += w
+        if weight >= every:
+            leaving = {made for _, made in current if last_read.get(made, -1) > at}
+            if leaving == {out}:
+                blocks.append([a for a, _ in current])
+                current, weight = [], 0
+    return blocks
 
 
 def payload(data: Memory, key: str, title: str = "") -> dict:
