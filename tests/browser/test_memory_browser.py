@@ -1,6 +1,7 @@
 """The Explorer's Memory tab in a real browser: the timeline's peak hooks against the accounts, every drawn box's
 data-saves against its saved bytes, and scrubbing (the slider, then the pointer over the plot) lighting on the graph
-exactly the tensors the tape holds at that step."""
+exactly the tensors the tape holds at that step; the Playground's step the same, with its slider over k moving the
+checkpointed line."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from urllib.parse import quote
 
 import pytest
 
+from components.playground.step_memory import EVERY
+from explorer.playground import training
+from explorer.playground.settings import TrainConfig
+from explorer.playground.step_memory import DEFAULT_EVERY, step_memory
 from explorer.program import presets
 from explorer.program.memory import program_memory
 
@@ -97,6 +102,20 @@ def test_the_playground_s_step_memory_lights_its_step_graph(page, app_url, artif
     lit_names = page.eval_on_selector_all(f"{VIEW} g.node.alive", "(gs) => gs.map((g) => g.textContent.trim())")
     assert any(t.startswith("W1") for t in lit_names) and len(lit_names) == int(hooks(page, VIEW)["alive"]) > 0
     page.locator(MEMORY).screenshot(path=str(artifacts / "playground-step-memory.png"))
+
+    # k, checkpoints every k layers: the real checkpointed step moves its line (the default network's 3 layers)
+    state = training.new_state(TrainConfig())
+    assert int(found["peakBytesCheckpointed"]) == step_memory(state, DEFAULT_EVERY).peak("checkpointed")
+    assert int(found["peakBytesCheckpointed"]) < int(found["peakBytesTape"]), "checkpoints every layer: lower"
+    thumb = page.get_by_role("slider", name=EVERY)
+    thumb.focus()
+    for every, key in ((2, "ArrowRight"), (3, "End")):
+        want = str(step_memory(state, every).peak("checkpointed"))
+        wait_for_rerun(page, lambda key=key: thumb.press(key))
+        page.wait_for_function("([sel, v]) => document.querySelector(sel).dataset.peakBytesCheckpointed === v",
+                               arg=[MEMORY, want], timeout=30_000)
+        assert page.get_by_text(f"checkpointed every {every} layer").first.is_visible()
+    assert hooks(page, MEMORY)["peakBytes"] == found["peakBytes"], "the engine's line does not move with k"
 
 
 def test_closing_the_tab_leaves_nothing_lit(page, app_url):
