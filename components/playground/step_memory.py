@@ -37,7 +37,8 @@ def every_slider(state) -> int:
     """The slider over k, 1 to the network's layers (at least 2), its value kept while the panel is off."""
     most = max(2, step_memory.layers(state))
     kept = min(ss.get(keys.STEP_MEMORY_EVERY, step_memory.DEFAULT_EVERY), most)
-    every = st.slider(EVERY, 1, most, kept, key=keys.STEP_MEMORY_SLIDER, help=EVERY_HELP)
+    # NOTE: as wide as the timeline below (memory.css: 640 px at most); narrower on a phone
+    every = st.slider(EVERY, 1, most, kept, key=keys.STEP_MEMORY_SLIDER, help=EVERY_HELP, width=640)
     ss[keys.STEP_MEMORY_EVERY] = every
     return every
 
@@ -45,17 +46,16 @@ def every_slider(state) -> int:
 def summary(data, layers: int, points: int) -> str:
     """The peaks, what is held after forward, and what checkpointing cost (counted on the real run)."""
     engine, tape, free, ck = (data.peak(n) for n in ("engine", "tape", "no_grad", "checkpointed"))
-    s = "s" if data.every > 1 else ""
-    text = f"Peaks: this engine {engine:,} bytes, the tape {tape:,}, no_grad {free:,}, checkpointed every "
-    text += f"{data.every} layer{s} {ck:,}. "
+    text = (f"Peaks: this engine {engine:,} bytes, the tape {tape:,}, no_grad {free:,}, checkpointed "
+            f"{step_memory.every_words(data.every)} {ck:,}. ")
     if not data.blocks:
         return text + (f"This network has {layers} layer{'s' if layers > 1 else ''}, fewer than k: no block is "
                        "checkpointed, and its line is the tape's.")
     held = {line.name: line.bytes[data.backward_from - 1] for line in data.lines}
     agree = "the same grads and weights" if data.grads_agree else "DIFFERENT grads (a bug: please report it)"
-    text += (f"After forward the tape holds {held['tape']:,} bytes, checkpointed {held['checkpointed']:,}. The "
-             f"checkpointed step (autograd.checkpoint over {data.blocks} block{'s' if data.blocks > 1 else ''} of "
-             f"{data.every} layer{s}) ran {data.recomputed:,} forward operations again in backward and gave {agree}. ")
+    text += (f"After forward: the tape {held['tape']:,}, checkpointed {held['checkpointed']:,}. autograd.checkpoint "
+             f"over {data.blocks} block{'s' if data.blocks > 1 else ''} ran {data.recomputed:,} forward operations "
+             f"again in backward, with {agree}. ")
     if ck > 0.9 * tape:
         text += (f"The peak comes in backward, where the grads join the weights: on {points} points the activations, "
                  "all checkpointing can drop, are a small part of the bytes. ")

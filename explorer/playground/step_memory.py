@@ -27,12 +27,17 @@ from explorer.program.tape import _buffer
 
 OPTIMISER_STEP = "optimiser: {name} updates the weights"
 LET_GO = "after the step: the graph let go (the weights' grads stay until zero_grad)"
-CHECKPOINTED = "checkpointed every {every} layer{s} (each block run again in backward)"
+CHECKPOINTED = "checkpointed {every} (each block run again in backward)"
 
 #: Checkpoints every k layers: k from 1 to as many layers as a network can have. At first every layer: on the
 #: step's 4 points the weights and their grads outweigh the activations and the peak comes in backward, where a
 #: longer block brings its activations back; per layer, each block's output goes as soon as it is used.
 DEFAULT_EVERY, MAX_EVERY = 1, settings.MAX_LAYERS + 1
+
+
+def every_words(every: int) -> str:
+    """"every layer", "every 2 layers": how the panel says k."""
+    return "every layer" if every == 1 else f"every {every} layers"
 
 
 def layers(state: training.TrainState) -> int:
@@ -121,4 +126,4 @@ def step_memory(state: training.TrainState, every: int = DEFAULT_EVERY) -> memor
     after = ((OPTIMISER_STEP.format(name=state.config.optimizer), made_state, None), (LET_GO, 0, kept))
     return memory.account(loss, uses, blocks=node_blocks(loss, uses, made, blocks), every=every,
                           recomputed=counter[0], n_blocks=len(blocks), grads_agree=agree, after=after,
-                          checkpointed_label=CHECKPOINTED.format(every=every, s="s" if every > 1 else ""))
+                          checkpointed_label=CHECKPOINTED.format(every=every_words(every)))

@@ -114,7 +114,7 @@ def test_the_playground_s_step_memory_lights_its_step_graph(page, app_url, artif
         wait_for_rerun(page, lambda key=key: thumb.press(key))
         page.wait_for_function("([sel, v]) => document.querySelector(sel).dataset.peakBytesCheckpointed === v",
                                arg=[MEMORY, want], timeout=30_000)
-        assert page.get_by_text(f"checkpointed every {every} layer").first.is_visible()
+        assert page.get_by_text(f"checkpointed every {every} layers").first.is_visible()
     assert hooks(page, MEMORY)["peakBytes"] == found["peakBytes"], "the engine's line does not move with k"
 
 

@@ -56,7 +56,7 @@ def test_the_slider_over_k_moves_the_checkpointed_peak_and_stays_in_the_session(
         peaks[every] = checkpointed_peak(at)
         want = step_memory(at.session_state["pg"].state, every)
         assert peaks[every] == want.peak("checkpointed")
-        assert any(f"checkpointed every {every} layer" in c.value and f"ran {want.recomputed:,} forward" in c.value
+        assert any(f"checkpointed every {every} layers" in c.value and f"ran {want.recomputed:,} forward" in c.value
                    for c in at.caption), [c.value for c in at.caption]
     assert len(set(peaks.values())) > 1, peaks
     at.toggle(key=keys.GRAPH).set_value(False).run()

@@ -125,7 +125,8 @@ def test_checkpoints_lower_the_default_step_s_peak_and_k_moves_it():
     assert shown.every == step_memory.DEFAULT_EVERY == 1 and shown.blocks == 3
     assert shown.peak("checkpointed") < shown.peak("tape"), [line.peak for line in shown.lines]
     label = next(line.label for line in shown.lines if line.name == "checkpointed")
-    assert label.startswith("checkpointed every 1 layer (")
+    assert label.startswith("checkpointed every layer (")
+    assert step_memory.step_memory(state, 2).lines[-1].label.startswith("checkpointed every 2 layers (")
     runs = {every: step_memory.step_memory(state, every) for every in (1, 2, 3, 4)}
     assert len({run.peak("checkpointed") for run in runs.values()}) > 1
     assert runs[4].peak("checkpointed") == shown.peak("tape"), "k past the network's 3 layers: no block"
