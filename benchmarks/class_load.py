@@ -9,7 +9,8 @@ store, and the teacher's dashboard reading it.
 Each process stands for one Streamlit server: its learners (threads, as Streamlit runs sessions) each type their
 way through the backprop-ninja exercise, one more answer line each --every seconds (some wrong first), and each
 submission is graded as the Practice page grades it (explorer.practice.page_data.practice_page: the check of
-every line) and handed in to the class (explorer/classes/room.hand_in). The main process is the teacher: it
+every line) and handed in to the class (explorer/classes/room.hand_in, versioned as the page does: each written only
+if newer). The main process is the teacher: it
 reads the dashboard every 2 s. Printed: submissions, the grading time per submission (check + hand-in,
 p50/p95/max, the queueing inside a process included: one process's Python work is one core), the dashboard's
 read time, and how stale it is (from a submission's hand-in to the first dashboard read that counts it, p95),
@@ -62,7 +63,7 @@ def learners(process: int, count: int, where: str, code: str, seconds: float, ev
         me = f"learner-{process}-{i}"
         room.join(store, info, me, f"L{process}.{i}")
         steps = answer_steps(process * 10_000 + i)
-        k = 0
+        k, version = 0, None
         time.sleep(random.random() * every)
         while time.monotonic() < end:
             answers = steps[min(k, len(steps) - 1)]
@@ -71,7 +72,9 @@ def learners(process: int, count: int, where: str, code: str, seconds: float, ev
             page = page_data.practice_page(EXERCISE.program, answers)
             rows = {r["name"]: {"verdict": r["verdict"], "maxdiff": r["maxdiff"]} for r in page["rows"]}
             checked = time.perf_counter()
-            room.hand_in(store, info, me, {"rows": rows, "sent": time.time()})
+            # NOTE: versioned as the page versions it (the browser's time of the text, here this process's clock)
+            version = room.next_version(version, time.time() * 1000)
+            room.hand_in(store, info, me, {"rows": rows, "sent": time.time()}, version=version)
             took = time.perf_counter() - start
             with lock:
                 times.append((took, checked - start))

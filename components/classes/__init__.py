@@ -17,6 +17,7 @@ from explorer.classes.room import ClassRefused, Post
 from explorer.playground import snapshot as run_snapshot
 from explorer.playground.controller import Upload
 from explorer.playground.datasets import CLASSIFICATION
+from explorer.practice import keys as practice_keys
 from explorer.words import markdown_safe
 from server.run_store import RunStore, StoreDown
 
@@ -160,10 +161,16 @@ def hand_in_practice(store: RunStore, code: str | None, answers: str, page: dict
                 st.info(f"Join the class **{markdown_safe(info.name)}** to hand your answers in: "
                         f"[the class's page]({page_data.class_link(_base(), code)})", icon=":material/school:")
                 return
+            st.session_state[keys.VERSION] = room.handed_version(store, info, who)
             st.session_state[keys.IN_CLASS] = (code, info, you)
         work = page_data.practice_work(page, answers, hints)
         if st.session_state.get(keys.HANDED_IN) != (code, work):
-            room.hand_in(store, info, who, work, joined=you)
+            # NOTE: the version is the browser's time of the text's send (the editor's "at"): the store keeps the newest
+            # hand-in whichever process replays one it kept while the store was down (server/run_store: put).
+            sent = (st.session_state.get(practice_keys.EDITOR) or {}).get("at")
+            version = room.next_version(st.session_state.get(keys.VERSION), sent)
+            room.hand_in(store, info, who, work, joined=you, version=version)
+            st.session_state[keys.VERSION] = version
             st.session_state[keys.HANDED_IN] = (code, work)
         handed = True
         if store.problem:

@@ -77,6 +77,7 @@ def _typed() -> None:
     sent = (ss.get(keys.EDITOR) or {}).get("text")
     if isinstance(sent, str):
         ss[keys.ANSWERS] = sent
+        ss[keys.TYPED] = True  # newer than the run's link: see explorer/practice/link.sync
 
 
 def _set_answers(text: str) -> None:

@@ -8,6 +8,9 @@ pulled cable, a restarted balancer) is sent again every 3 s until the server's t
 another session than the one the editor last heard from (the page reconnected to another process), the browser's
 text is newer than the link the new session read: it is kept, and sent to that session.
 
+Each text sent goes with the browser's time of sending it (``at``, ms, sent just before the text): a class orders a
+learner's hand-ins by it (explorer/classes/room.next_version), the one clock whichever process they reach.
+
 Hooks: the text area ``[data-testid="practice-editor"]`` with ``data-sent`` (texts sent) and ``data-version``."""
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ export default function (component) {
       timer = null;
       area.dataset.sent = String(Number(area.dataset.sent) + 1);
       area.__pending = area.value;
+      area.__stamp(Date.now());  // the browser's time of this text, first: a class keeps the newest hand-in
       area.__send(area.value);
     };
     area.__sendNow = send;
@@ -52,6 +56,7 @@ export default function (component) {
       if (area.isConnected && area.__pending !== undefined && timer === null) area.__retry(++tries);
     }, RETRY_MS);
   }
+  area.__stamp = (ms) => setStateValue("at", ms);
   area.__send = (text) => setStateValue("text", text);
   area.__retry = (n) => setStateValue("tries", n);
   const another = area.dataset.session !== undefined && area.dataset.session !== spec.session;
@@ -87,6 +92,7 @@ def answers_editor(text: str, version: int, *, key: str, label: str, on_text: Ca
                    session: str = "") -> None:
     """The editor holding ``text`` (applied when ``version`` changes); ``on_text`` runs when the browser sends a
     new text (or asks again for one not shown back), which is then ``st.session_state[key]["text"]``. ``session``:
-    one value per server session (the editor keeps the browser's text when it changes)."""
+    one value per server session (the editor keeps the browser's text when it changes). A new ``at`` (the time of a
+    send, just before its text) runs ``on_text`` too: its run is the browser's report, newer than the run's link."""
     _component(key=key, data={"text": text, "version": int(version), "label": label, "session": session},
-               on_text_change=on_text, on_tries_change=on_text)
+               on_text_change=on_text, on_tries_change=on_text, on_at_change=on_text)

@@ -17,3 +17,4 @@ HANDED_IN = "cls_handed_in"  # what this session last handed in from the Practic
 SEEN_POST = "cls_seen_post"  # when the post a learner's page shows was posted (a newer one reruns the page)
 IN_CLASS = "cls_in_class"  # (code, the class, the learner) as the Practice page found them: hand-ins need no read
 OWED = "cls_owed"  # the Practice page could not hand the last check in (the store was down): tried again
+VERSION = "cls_version"  # the version of the last hand-in of this session (room.next_version)

@@ -210,13 +210,42 @@ def learners(store: RunStore, info: ClassInfo, *handed: dict[str, dict]) -> list
     return sorted(found, key=lambda one: (one.joined, one.name))
 
 
-def hand_in(store: RunStore, info: ClassInfo, learner: str, work: dict, *, joined: Learner | None = None) -> str:
+def hand_in(store: RunStore, info: ClassInfo, learner: str, work: dict, *, joined: Learner | None = None,
+            version: int | None = None) -> str:
     """Keeps the learner's latest practice work: ``{"rows": {tensor: {"verdict", "maxdiff", "answer", "hints"}}}``
     (the Practice page's check, as it says it). QUEUED: it waits in this process for the store's writer (written
     within a moment, or once the store answers again: nothing is lost). ClassRefused if the learner has not
     joined, or the class has ended. ``joined``: the learner as the page found them before (their membership is not
-    read again, so a hand-in needs no read of the store: it is kept here while the store is down)."""
-    return _learner_record(store, info, learner, "work", work, joined)
+    read again, so a hand-in needs no read of the store: it is kept here while the store is down). ``version``
+    (next_version): the store keeps the hand-in only if no newer one of the learner's is there, whichever process
+    wrote or replays it; None: always kept."""
+    return _learner_record(store, info, learner, "work", work, joined, version)
+
+
+def next_version(last: int | None, sent_ms=None) -> int:
+    """The version of a learner's next hand-in: microseconds of the learner's browser clock when it sent the text
+    handed in (``sent_ms``, Date.now() in the browser), and past ``last``, the session's previous one (a hand-in of no
+    new text, a hint's or the whole backward's, counts just after it). The browser's is the one clock every hand-in of
+    the learner is read from, whichever process or machine takes it, so the servers' clocks may differ. A stamp that
+    is not a time (not a finite number from 0 to the year 2100) counts as none."""
+    try:
+        stamp = float(sent_ms)
+    except (TypeError, ValueError):
+        stamp = 0.0
+    stamp = int(stamp * 1000) if 0 <= stamp < LATEST_STAMP_MS else 0
+    return max(stamp, int(last or 0) + 1)
+
+
+LATEST_STAMP_MS = 4_102_444_800_000.0  # 2100-01-01 in ms since the epoch: a browser's stamp is below it
+
+
+def handed_version(store: RunStore, info: ClassInfo, learner: str) -> int:
+    """The version of the learner's hand-in the store has (0 if none): a session starts its versions after it."""
+    blob = store.record(f"class:{info.code}:work", learner)
+    try:
+        return int(_load(blob).get("v") or 0) if blob is not None else 0
+    except (ValueError, TypeError, AttributeError):
+        return 0
 
 
 def hand_in_run(store: RunStore, info: ClassInfo, learner: str, run: dict) -> str:
@@ -225,16 +254,18 @@ def hand_in_run(store: RunStore, info: ClassInfo, learner: str, run: dict) -> st
 
 
 def _learner_record(store: RunStore, info: ClassInfo, learner: str, table: str, value: dict,
-                    joined: Learner | None = None) -> str:
+                    joined: Learner | None = None, version: int | None = None) -> str:
     you = joined if joined is not None and joined.learner == learner else member(store, info, learner)
     if you is None:
         raise ClassRefused("join the class first: pick a name to show the teacher")
     if info.ends <= store.clock():
         raise ClassRefused("this class has ended")
     # NOTE: one record per hand-in, handed over to the process's writer (the store's writes are what a class waits
-    # on: it writes everyone's in one step); the work's time says when the learner was last seen (see learners()).
-    done = store.hand_over(f"class:{info.code}:{table}", learner, _dump(value | {"at": store.clock()}),
-                           expires_at=info.ends)
+    # on: it writes everyone's in one step); the work's time says when the learner was last seen (see learners()),
+    # its version ("v") where a new session of the learner starts its own (handed_version).
+    record = value | {"at": store.clock()} | ({} if version is None else {"v": int(version)})
+    done = store.hand_over(f"class:{info.code}:{table}", learner, _dump(record), expires_at=info.ends,
+                           version=version)
     if done != QUEUED:
         raise ClassRefused(f"this is more than a class keeps for one learner ({RECORD_BYTES // 1000} KB)")
     return done

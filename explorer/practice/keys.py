@@ -19,3 +19,4 @@ EDITOR_VERSION = "practice_editor_version"  # grows when the server writes the a
 ANSWERS_SHOWN = "practice_answers_shown"  # (program, answers) the editor was last sent
 FIRST_BAD = "practice_first_bad"  # the node id of the first answer judged wrong (the graph selects it)
 SELECT_SEQ = "practice_select_seq"  # grows when FIRST_BAD changes: the graph view applies the selection
+TYPED = "practice_typed"  # the editor sent its text on this run: the link (maybe a stale echo) does not undo it

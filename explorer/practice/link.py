@@ -23,7 +23,14 @@ def sync(session: MutableMapping, query: MutableMapping, default_program: str) -
     if not isinstance(session.get(keys.PROGRAM), str):
         session[keys.PROGRAM] = default_program
     given_answers = query.get("answers")
-    if links.link_wins(session, "practice_answers", given_answers):
+    # NOTE: a run's link is the URL as the browser had it when it asked for the run, and the browser applies the URL
+    # a run writes only when that run's message reaches it: a run asked meanwhile (the editor's resend every 3 s, the
+    # next text typed) brings the URL of before, an answer this session wrote and since replaced, which link_wins
+    # takes for a link. It undid the learner's newest text (and the editor took the old one back, its version grown:
+    # the class benchmark's right answer that never showed, the store keeping the wrong one). The editor's text sent
+    # on this very run is the learner's newest: the link does not undo it.
+    typed = session.pop(keys.TYPED, False)
+    if links.link_wins(session, "practice_answers", given_answers) and not typed:
         session[keys.ANSWERS] = given_answers
         session[keys.STARTED] = session[keys.PROGRAM]
     program, answers = session[keys.PROGRAM], session.get(keys.ANSWERS)

@@ -26,6 +26,13 @@ words what failed (``problem``), keeps the snapshots it could not write in the p
 and is tried again after a back-off. The SQLite file is checked for its identity and integrity and
 started again when deleted or damaged (sqlite_store.py, sqlite_repair.py).
 
+Shared records (a class's, explorer/classes/room.py) may carry a version, and a record is written only over one with
+no version or an older one, in one atomic step in each backend (SQLite: one upsert; Redis: one Lua script; memory:
+under its lock). "Newer" is the version, never a server's clock: a class's hand-in is versioned by the time the
+learner's browser sent its text (µs), the one clock every process and machine the learner reaches reads, and past the
+session's previous hand-in. So records that processes kept while the store was down, replayed in any order (or the
+same one twice), leave the newest; a process's clock that is off changes nothing.
+
 Where: ``AUTOGRAD_EXPLORER_RUNS`` = ``sqlite:///abs/path.sqlite3`` | ``redis://host:6379/0`` |
 ``memory`` (this process only); unset, ``runs.sqlite3`` in the data folder
 (``AUTOGRAD_EXPLORER_DATA``, else ``$XDG_DATA_HOME/autograd-explorer``, else
@@ -43,6 +50,7 @@ from server.run_store.base import (
     KEPT,
     LEASE_SECONDS,
     MB,
+    OLDER,
     QUEUED,
     RUN_ID,
     SAVED,
@@ -58,7 +66,7 @@ from server.run_store.redis_store import RedisRunStore
 from server.run_store.sqlite_store import SQLiteRunStore
 
 __all__ = [
-    "KEPT", "LEASE_SECONDS", "MB", "QUEUED", "RUN_ID", "SAVED", "TAKEN", "TOO_BIG", "MemoryRunStore", "Opened",
+    "KEPT", "LEASE_SECONDS", "MB", "OLDER", "QUEUED", "RUN_ID", "SAVED", "TAKEN", "TOO_BIG", "MemoryRunStore", "Opened",
     "RedisRunStore", "RunStore", "SQLiteRunStore", "StoreDown", "data_folder", "new_run_id", "open_store", "runs",
 ]
 

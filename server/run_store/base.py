@@ -25,12 +25,19 @@ RECORD_BYTES = 256_000  # one shared record (a class's, see `put`) at most
 PENDING_RECORD_BYTES = 16 * MB  # records this process keeps while the store cannot be written, at most
 GATHER_SECONDS = 0.05  # a record handed over waits this long for others, to be written with them in one step
 QUEUED = "queued"  # what hand_over did: the record waits in this process for its writer (see `hand_over`)
+OLDER = "older"  # what a put did: the store has a newer version of the record, kept (see `put`)
 
 log = logging.getLogger("server.run_store")
 
 
 def new_run_id() -> str:
     return secrets.token_urlsafe(9)  # 12 URL-safe characters, 72 random bits
+
+
+def supersedes(version: int | None, than: int | None) -> bool:
+    """Whether a record of ``version`` replaces one of version ``than`` (see `RunStore.put`): always when either has
+    none, else only when it is greater (the same version twice is one record, written once)."""
+    return version is None or than is None or version > than
 
 
 class StoreDown(Exception):
@@ -101,8 +108,8 @@ class RunStore:
         self._state = threading.Lock()
         self._pending_lock = threading.RLock()  # a run's pending save and its flush are one step
         self._pending = ByteCache(PENDING_BYTES, max_item=self.max_run_bytes, idle_seconds=None)
-        # (table, key) -> (value, expires_at): records put while the store could not be written, in order
-        self._pending_records: dict[tuple[str, str], tuple[bytes, float]] = {}
+        # (table, key) -> (value, expires_at, version): records put while the store could not be written, in order
+        self._pending_records: dict[tuple[str, str], tuple[bytes, float, int | None]] = {}
         self._handed_over = threading.Event()  # records wait for the writer
         self._writer: threading.Thread | None = None
 
@@ -174,32 +181,42 @@ class RunStore:
     # ------------------------------------------------------------------ shared records
     # What a class keeps (explorer/classes/): small records under (table, key), each with the wall-clock time it
     # expires, in the same store as the runs, so every process (and machine) behind the balancer sees them.
-    def put(self, table: str, key: str, value: bytes, *, expires_at: float) -> str:
-        """Keeps ``value`` under (table, key) until ``expires_at``, replacing what was there: SAVED; TOO_BIG (over
-        RECORD_BYTES: nothing written); KEPT (the store cannot be written now: the record waits in this process and is
-        written, before anything else, by the first call that works). Raises StoreDown only when this process
-        already keeps PENDING_RECORD_BYTES of records for the store."""
+    def put(self, table: str, key: str, value: bytes, *, expires_at: float, version: int | None = None) -> str:
+        """Keeps ``value`` under (table, key) until ``expires_at``, replacing what was there: SAVED; OLDER (the store
+        has a newer ``version`` of it: kept, nothing written); TOO_BIG (over RECORD_BYTES: nothing written); KEPT (the
+        store cannot be written now: the record waits in this process and is written, before anything else, by the
+        first call that works). Raises StoreDown only when this process already keeps PENDING_RECORD_BYTES of records
+        for the store.
+
+        ``version``: a whole number that grows with each newer value of the record, whichever process or machine
+        writes it (a class's hand-ins: microseconds of the learner's browser clock, explorer/classes/room.py). A record
+        with a version replaces a live one only if that one has none or a smaller one, in one atomic step in every
+        backend: records kept here while the store was down, replayed by several processes in any order, leave the
+        newest; the same record twice is written once. Without a version a put always replaces."""
         if len(value) > RECORD_BYTES:
             return TOO_BIG
         with self._pending_lock:
-            self._pending_records.pop((table, key), None)
+            waiting = self._pending_records.get((table, key))
+            if waiting is None or supersedes(version, waiting[2]):
+                self._pending_records.pop((table, key), None)
             try:
-                return self._call(lambda: self._put(table, key, value, expires_at, self.clock()))
+                return self._call(lambda: self._put(table, key, value, expires_at, self.clock(), version))
             except StoreDown:
-                if not self._wait_here(table, key, value, expires_at):
+                if not self._wait_here(table, key, value, expires_at, version):
                     raise
                 return KEPT
 
-    def hand_over(self, table: str, key: str, value: bytes, *, expires_at: float) -> str:
+    def hand_over(self, table: str, key: str, value: bytes, *, expires_at: float, version: int | None = None) -> str:
         """As ``put``, but the write is this process's writer's: the record waits here (read by this process at
         once) and is written within GATHER_SECONDS, with every record handed over meanwhile, in one transaction
         (while the store cannot be written, as soon as it can). QUEUED or TOO_BIG; StoreDown only when this process
         already keeps PENDING_RECORD_BYTES of records. Many learners' hand-ins cost the store one write, not one
-        each: 4 processes of 50 learners waited 1-8 s for SQLite's write lock one write at a time."""
+        each: 4 processes of 50 learners waited 1-8 s for SQLite's write lock one write at a time. ``version``: as
+        ``put`` (an older one than the store's, or than one waiting here, is not written)."""
         if len(value) > RECORD_BYTES:
             return TOO_BIG
         with self._pending_lock:
-            if not self._wait_here(table, key, value, expires_at):
+            if not self._wait_here(table, key, value, expires_at, version):
                 raise StoreDown(self.problem or "this process keeps as many records as it can for the run store")
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_handed_over, name="run-store-writer", daemon=True)
@@ -207,13 +224,17 @@ class RunStore:
         self._handed_over.set()
         return QUEUED
 
-    def _wait_here(self, table: str, key: str, value: bytes, expires_at: float) -> bool:
+    def _wait_here(self, table: str, key: str, value: bytes, expires_at: float, version: int | None = None) -> bool:
         """Keeps the record in this process for the store, if the records kept here leave room for it (at most
-        PENDING_RECORD_BYTES); False if not. Called holding _pending_lock."""
-        held = sum(len(v) for v, _ in self._pending_records.values())
+        PENDING_RECORD_BYTES); False if not. One waiting here with a newer version stays (True: nothing to keep).
+        Called holding _pending_lock."""
+        waiting = self._pending_records.get((table, key))
+        if waiting is not None and not supersedes(version, waiting[2]):
+            return True
+        held = sum(len(v) for v, _, _ in self._pending_records.values())
         if held + len(value) > PENDING_RECORD_BYTES:
             return False
-        self._pending_records[(table, key)] = (value, expires_at)
+        self._pending_records[(table, key)] = (value, expires_at, version)
         return True
 
     def _write_handed_over(self) -> None:
@@ -239,7 +260,7 @@ class RunStore:
         found = self._call(lambda: self._records(table, self.clock()), records=False)
         now = self.clock()
         with self._pending_lock:
-            found.update({key: value for (tab, key), (value, ends) in self._pending_records.items()
+            found.update({key: value for (tab, key), (value, ends, _) in self._pending_records.items()
                           if tab == table and ends > now})
         return found
 
@@ -373,14 +394,17 @@ class RunStore:
         store as a whole ("the run store ... and started again at ..."), if anything."""
         raise NotImplementedError
 
-    def _put(self, table: str, key: str, value: bytes, expires_at: float, now: float) -> str:
-        """Write the record (SAVED); drop the records that expired by ``now`` while at it."""
+    def _put(self, table: str, key: str, value: bytes, expires_at: float, now: float,
+             version: int | None = None) -> str:
+        """Write the record (SAVED) unless the store has a live one of a newer or the same ``version`` (OLDER: see
+        `put`), in one atomic step; drop the records that expired by ``now`` while at it."""
         raise NotImplementedError
 
-    def _put_many(self, records: dict[tuple[str, str], tuple[bytes, float]], now: float) -> None:
-        """Writes every record of ``records`` ((table, key) -> (value, expires_at)); a backend does it in one step."""
-        for (table, key), (value, expires_at) in records.items():
-            self._put(table, key, value, expires_at, now)
+    def _put_many(self, records: dict[tuple[str, str], tuple[bytes, float, int | None]], now: float) -> None:
+        """Writes every record of ``records`` ((table, key) -> (value, expires_at, version)), each as ``_put`` would;
+        a backend does it in one step."""
+        for (table, key), (value, expires_at, version) in records.items():
+            self._put(table, key, value, expires_at, now, version)
 
     def _records(self, table: str, now: float) -> dict[str, bytes]:
         raise NotImplementedError

@@ -6,7 +6,7 @@ import threading
 from collections import OrderedDict
 
 from server.cache import ByteCache
-from server.run_store.base import GONE_KEPT, SAVED, TAKEN, TOO_BIG, Opened, RunStore, _Record
+from server.run_store.base import GONE_KEPT, OLDER, SAVED, TAKEN, TOO_BIG, Opened, RunStore, _Record, supersedes
 
 
 class MemoryRunStore(RunStore):
@@ -15,7 +15,8 @@ class MemoryRunStore(RunStore):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._gone: OrderedDict[str, str] = OrderedDict()  # evicted run id -> why, the last GONE_KEPT
-        self._tables: dict[str, dict[str, tuple[bytes, float]]] = {}  # table -> key -> (value, expires_at)
+        # table -> key -> (value, expires_at, version)
+        self._tables: dict[str, dict[str, tuple[bytes, float, int | None]]] = {}
         self._tables_lock = threading.Lock()
         self._lru = ByteCache(self.max_bytes, max_item=self.max_run_bytes, idle_seconds=None,
                               group_budget=self.user_bytes, fair=True, on_evict=self._evicted)
@@ -57,33 +58,37 @@ class MemoryRunStore(RunStore):
             return next((run_id for run_id in reversed(self._lru.lru_keys())
                          if self._lru.peek(run_id).user == user), None)
 
-    def _put(self, table, key, value, expires_at, now):
+    def _put(self, table, key, value, expires_at, now, version=None):
         with self._tables_lock:
             self._expire(now)
-            self._tables.setdefault(table, {})[key] = (value, expires_at)
+            rows = self._tables.setdefault(table, {})
+            there = rows.get(key)
+            if there is not None and not supersedes(version, there[2]):
+                return OLDER
+            rows[key] = (value, expires_at, version)
         return SAVED
 
     def _records(self, table, now):
         with self._tables_lock:
-            return {key: value for key, (value, until) in self._tables.get(table, {}).items() if until > now}
+            return {key: value for key, (value, until, _) in self._tables.get(table, {}).items() if until > now}
 
     def _record(self, table, key, now):
         with self._tables_lock:
-            value, until = self._tables.get(table, {}).get(key, (None, 0.0))
+            value, until, _ = self._tables.get(table, {}).get(key, (None, 0.0, None))
             return value if until > now else None
 
     def _count_up(self, table, key, expires_at, now):
         with self._tables_lock:
             self._expire(now)
             rows = self._tables.setdefault(table, {})
-            value, until = rows.get(key, (b"0", expires_at))
-            rows[key] = (str(int(value) + 1).encode(), until)
+            value, until, _ = rows.get(key, (b"0", expires_at, None))
+            rows[key] = (str(int(value) + 1).encode(), until, None)
             return int(rows[key][0])
 
     def _expire(self, now):
         for table in list(self._tables):
             rows = self._tables[table]
-            for key in [key for key, (_, until) in rows.items() if until <= now]:
+            for key in [key for key, (_, until, _) in rows.items() if until <= now]:
                 del rows[key]
             if not rows:
                 del self._tables[table]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import time
 
-from server.run_store.base import GONE_KEPT, SAVED, Opened, RunStore, log
+from server.run_store.base import GONE_KEPT, OLDER, SAVED, Opened, RunStore, log
 
 # NOTE: each Redis call below is one Lua script, which Redis runs atomically: the check of the holder
 # and the write, or the write and the evictions, cannot interleave with another process's.
@@ -147,9 +147,10 @@ return {e, rec[1], 1}
 """
 
 # Shared records (a class's, base.py `put`): <p>rec:<n>:<table><key> (a string, n = len(table), so no table name
-# and key can spell another's) with a TTL of its own, and <p>recs:<table> (sorted set: the table's keys by the
-# time each expires). The TTLs are Redis's garbage collection; what is live is read from the scores, by the
-# process's clock, as in the other backends.
+# and key can spell another's) with a TTL of its own, <p>recs:<table> (sorted set: the table's keys by the
+# time each expires) and <p>recver:<table> (sorted set: the keys of the records put with a version, by it; one of a
+# key no longer live is ignored). The TTLs are Redis's garbage collection; what is live is read from the scores, by
+# the process's clock, as in the other backends.
 _LUA_RECORDS = """
 local function sweep(index, now)
     redis.call('ZREMRANGEBYSCORE', index, '-inf', now)
@@ -161,11 +162,22 @@ local function keep(index, key, ends, now)
 end
 """
 _LUA_PUT = _LUA_RECORDS + """
-local index, key, rec, value = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
-local ends, now = tonumber(ARGV[4]), tonumber(ARGV[5])
+local index, versions, key, rec, value = KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3]
+local ends, now, version = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
 sweep(index, now)
+if version ~= '' then
+    -- a live record of this version or a newer one stays (the compare and the write are one step: this script)
+    local there = redis.call('ZSCORE', versions, key)
+    if there and redis.call('ZSCORE', index, key) and tonumber(there) >= tonumber(version) then return 0 end
+end
 redis.call('SET', rec, value, 'PX', math.max(1, math.ceil((ends - now) * 1000)))
 keep(index, key, ends, now)
+if version ~= '' then
+    redis.call('ZADD', versions, version, key)
+    redis.call('PEXPIRE', versions, math.max(1, redis.call('PTTL', index)))  -- as long as the index
+else
+    redis.call('ZREM', versions, key)
+end
 return 1
 """
 _LUA_COUNT_UP = _LUA_RECORDS + """
@@ -268,10 +280,12 @@ class RedisRunStore(RunStore):
         """The table's index, and the prefix of its records' keys."""
         return f"{self.prefix}recs:{table}", f"{self.prefix}rec:{len(table)}:{table}"
 
-    def _put(self, table, key, value, expires_at, now):
+    def _put(self, table, key, value, expires_at, now, version=None):
         index, base = self._record_keys(table)
-        self._put_script(keys=[index], args=[key, base + key, value, repr(expires_at), repr(now)])
-        return SAVED
+        done = self._put_script(keys=[index, f"{self.prefix}recver:{table}"],
+                                args=[key, base + key, value, repr(expires_at), repr(now),
+                                      "" if version is None else str(int(version))])
+        return SAVED if int(done) else OLDER
 
     def _records(self, table, now):
         index, base = self._record_keys(table)

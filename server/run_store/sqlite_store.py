@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from server.run_store import sqlite_repair as repair
-from server.run_store.base import GONE_KEPT, SAVED, TAKEN, Opened, RunStore, _Record, log
+from server.run_store.base import GONE_KEPT, OLDER, SAVED, TAKEN, Opened, RunStore, _Record, log
 
 # NOTE: a rollback journal, not WAL. WAL keeps its index in a file every process maps (-shm), and a write to
 # that mapping once the file is unwritable (chattr +i, a read-only remount) is a SIGBUS that ends the whole
@@ -18,6 +18,15 @@ from server.run_store.base import GONE_KEPT, SAVED, TAKEN, Opened, RunStore, _Re
 # with read() and write() only (mmap_size 0), so an unwritable file is an error a call returns. PERSIST keeps
 # the journal file between transactions (its header zeroed), so a commit creates and deletes no file.
 JOURNAL = "PERSIST"
+
+# A record's write in one statement: a new one, or one replacing a live record only if it has no version or an older
+# one (or none of its own); the WHERE of the upsert reads the stored row and writes it in the same step.
+UPSERT_RECORD = (
+    "INSERT INTO records (tab, key, value, expires, version) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (tab, key) DO UPDATE SET value = excluded.value, expires = excluded.expires, "
+    "version = excluded.version WHERE excluded.version IS NULL OR records.version IS NULL "
+    "OR records.version < excluded.version OR records.expires <= ?"
+)
 
 
 class SQLiteRunStore(RunStore):
@@ -61,6 +70,7 @@ class SQLiteRunStore(RunStore):
         key TEXT NOT NULL,
         value BLOB NOT NULL,
         expires REAL NOT NULL,
+        version INTEGER,
         PRIMARY KEY (tab, key)
     );
     CREATE INDEX IF NOT EXISTS records_expires ON records (expires);
@@ -106,12 +116,25 @@ class SQLiteRunStore(RunStore):
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA journal_size_limit = 67108864")  # the journal shrinks back to 64 MB
             db.executescript(self.SCHEMA)
+            self._add_versions(db)
             db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('since', ?)", (repr(self.clock()),))
         except BaseException:
             db.close()
             raise
         self._identity = repair.identity(self.path)
         return db
+
+    @staticmethod
+    def _add_versions(db: sqlite3.Connection) -> None:
+        """A file made before records had versions gets the column (each such record then has none: any versioned
+        write replaces it). Another process adding it at the same moment is no error."""
+        if any(row[1] == "version" for row in db.execute("PRAGMA table_info(records)")):
+            return
+        try:
+            db.execute("ALTER TABLE records ADD COLUMN version INTEGER")
+        except sqlite3.OperationalError as err:
+            if "duplicate column" not in str(err):
+                raise
 
     def _moved(self) -> None:
         """The path no longer names the file this connection has open (deleted, or another put in its place):
@@ -272,20 +295,19 @@ class SQLiteRunStore(RunStore):
 
         return self._run(read)
 
-    def _put(self, table, key, value, expires_at, now):
+    def _put(self, table, key, value, expires_at, now, version=None):
         def work(db):
             db.execute("DELETE FROM records WHERE expires <= ?", (now,))
-            db.execute("INSERT OR REPLACE INTO records (tab, key, value, expires) VALUES (?, ?, ?, ?)",
-                       (table, key, value, expires_at))
-            return SAVED
+            written = db.execute(UPSERT_RECORD, (table, key, value, expires_at, version, now)).rowcount
+            return SAVED if written else OLDER
 
         return self._write(work)
 
     def _put_many(self, records, now):
         def work(db):
             db.execute("DELETE FROM records WHERE expires <= ?", (now,))
-            db.executemany("INSERT OR REPLACE INTO records (tab, key, value, expires) VALUES (?, ?, ?, ?)",
-                           [(table, key, value, ends) for (table, key), (value, ends) in records.items()])
+            db.executemany(UPSERT_RECORD, [(table, key, value, ends, version, now)
+                                           for (table, key), (value, ends, version) in records.items()])
 
         self._write(work)
 
