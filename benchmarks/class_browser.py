@@ -4,7 +4,7 @@
 
 Two Streamlit processes behind HAProxy (deploy/classroom.py: cookie stickiness) share one run store (a SQLite
 file here, or --store). The class is opened and its practice exercise posted through the store; the teacher's
-dashboard is open in a browser context of its own (its fragment reads the class every 2 s); N learners, each a
+dashboard is open in a browser context of its own (its fragment reads the class every 1.5 s); N learners, each a
 context of one Chromium (its own cookies: its own learner), join through the Class page and open the exercise
 from it. Then:
 1. burst: every learner hands in a wrong answer at once (Ctrl+Enter in the Practice page's editor);

@@ -10,8 +10,8 @@ Each process stands for one Streamlit server: its learners (threads, as Streamli
 way through the backprop-ninja exercise, one more answer line each --every seconds (some wrong first), and each
 submission is graded as the Practice page grades it (explorer.practice.page_data.practice_page: the check of
 every line) and handed in to the class (explorer/classes/room.hand_in, versioned as the page does: each written only
-if newer). The main process is the teacher: it
-reads the dashboard every 2 s. Printed: submissions, the grading time per submission (check + hand-in,
+if newer). The main process is the teacher: it reads the dashboard as often as the page does
+(explorer/classes/dashboard.REFRESH_SECONDS). Printed: submissions, the grading time per submission (check + hand-in,
 p50/p95/max, the queueing inside a process included: one process's Python work is one core), the dashboard's
 read time, and how stale it is (from a submission's hand-in to the first dashboard read that counts it, p95),
 with the load average: the figure depends on what else this machine runs.
@@ -134,7 +134,7 @@ def main() -> None:
             if seen.get(learner) != record.get("sent"):
                 seen[learner] = record.get("sent")
                 stale.append(now - record["sent"])
-        time.sleep(2.0)
+        time.sleep(dashboard.REFRESH_SECONDS)
     results = [queue.get() for _ in procs]
     for p in procs:
         p.join()

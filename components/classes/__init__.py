@@ -21,7 +21,6 @@ from explorer.practice import keys as practice_keys
 from explorer.words import markdown_safe
 from server.run_store import RunStore, StoreDown
 
-REFRESH_SECONDS = 2.0  # the dashboard is at most this stale
 FOLLOW_SECONDS = 3.0  # a learner's page looks for a newer post this often (one record read)
 
 
@@ -121,7 +120,7 @@ def _post_form(store: RunStore, info: room.ClassInfo) -> None:
 
 
 def live_dashboard(store: RunStore, info: room.ClassInfo) -> None:
-    @st.fragment(run_every=REFRESH_SECONDS)
+    @st.fragment(run_every=class_dashboard.REFRESH_SECONDS)
     def board():
         with said():
             work, runs = room.work_of(store, info, "work"), room.work_of(store, info, "runs")

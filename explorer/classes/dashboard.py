@@ -16,6 +16,9 @@ VERDICTS = ("exact", "close", "wrong", "shape", "error", "pending")
 SOLVED = ("exact", "close")
 ACTIVE_SECONDS = 60.0  # a learner seen this recently is active
 COMMON_WRONG = 3  # wrong answers shown per tensor, most shared first
+#: The dashboard reads the class this often: with a read (~15-30 ms) and the page's delivery, at most 2 s stale (at
+#: 2.0 s the class benchmark measured 2.07 s at most with 200 learners, 2.36 s in Chromium with 30).
+REFRESH_SECONDS = 1.5
 
 
 @dataclass(frozen=True)
