@@ -42,8 +42,9 @@ except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a t
 
 with mode_column:
     modes.switch("stepper", inputs)
-    again = page.again_switch(leaves, direction)
-    page.predict_switch(direction, again)
+    predict_column, again_column = st.columns([1, 2], vertical_alignment="bottom")  # one row: the title stays high
+    again = page.again_switch(leaves, direction, into=again_column)
+    page.predict_switch(direction, again, into=predict_column)
 n = page.walk_again(program, again, n)  # the steps of the grad's backward, and what is walked said at the top
 page.follow_link(program, direction, n, again)
 if n == 0 and not again:

@@ -208,11 +208,13 @@ def inspector(program: str, poked: tuple, otherwise) -> None:
             st.code("\n".join(box["inputs"]), language=None)
         else:
             st.markdown(f"**{box['kind']}**: a leaf of this graph, no op.")
-        st.markdown("**value**")
-        st.code(box["value"], language=None, wrap_lines=True)
+        value, grad = st.columns(2) if again else (st.container(), None)
+        value.markdown("**value**")
+        value.code(box["value"], language=None, wrap_lines=True)
         if again:
-            st.markdown(f"**grad** in the second backward (of `{box['output'] or 'Σ grad ' + again}`)")
-            st.code(box["grad"] if box["grad"] is not None else box["grad_note"], language=None, wrap_lines=True)
+            grad.markdown("**grad** (second backward)", help=f"Its grad in the backward of "
+                          f"{box['output'] or 'Σ grad ' + again}: what the Stepper's walk of it ends in.")
+            grad.code(box["grad"] if box["grad"] is not None else box["grad_note"], language=None, wrap_lines=True)
 
 
 def export(program: str, poked: tuple, otherwise) -> None:

@@ -77,7 +77,7 @@ def jacobian_asked() -> None:
         ss[keys.JACOBIANS_ASKED] = (*asked, node)
 
 
-def predict_switch(direction, again: str = "") -> None:
+def predict_switch(direction, again: str = "", into=None) -> None:
     """The Predict switch (reverse mode only), kept in the URL (``&predict=on``; a link's wins unless this session
     wrote it)."""
     given = st.query_params.get(predict_link.PARAM)
@@ -86,7 +86,7 @@ def predict_switch(direction, again: str = "") -> None:
         if on is not None:
             ss[predict_keys.PREDICT_ON] = on
         say_ignored([links.ignored(p) for p in problems])
-    st.toggle("Predict", key=predict_keys.PREDICT_ON, disabled=direction is not None or bool(again),
+    (into or st).toggle("Predict", key=predict_keys.PREDICT_ON, disabled=direction is not None or bool(again),
               help=predict_link.ROW.help + " Backward steps only (reverse mode), of the program's own backward.")
     st.query_params.pop(predict_link.PARAM, None)
     st.query_params.update(predict_link.to_link(bool(ss.get(predict_keys.PREDICT_ON))))
@@ -201,7 +201,7 @@ def _again_label(choice: str) -> str:
     return "Σ of every leaf's grad" if choice == backward_view.ALL else f"Σ grad {choice}"
 
 
-def again_switch(leaves: list[str], direction) -> str:
+def again_switch(leaves: list[str], direction, into=None) -> str:
     """"Differentiate again" on the Stepper: the grad whose backward it walks, kept in the URL (``&again=x``, as the
     Explorer's; a link's wins unless this session wrote it). Reverse mode only. Returns it ('' for none)."""
     given = st.query_params.get("again")
@@ -215,7 +215,7 @@ def again_switch(leaves: list[str], direction) -> str:
         say_ignored(problems)
     if ss.get(keys.STEPPER_AGAIN) not in choices:
         ss[keys.STEPPER_AGAIN] = NONE
-    st.selectbox("Differentiate again", choices, key=keys.STEPPER_AGAIN, format_func=_again_label,
+    (into or st).selectbox("Differentiate again", choices, key=keys.STEPPER_AGAIN, format_func=_again_label,
                  disabled=direction is not None or len(choices) == 1,
                  help="Walk the backward of one leaf's grad, summed, instead of the program's: the grad that "
                       "backward() computes is a graph of its own (the Explorer's \"Show the backward as a graph\"), "

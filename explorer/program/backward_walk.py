@@ -78,12 +78,10 @@ def walk(text: str, poked: tuple = (), again: str = "") -> Walk:
 def sentence(w: Walk) -> str:
     """What the Stepper walks, in one sentence (said at its top)."""
     if w.constant:
-        return (f"This walks the backward of `{w.output}`, the grad that backward() computes summed: here it is a "
-                "constant (the program is linear in what it depends on), so there is nothing to step through and "
-                "every second derivative is 0.")
-    return (f"This walks the backward of `{w.output}`: the grad backward() computed, recorded as a graph of its "
-            "own (the red boxes) and summed, differentiated again through both the forward pass's nodes and the "
-            "backward's, so each leaf's grad at the end is a second derivative (H·1, the Hessian times ones).")
+        return (f"Walking the backward of `{w.output}`: here that grad is a constant (the program is linear in "
+                "what it depends on), so there is nothing to step through and every second derivative is 0.")
+    return (f"Walking the backward of `{w.output}` (a grad the backward made, summed) through the forward's boxes and "
+            "the red ones the backward made: each leaf's grad at the end is a second derivative (H·1).")
 
 
 def walk_view(text: str, poked: tuple = (), again: str = "") -> dict:
