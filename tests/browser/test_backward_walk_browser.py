@@ -8,13 +8,25 @@ from __future__ import annotations
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from explorer import numbers
 from explorer.graph import dot as dotmod
 from explorer.program import backward_walk, presets
 from explorer.program import view_data as graph_data
 
-from .helpers import GRAPH, GRAPH_NODES, PANEL, grad_cells, open_page, settled, view_state, wait_for_idle, wait_for_view
+from .helpers import (
+    GRAPH,
+    GRAPH_NODES,
+    PANEL,
+    grad_cells,
+    open_page,
+    settled,
+    view_state,
+    wait_for_idle,
+    wait_for_rerun,
+    wait_for_view,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -30,9 +42,17 @@ def test_differentiate_again_then_step_through_its_backward_to_the_end(page, app
     open_page(page, f"{app_url}/?program={quote(MICROGRAD)}&backward=1")
     wait_for_view(page)
     wait_for_idle(page)
-    box = page.locator(".st-key-explorer_backward_again")
-    box.click()
-    page.get_by_role("option", name="Σ grad b · ones").click()
+    box = page.get_by_role("combobox", name="Differentiate again")
+    box.scroll_into_view_if_needed()
+    option = page.get_by_role("option", name="Σ grad b · ones")
+    for _ in range(3):  # NOTE: a run that ends while the list is open (the view's report) closes it: open it again
+        box.click()
+        try:
+            option.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            continue
+    wait_for_rerun(page, option.click)
     settled(lambda: orders(page), lambda o: "3" in o.values(), timeout=60)
     wait_for_idle(page)
     link = page.get_by_role("link", name="Step through this backward")
