@@ -196,9 +196,11 @@ def again_leaves(graph) -> list[str]:
 
 
 def _again_label(choice: str) -> str:
+    """NOTE: the box's label is collapsed (it shares Predict's row; a label above it took the graph 36 px at
+    1280x800), so each choice says what the box is."""
     if choice == NONE:
-        return "no: the program's backward"
-    return "Σ of every leaf's grad" if choice == backward_view.ALL else f"Σ grad {choice}"
+        return "Differentiate again: no"
+    return "Differentiate again: " + ("Σ of every leaf's grad" if choice == backward_view.ALL else f"Σ grad {choice}")
 
 
 def again_switch(leaves: list[str], direction, into=None) -> str:
@@ -216,10 +218,7 @@ def again_switch(leaves: list[str], direction, into=None) -> str:
     if ss.get(keys.STEPPER_AGAIN) not in choices:
         ss[keys.STEPPER_AGAIN] = NONE
     (into or st).selectbox("Differentiate again", choices, key=keys.STEPPER_AGAIN, format_func=_again_label,
-                 disabled=direction is not None or len(choices) == 1,
-                 help="Walk the backward of one leaf's grad, summed, instead of the program's: the grad that "
-                      "backward() computes is a graph of its own (the Explorer's \"Show the backward as a graph\"), "
-                      "and its backward runs through both layers. Reverse mode only.")
+                           label_visibility="collapsed", disabled=direction is not None or len(choices) == 1)
     again = ss[keys.STEPPER_AGAIN] if direction is None else NONE
     if again:
         st.query_params["again"] = again
