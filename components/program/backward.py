@@ -103,7 +103,7 @@ def drawn(program: str, poked: tuple, right) -> bool:
         return False
     with right, st.container(key=keys.RESULTS_GRAPH):
         graph_view(data, key=keys.GRAPH, options=ss.get(keys.GRAPH_OPTIONS, {}), on_options=panels.options_changed,
-                   values=values, caption=data["cut"], selected=ss.get(keys.BACKWARD_PICKED),
+                   values=values, caption=data["cut"], selected=picked_box(program, again),
                    select_seq=ss.get(keys.SELECT_SEQ, 0), on_select=_clicked)
         st.caption(markdown_safe(data["sentence"]))
         if again:
@@ -159,15 +159,23 @@ def step_link(program: str, again: str) -> None:
                       "step through both layers, as it walks any backward.")
 
 
+def picked_box(program: str, again: str) -> int | None:
+    """The box of the backward graph clicked or chosen, if it was of this drawing (the program and the grad
+    differentiated again: another choice draws other boxes under the same ids)."""
+    ss[keys.BACKWARD_DRAWING] = (program, again)
+    picked = ss.get(keys.BACKWARD_PICKED)
+    return picked[2] if isinstance(picked, tuple) and picked[:2] == (program, again) else None
+
+
 def _clicked() -> None:
     """A box of the backward graph clicked: the inspector, docked beside it, shows it (the page runs whole)."""
-    ss[keys.BACKWARD_PICKED] = ss[keys.GRAPH]["selected"]
+    ss[keys.BACKWARD_PICKED] = (*ss[keys.BACKWARD_DRAWING], ss[keys.GRAPH]["selected"])
     ss[keys.TAB] = panels.TABS[1]  # "Inspect a node"
     ss[keys.WHOLE_RUN] = True
 
 
 def _picked() -> None:
-    ss[keys.BACKWARD_PICKED] = ss[keys.BACKWARD_NODE]
+    ss[keys.BACKWARD_PICKED] = (*ss[keys.BACKWARD_DRAWING], ss[keys.BACKWARD_NODE])
     ss[keys.SELECT_SEQ] = ss.get(keys.SELECT_SEQ, 0) + 1
 
 
@@ -188,7 +196,7 @@ def inspector(program: str, poked: tuple, otherwise) -> None:
     from that second backward. A program with no backward: ``otherwise`` (the forward graph's inspector)."""
     again = ss.get(keys.BACKWARD_AGAIN) or NONE
     try:
-        box = session.sandboxed(backward_walk.inspect_box, program, poked, again, ss.get(keys.BACKWARD_PICKED))
+        box = session.sandboxed(backward_walk.inspect_box, program, poked, again, picked_box(program, again))
     except backward_view.NoBackward:
         otherwise()
         return

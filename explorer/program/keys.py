@@ -47,7 +47,8 @@ RESULTS_VERDICT = "explorer_results_verdict"  # the check's verdict under the ed
 BACKWARD = "explorer_backward"  # "Show the backward as a graph" (issue 32; the URL's backward=1)
 BACKWARD_AGAIN = "explorer_backward_again"  # the grad to differentiate again ('' for none; the URL's again=)
 BACKWARD_SECOND = "explorer_backward_second"  # the second-order grads' container
-BACKWARD_PICKED = "explorer_backward_picked"  # the backward graph's box clicked or chosen, shown in the inspector
+BACKWARD_PICKED = "explorer_backward_picked"  # (program, again, box): the backward graph's box clicked or chosen
+BACKWARD_DRAWING = "explorer_backward_drawing"  # (program, again) of the backward graph drawn
 BACKWARD_NODE = "explorer_backward_node"  # ... the inspector's box of them, for keyboard users
 BACKWARD_DOT = "explorer_backward_dot"  # the Export tab's downloads of the backward graph
 BACKWARD_SVG = "explorer_backward_svg"

@@ -95,12 +95,18 @@ def test_a_click_on_a_box_of_the_backward_graph_inspects_it():
     made = next(n.id for n in drawn.nodes if orders[n.id] == 2 and n.op == "mul")
     at = report(at, selected=made, options={})
     no_exception(at)
-    assert at.session_state[keys.TAB] == "Inspect a node" and at.session_state[keys.BACKWARD_PICKED] == made
+    assert at.session_state[keys.TAB] == "Inspect a node"
+    assert at.session_state[keys.BACKWARD_PICKED] == (TANH, "x", made)
     assert at.selectbox(key=keys.BACKWARD_NODE).value == made
     box = backward_walk.inspect_box(TANH, (), "x", made)
     codes = [c.value for c in at.code]
     assert box["formula"] in codes and box["value"] in codes and box["grad"] in codes
     assert any("the backward pass made it" in m.value for m in at.markdown)
+    # another grad differentiated again draws other boxes under those ids: the pick is not carried over
+    at.selectbox(key=keys.BACKWARD_AGAIN).set_value("w").run()
+    no_exception(at)
+    assert view_data(at)["selected"] is None
+    assert at.selectbox(key=keys.BACKWARD_NODE).value == backward_walk.inspect_box(TANH, (), "w", None)["box"]
 
 
 def test_export_downloads_the_backward_graph_shown():
