@@ -153,3 +153,11 @@ def test_the_export_is_the_backward_graph_with_every_box_and_its_layer():
     for n in drawn.nodes:
         assert f'  n{n.id} [' in dot
     assert "order-3" in dot and "rankdir=LR" in dot.replace(" ", "").replace('"', "")
+
+
+def test_a_step_s_jacobian_asked_for_later_is_the_one_sent_within_the_budget():
+    data = backward_walk.walk_view(TANH, (), "x")
+    sent = {k: v for k, v in data["steps"]["jacobians"].items() if v and not v.get("later")}
+    assert sent
+    node = next(iter(sent))
+    assert backward_walk.walk_jacobians(TANH, (), "x", (int(node),)) == {node: sent[node]}
