@@ -127,7 +127,7 @@ def page() -> None:
         note.info(analysis.note, icon=":material/info:")
 
     panels.verdict(analysis, into=verdict)
-    panels.tabs(
+    backward.tabs(panels.tabs, shown, poked)(  # the backward's boxes: its inspector and export (issue 32)
         docked[1:], lambda: panels.checks(analysis, sliders, poked),
         lambda: (panels.inspector(graph, steps, picked, lambda node: jacobian_of(shown, poked, node),
                                   lambda node, dark: inspected(shown, poked, node, dark),

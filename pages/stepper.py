@@ -33,20 +33,25 @@ try:
     n = len(page.walk(run, direction))
     sliders, st.session_state[keys.STEPPER_SETTLED] = synced(program, run.sliders)  # the page run's values
     inputs = forward_mode.input_shapes(run.graph)  # what the direction v may name
+    leaves = page.again_leaves(run.graph)  # whose grads "differentiate again" may walk (issue 32)
     del run
 except Exception as exc:  # noqa: BLE001 - a bad program is a message, never a traceback
     program_error(program, exc)
     st.page_link("pages/explorer.py", label="Fix the program in the Expression Explorer", icon=":material/functions:")
     st.stop()
 
-page.follow_link(program, direction, n)
 with mode_column:
     modes.switch("stepper", inputs)
-    page.predict_switch(direction)
-if n == 0:
+    predict_column, again_column = st.columns([1, 2], vertical_alignment="bottom")  # one row: the title stays high
+    again = page.again_switch(leaves, direction, into=again_column)
+    page.predict_switch(direction, again, into=predict_column)
+n = page.walk_again(program, again, n)  # the steps of the grad's backward, and what is walked said at the top
+page.follow_link(program, direction, n, again)
+if n == 0 and not again:
     st.info("Nothing to step through: the output is a leaf, so backward() only seeds its grad." if direction is None
             else "Nothing to step through: no input's tangent reaches an op (the output is a leaf or a constant).")
 
-page.live(program, sliders, direction)
-twice.scene(program, direction)  # backward twice, and zero_grad
+page.live(program, sliders, direction, again)
+if not again:
+    twice.scene(program, direction)  # backward twice, and zero_grad
 modes.explained(direction is not None)

@@ -3,6 +3,8 @@ passes drawn by the graph view, and the second-order grads. Its data comes from 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -12,7 +14,9 @@ from components.common.st_internals import get_script_run_ctx
 from components.graph_view import graph_view
 from components.program import panels
 from explorer import links, numbers
-from explorer.program import backward_view, keys
+from explorer.graph import dot as dotmod
+from explorer.graph.svg import to_svg
+from explorer.program import backward_view, backward_walk, keys, link
 from explorer.words import clip_text, markdown_safe
 
 ss = st.session_state
@@ -99,9 +103,11 @@ def drawn(program: str, poked: tuple, right) -> bool:
         return False
     with right, st.container(key=keys.RESULTS_GRAPH):
         graph_view(data, key=keys.GRAPH, options=ss.get(keys.GRAPH_OPTIONS, {}), on_options=panels.options_changed,
-                   values=values, caption=data["cut"])
+                   values=values, caption=data["cut"], selected=picked_box(program, again),
+                   select_seq=ss.get(keys.SELECT_SEQ, 0), on_select=_clicked)
         st.caption(markdown_safe(data["sentence"]))
         if again:
+            step_link(program, again)
             with session.failures_shown():
                 # NOTE: a slider's drag reruns only the fragment, ~10 times a second: central differences (2 programs
                 # per input number) wait for the drag to end, when the page runs whole
@@ -133,3 +139,114 @@ def second_order(result) -> None:
             fd, top = numbers.compact(np.array(result.worst_fd)), numbers.compact(np.array(scale))
             said += f"; from central differences of the first-order grads: {fd} (of values up to {top})"
         st.caption(said + ".")
+
+
+# ----------------------------------------------------------------------------- to the Stepper, the inspector, export
+
+
+def step_link(program: str, again: str) -> None:
+    """"Step through this backward": the Stepper on the backward of Σ grad ``again`` (its link carries the program,
+    the poked values and the choice, so a reload or a shared link walks the same; a program too long for a link
+    travels in the session)."""
+    query = {"again": again}
+    if link.link_length(program) <= link.LINK_LIMIT:
+        query["program"] = program
+    if st.query_params.get("poke"):
+        query["poke"] = st.query_params["poke"]
+    st.page_link("pages/stepper.py", label="Step through this backward", icon=":material/step_over:",
+                 query_params=query,
+                 help="Open the Backward Stepper on it: the seed, each node's VJP and the summed fan-out, step by "
+                      "step through both layers, as it walks any backward.")
+
+
+def picked_box(program: str, again: str) -> int | None:
+    """The box of the backward graph clicked or chosen, if it was of this drawing (the program and the grad
+    differentiated again: another choice draws other boxes under the same ids)."""
+    ss[keys.BACKWARD_DRAWING] = (program, again)
+    picked = ss.get(keys.BACKWARD_PICKED)
+    return picked[2] if isinstance(picked, tuple) and picked[:2] == (program, again) else None
+
+
+def _clicked() -> None:
+    """A box of the backward graph clicked: the inspector, docked beside it, shows it (the page runs whole)."""
+    ss[keys.BACKWARD_PICKED] = (*ss[keys.BACKWARD_DRAWING], ss[keys.GRAPH]["selected"])
+    ss[keys.TAB] = panels.TABS[1]  # "Inspect a node"
+    ss[keys.WHOLE_RUN] = True
+
+
+def _picked() -> None:
+    ss[keys.BACKWARD_PICKED] = (*ss[keys.BACKWARD_DRAWING], ss[keys.BACKWARD_NODE])
+    ss[keys.SELECT_SEQ] = ss.get(keys.SELECT_SEQ, 0) + 1
+
+
+def tabs(show_tabs, program: str, poked: tuple):
+    """``show_tabs`` (panels.tabs) with, while the backward is shown as a graph, its boxes' inspector in "Inspect a
+    node" and its DOT and SVG in "Export" (the forward graph's and the program's downloads under them)."""
+    if not shown():
+        return show_tabs
+
+    def with_backward(docked, show_checks, show_node, show_export, *rest, **options):
+        return show_tabs(docked, show_checks, functools.partial(inspector, program, tuple(poked), show_node),
+                         functools.partial(export, program, tuple(poked), show_export), *rest, **options)
+    return with_backward
+
+
+def inspector(program: str, poked: tuple, otherwise) -> None:
+    """One box of the backward graph: its layer, op, VJP formula, inputs, value and, differentiated again, its grad
+    from that second backward. A program with no backward: ``otherwise`` (the forward graph's inspector)."""
+    again = ss.get(keys.BACKWARD_AGAIN) or NONE
+    try:
+        box = session.sandboxed(backward_walk.inspect_box, program, poked, again, picked_box(program, again))
+    except backward_view.NoBackward:
+        otherwise()
+        return
+    ids = [i for i, _ in box["choices"]]
+    lines = dict(box["choices"])
+    if ss.get(keys.BACKWARD_NODE) != box["box"]:
+        ss[keys.BACKWARD_NODE] = box["box"]
+    st.caption("Click a box of the backward graph, or choose it here.")
+    st.selectbox("Node", ids, key=keys.BACKWARD_NODE, on_change=_picked, format_func=lambda i: lines.get(i, str(i)))
+    with st.container(key=keys.inspecting(box["box"])):  # web/pending.js waits for it after a click
+        st.markdown(f"**{markdown_safe(box['heading'])}**: {markdown_safe(box['layer'])} made it "
+                    f"(data-order {box['order']}), {markdown_safe(box['shape'])}")
+        if box["op"]:
+            st.markdown(f"**VJP of `{box['op']}`** (G is the upstream grad)")
+            st.code(box["formula"], language=None, wrap_lines=True)
+            st.markdown("**Inputs**")
+            st.code("\n".join(box["inputs"]), language=None)
+        else:
+            st.markdown(f"**{box['kind']}**: a leaf of this graph, no op.")
+        value, grad = st.columns(2) if again else (st.container(), None)
+        value.markdown("**value**")
+        value.code(box["value"], language=None, wrap_lines=True)
+        if again:
+            grad.markdown("**grad** (second backward)", help=f"Its grad in the backward of "
+                          f"{box['output'] or 'Σ grad ' + again}: what the Stepper's walk of it ends in.")
+            grad.code(box["grad"] if box["grad"] is not None else box["grad_note"], language=None, wrap_lines=True)
+
+
+def export(program: str, poked: tuple, otherwise) -> None:
+    """The backward as a graph, as DOT and SVG (every box, with the parts and direction chosen above); then
+    ``otherwise`` (the forward graph's and the program's downloads), in an expander."""
+    again = ss.get(keys.BACKWARD_AGAIN) or NONE
+    try:
+        options = ss.get(keys.GRAPH_OPTIONS) or {}
+        dot = session.sandboxed(backward_walk.download_dot, program, poked, again,
+                                tuple(options.get("show", dotmod.PARTS)), str(options.get("rankdir", "TB")))
+    except backward_view.NoBackward:
+        otherwise()
+        return
+    st.caption("The backward as a graph, as shown (every box, drawn with the parts and direction chosen above).")
+    e1, e2 = st.columns(2)
+    download = ":material/download:"
+    e1.download_button("DOT (Graphviz)", dot, file_name="autograd-backward-graph.dot", mime="text/vnd.graphviz",
+                       icon=download, key=keys.BACKWARD_DOT)
+    with session.failures_shown(into=e2):  # past its limits, Graphviz's drawing is a message in its column
+        svg = session.sandboxed(to_svg, dot)
+        if svg is None:
+            e2.caption("SVG export needs Graphviz's `dot` program (apt-get install graphviz).")
+        else:
+            e2.download_button("SVG picture", svg, file_name="autograd-backward-graph.svg", mime="image/svg+xml",
+                               icon=download, key=keys.BACKWARD_SVG)
+    with st.expander("The forward graph and the program"):
+        otherwise()

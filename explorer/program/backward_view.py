@@ -229,7 +229,7 @@ def sentence(counts: dict[str, int], drawn: int, cut: bool, again: bool) -> str:
 def cut_words(drawn: int, total: int) -> str:
     """What a backward graph too big to read whole says (under it, and over it as the graph view's caption)."""
     return (f"Too big to read whole: {drawn:,} of {total:,} boxes are drawn (chains of elementwise ops collapsed, "
-            "then those nearest the grads); the Export tab's DOT has the forward graph.")
+            "then those nearest the grads); the Export tab's DOT has every box.")
 
 
 @dataclasses.dataclass(frozen=True)

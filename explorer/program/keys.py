@@ -47,6 +47,11 @@ RESULTS_VERDICT = "explorer_results_verdict"  # the check's verdict under the ed
 BACKWARD = "explorer_backward"  # "Show the backward as a graph" (issue 32; the URL's backward=1)
 BACKWARD_AGAIN = "explorer_backward_again"  # the grad to differentiate again ('' for none; the URL's again=)
 BACKWARD_SECOND = "explorer_backward_second"  # the second-order grads' container
+BACKWARD_PICKED = "explorer_backward_picked"  # (program, again, box): the backward graph's box clicked or chosen
+BACKWARD_DRAWING = "explorer_backward_drawing"  # (program, again) of the backward graph drawn
+BACKWARD_NODE = "explorer_backward_node"  # ... the inspector's box of them, for keyboard users
+BACKWARD_DOT = "explorer_backward_dot"  # the Export tab's downloads of the backward graph
+BACKWARD_SVG = "explorer_backward_svg"
 MEMORY_EVERY = "explorer_memory_every"  # the Memory tab's slider: checkpoints every k operations
 MEMORY_VIEW = "explorer_memory_view"  # the Memory tab's timeline
 
@@ -58,6 +63,7 @@ STEPPER_START = "stepper_start"  # the step the view starts at on this run
 STEPPER_REPORTED = "stepper_reported"  # this run was the view's: it knows its step
 STEPPER_PROGRAM = "stepper_program"  # (program, direction) the steps are of
 STEPPER_SETTLED = "stepper_settled"  # the poked values this page run stepped
+STEPPER_AGAIN = "stepper_again"  # the grad whose backward is walked ('' for the program's; the URL's again=, issue 32)
 JACOBIANS_ASKED = "stepper_jacobians_asked"  # the nodes whose Jacobians the view asked for
 JACOBIANS_FOR = "stepper_jacobians_for"  # the program those are of
 

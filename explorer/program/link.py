@@ -17,7 +17,7 @@ LINK_LIMIT = 64 * 1024
 #: The parameters each program page reads from its link.
 PAGE_PARAMS: dict[str, tuple[str, ...]] = {
     "explorer": ("program", "poke", "mode", "v", "backward", "again", "intervene"),
-    "stepper": ("program", "poke", "step", "mode", "v", "predict"),
+    "stepper": ("program", "poke", "step", "mode", "v", "predict", "again"),
 }
 
 
