@@ -105,7 +105,7 @@ def walk_view(text: str, poked: tuple = (), again: str = "") -> dict:
 def walk_jacobians(text: str, poked: tuple, again: str, only: tuple) -> dict:
     """The Jacobian views of the walk's nodes ``only`` (those the browser asked for, past the budget)."""
     w, tensors, _ = _walk_tensors(text, poked, again)
-    return {str(n): jacobian_view._node_view(w.graph, tensors, n) for n in only if 0 <= n < len(tensors)}
+    return {str(n): jacobian_view.graph_node_view(w.graph, tensors, n) for n in only if 0 <= n < len(tensors)}
 
 
 # ----------------------------------------------------------------------------- the backward graph's boxes

@@ -217,7 +217,9 @@ def view_limit(tensor) -> int:
     return int(max(1, min(LIMIT, VIEW_ENTRIES // largest, VIEW_WORK // (3 * per_row))))
 
 
-def _node_view(graph, tensors, node_id: int) -> dict | None:
+def graph_node_view(graph, tensors, node_id: int) -> dict | None:
+    """The Jacobian view of node ``node_id`` of a recorded ``graph`` whose tensors are ``tensors`` (None for a leaf or
+    a node without grad): node_jacobian's for a program, the Stepper's walk of a second backward for its graph."""
     tensor = tensors[node_id]
     if tensor.is_leaf or not tensor.requires_grad:
         return None
@@ -231,7 +233,7 @@ def node_jacobian(text: str, poked: poke.Poked, node_id: int) -> dict | None:
     graph, tensors = _run(text, poked)
     if not 0 <= node_id < len(tensors):
         return None
-    return _node_view(graph, tensors, node_id)
+    return graph_node_view(graph, tensors, node_id)
 
 
 def step_jacobians(text: str, poked: poke.Poked, only: tuple = (), budget: int = STEP_BUDGET) -> dict:
@@ -261,5 +263,5 @@ def _step_views(graph, tensors, only: tuple, budget: int) -> dict:
             views[str(node_id)] = {"later": True}
             continue
         spent += shown
-        views[str(node_id)] = _node_view(graph, tensors, node_id)
+        views[str(node_id)] = graph_node_view(graph, tensors, node_id)
     return views
