@@ -30,7 +30,7 @@ import numpy as np
 from autograd.graph import order
 from explorer.numbers import compact, fmt_number
 from explorer.program import poke
-from explorer.words import clip_text
+from explorer.words import clip_text, markdown_safe
 from language import compile_program
 
 #: kind -> (what the menu says, whether it takes an amount, the amount's label, its default)
@@ -284,11 +284,10 @@ def drawn_graph(graph, boxes: OnBoxes):
 def graph_caption(items) -> str:
     """The line above the main graph while interventions are applied."""
     one = len(items) == 1
-    listed = "; ".join(f"`{i.name}` {badge(i)}" for i in items)  # a name in a code span: `W_1` stays itself
-    return (f"The graph shows the run with {len(items)} intervention{'' if one else 's'} ({listed}: marked on "
-            f"{'its box' if one else 'their boxes'}). To see it without, remove {'it' if one else 'them'} under "
-            "*Intervene on this node* (Inspect a node); the inspector, the export and the other tabs show the "
-            "program as written.")
+    listed = markdown_safe("; ".join(f"{i.name} {badge(i)}" for i in items))  # W_1 stays itself in Markdown
+    return (f"The graph shows the run with {len(items)} intervention{'' if one else 's'} ({listed}, marked on "
+            f"{'its box' if one else 'their boxes'}). Remove {'it' if one else 'them'} under *Intervene on this "
+            "node* to see the program as written, which the inspector, export and other tabs show.")
 
 
 # ---- predicted against actual --------------------------------------------------------------------------------------

@@ -115,7 +115,7 @@ def test_the_main_graph_draws_the_intervened_run_on_its_boxes():
     loss = str(graph.output)
     assert data["values"][loss]["d"] == numbers.value_lines(want["loss"].data, compact), "the output moved with it"
     assert data["values"][y]["d"] != numbers.value_lines(graph.nodes[int(y)].data, compact)
-    assert [c for c in at.caption if c.value.startswith("The graph shows the run with 1 intervention (`y` set 0.5")]
+    assert [c for c in at.caption if c.value.startswith("The graph shows the run with 1 intervention (y set 0.5")]
     assert data["saves"] == memory.program_memory(STE).saves, "every box's saved bytes, the Memory tab closed"
     # cleared from the panel: the program as written again
     open_tab(at, "Inspect a node")

@@ -6,7 +6,7 @@
 // marks do, and takes off the marks of interventions removed.
 
 const SVG = "http://www.w3.org/2000/svg";
-const BADGE_FONT = 10; // layout units, beside the boxes' 12-13
+const BADGE_FONT = 11; // layout units, beside the boxes' 12-13
 const BADGE_PAD = 3;
 
 function shapeOf(g) {
@@ -96,10 +96,10 @@ export function markInterventions(drawing, marks) {
     edge.g.dataset.cut = "true";
     edge.g.dataset.intervention = "detach";
     const path = edge.g.querySelector(":scope > path");
-    const at = path.getPointAtLength(path.getTotalLength() / 2);
+    const at = path.getPointAtLength(path.getTotalLength() * 0.3); // near its tail: Graphviz puts the slot's word mid-way
     const label = document.createElementNS(SVG, "text");
     label.setAttribute("class", "gv-cut-label");
-    label.setAttribute("x", String(at.x + 4));
+    label.setAttribute("x", String(at.x - 14));
     label.setAttribute("y", String(at.y + 4));
     label.setAttribute("font-size", "12");
     label.textContent = "✂";
