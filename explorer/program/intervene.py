@@ -265,9 +265,11 @@ def on_boxes(text: str, items, poked: poke.Poked = ()) -> OnBoxes:
     marks = {}
     for item in items:
         node = result.variables[item.name]
-        at = where.get(id(acted_on.get(node, node)))
-        if at is not None:
-            marks[str(at)] = {"kind": item.kind, "badge": badge(item), "name": item.name}
+        box = acted_on.get(node, node)
+        at = where.get(id(box))
+        if at is not None:  # a box titled by another name bound to the same tensor (out = t0) says whose it is
+            said = badge(item) if box.name == item.name else f"{item.name}: {badge(item)}"
+            marks[str(at)] = {"kind": item.kind, "badge": said, "name": item.name}
     return OnBoxes(numbers, tuple((t.op, tuple(t.shape)) for t in kept), marks)
 
 

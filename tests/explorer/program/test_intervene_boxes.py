@@ -89,6 +89,15 @@ def test_poked_inputs_go_into_the_intervened_run():
     assert not _same(drawn.nodes[ids["d"]].data, iv.run(SMALL, [item]).variables["d"].data)
 
 
+def test_a_box_of_two_names_shows_the_intervened_one_s_numbers_and_says_whose():
+    text = "a = 2.0\nt0 = a * 3\nout = t0\n"
+    boxes = iv.on_boxes(text, [iv.Intervention("out", "set", 0.5)])
+    graph, ids = _plain(text)
+    assert ids["out"] == ids["t0"]
+    assert boxes.marks == {str(ids["out"]): {"kind": "set", "badge": "out: set 0.5", "name": "out"}}
+    assert iv.drawn_graph(graph, boxes).nodes[ids["out"]].data == 0.5
+
+
 def test_a_run_that_does_not_fit_the_boxes_is_refused():
     other, _ = _plain(SEED)
     with pytest.raises(ValueError, match="does not match"):
@@ -97,9 +106,10 @@ def test_a_run_that_does_not_fit_the_boxes_is_refused():
 
 def test_the_caption_counts_and_names_them():
     one = iv.graph_caption([iv.Intervention("y", "set", 0.5)])
-    assert one.startswith("The graph shows the run with 1 intervention (y set 0.5") and "remove it" in one
+    assert one.startswith("The graph shows the run with 1 intervention (y set 0.5") and "Remove it" in one
     two = iv.graph_caption([iv.Intervention("y", "set", 0.5), iv.Intervention("q", "detach")])
-    assert "2 interventions" in two and "q detached" in two and "remove them" in two
+    assert "2 interventions" in two and "q detached" in two and "Remove them" in two
+    assert r"W\_1 zeroed" in iv.graph_caption([iv.Intervention("W_1", "zero")]), "a name stays itself in Markdown"
 
 
 @pytest.mark.parametrize("preset", ["seed example", "straight-through estimator", "attention scores"])
