@@ -146,3 +146,24 @@ def test_applied_from_the_panel_two_are_marked_and_one_removed():
     no_exception(at)
     assert {k: m["kind"] for k, m in view_data(at)["interventions"].items()} == {str(ids["y"]): "scale_grad"}
     assert at.query_params["intervene"] in ("y:scale_grad:2.0", ["y:scale_grad:2.0"])
+
+
+def test_a_poked_input_moves_the_intervened_boxes():
+    from explorer import numbers
+    from explorer.graph import dot
+    from explorer.program import page_data
+    from tests.support.apptest import poke_to, view_data
+
+    text = "a = 2.0\nb = -1.0\nc = a * b\nd = (c + a).tanh()\n"
+    item = iv.Intervention("c", "scale", 2.0)
+    at = open_page(EXPLORER, {"program": text, "intervene": item.text()})
+    ids = _ids(text)
+    compact = dot.plan(page_data.explorer_run(text).graph, max_nodes=400).compact
+    for final in (False, True):  # a drag's move (the fragment alone), then the values settled (the whole page)
+        poke_to(at, {"a": 1.0}, final=final, seq=1 + final)
+        no_exception(at)
+        data = view_data(at)
+        want = iv.run(text, [item], (("a", 1.0),)).variables
+        assert data["values"][str(ids["d"])]["d"] == numbers.value_lines(want["d"].data, compact), final
+        assert data["values"][str(ids["c"])]["d"] == numbers.value_lines(want["c"].data, compact)
+        assert data["interventions"][str(ids["c"])]["kind"] == "scale"
