@@ -167,3 +167,12 @@ def test_a_poked_input_moves_the_intervened_boxes():
         assert data["values"][str(ids["d"])]["d"] == numbers.value_lines(want["d"].data, compact), final
         assert data["values"][str(ids["c"])]["d"] == numbers.value_lines(want["c"].data, compact)
         assert data["interventions"][str(ids["c"])]["kind"] == "scale"
+
+
+def test_forward_mode_draws_the_program_as_written_and_says_so():
+    from tests.support.apptest import view_data
+
+    at = open_page(EXPLORER, {"program": STE, "intervene": "y:set:0.5", "mode": "forward"})
+    no_exception(at)
+    assert view_data(at)["mode"] == "forward" and "interventions" not in view_data(at)
+    assert [c for c in at.caption if c.value.startswith("Forward mode draws the program as written")]
