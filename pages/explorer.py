@@ -60,11 +60,11 @@ def live(shown, sliders, picked, left, right):
 
 
 def _graph(shown, graph, page_run, picked, right, poked) -> None:
-    drawn = None if poked is None else (poked.forward or poked).graph  # forward mode draws tangents
+    drawn, marked = intervene.on_graph(shown, graph, page_run, poked)  # the interventions' run, if any applied
     with right, st.container(key=keys.RESULTS_GRAPH):
         if page_run.forward is not None:  # where the two modes meet, over the tangents drawn
             modes.meeting((poked or page_run).forward)
-        graph_view(program_view(shown, graph, page_run.steps, direction=direction, _forward=page_run.forward),
+        graph_view(marked(program_view(shown, graph, page_run.steps, direction=direction, _forward=page_run.forward)),
                    key=keys.GRAPH, options=ss.get(keys.GRAPH_OPTIONS, {}), selected=picked,
                    select_seq=ss.get(keys.SELECT_SEQ, 0), on_select=panels.clicked, on_options=panels.options_changed,
                    values=view_data.value_texts(drawn) if drawn is not None else None)

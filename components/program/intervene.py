@@ -10,11 +10,12 @@ import html
 import streamlit as st
 
 from components.common import session
+from components.common.st_internals import get_script_run_ctx
 from explorer import links
 from explorer.numbers import fmt_number
 from explorer.program import intervene as iv
 from explorer.program import keys
-from explorer.words import markdown_safe
+from explorer.words import clip_text, markdown_safe
 
 ss = st.session_state
 PARAM = "intervene"
@@ -22,11 +23,14 @@ NEEDS_A_NAME = ("Interventions act on a named tensor: pick a box that a line of 
                 "For a name bound more than once, they act on its last binding.")
 
 
-def _applied() -> tuple:
-    """The applied interventions: a link's, unless this session wrote it (its bad parts said, the rest kept)."""
+def _applied(say: bool = True) -> tuple:
+    """The applied interventions: a link's, unless this session wrote it (its bad parts said, the rest kept); without
+    ``say``, read only (the panel takes the link's in and says what it could not read)."""
     given = st.query_params.get(PARAM)
     if links.link_wins(ss, PARAM, given):
         items, problems = iv.read_list(given)
+        if not say:
+            return tuple(items)
         ss[keys.INTERVENTIONS] = tuple(items)
         links.wrote(ss, PARAM, given)
         for problem in links.said_once(problems):
@@ -51,6 +55,46 @@ def _apply(item) -> None:
 
 def _clear() -> None:
     _write(())
+
+
+def _remove(name: str) -> None:
+    _write(tuple(i for i in ss.get(keys.INTERVENTIONS, ()) if i.name != name))
+
+
+def _marker(page_run, words: str = "", marks: dict | None = None):
+    """The function that completes the view's data where the graph goes: it writes ``words`` (above the graph), and
+    adds the boxes' intervention marks and, on a full run, their saved bytes (the boxes keep them between a
+    fragment's reruns, which send numbers only)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    saves = None if ctx is not None and ctx.fragment_ids_this_run else getattr(page_run, "saves", None)
+
+    def marked(data: dict) -> dict:
+        if words:
+            st.caption(words)
+        extra = {"interventions": marks} if marks is not None else {}
+        return {**data, **extra, **({"saves": saves} if saves else {})}
+    return marked
+
+
+def on_graph(program: str, graph, page_run, poked):
+    """What the Explorer's main graph draws: (the graph whose numbers retext the boxes, or None for the drawing's
+    own; a function of the view's data, called where the graph goes, that says a line above it and adds the boxes'
+    marks and saved bytes: _marker). With interventions applied (reverse mode), the run with them on the program's
+    own boxes (explorer/program/intervene.py: on_boxes)."""
+    drawn = None if poked is None else (poked.forward or poked).graph  # forward mode draws tangents
+    applied = _applied(say=False)
+    if not applied:
+        return drawn, _marker(page_run)
+    if page_run.forward is not None:
+        return drawn, _marker(page_run, "Forward mode draws the program as written: the interventions show in "
+                                        "reverse mode.")
+    try:
+        boxes = session.sandboxed(iv.on_boxes, program, applied, tuple(ss.get(keys.POKED) or ()))
+        intervened = iv.drawn_graph(graph, boxes)
+    except Exception as exc:  # noqa: BLE001 - the program as written is drawn; the panel says what went wrong
+        return drawn, _marker(page_run, "The graph shows the program as written: the run with the interventions "
+                                        "did not work (" + markdown_safe(clip_text(str(exc))) + ").")
+    return intervened, _marker(page_run, iv.graph_caption(applied), boxes.marks)
 
 
 def intervention_panel(program: str, graph) -> None:
@@ -87,6 +131,9 @@ def intervention_panel(program: str, graph) -> None:
         st.caption(f"The output's sum: {fmt_number(data['plain_output'])} without them, "
                    f"{fmt_number(data['output'])} with them.")
         st.table(data["rows"])
+        for item in applied if len(applied) > 1 else ():
+            st.button(f"Remove {item.name}: {iv.badge(item)}", on_click=_remove, args=(item.name,),
+                      key=keys.intervene_remove(item.name), icon=":material/close:")
         st.button("Clear the interventions", on_click=_clear, icon=":material/undo:")
 
 

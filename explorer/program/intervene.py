@@ -21,13 +21,16 @@ one line more, written by `with_line` (the language checks and runs it; nothing 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from autograd.graph import order
 from explorer.numbers import compact, fmt_number
-from explorer.words import clip_text
+from explorer.program import poke
+from explorer.words import clip_text, markdown_safe
 from language import compile_program
 
 #: kind -> (what the menu says, whether it takes an amount, the amount's label, its default)
@@ -175,11 +178,13 @@ def _sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
     return g.sum(axis=axes, keepdims=True) if axes else g
 
 
-def run(text: str, items=()):
+def run(text: str, items=(), poked: poke.Poked = ()):
     """Runs the program with the interventions and its backward: the language's Result (variables with their
-    grads). ValueError (or the language's ExpressionError) says what cannot be done."""
+    grads), with its inputs' ``poked`` values (explorer.program.poke). ValueError (or the language's ExpressionError)
+    says what cannot be done."""
     items = list(items)
-    result = compile_program(program_text(text, items)).run()
+    program = compile_program(program_text(text, items))
+    result = program.run(inputs=poke.resolve(program, poked) if poked else None)
     straight = []
     for item in items:
         if item.kind not in ("straight", "scale_grad", "clip_grad"):
@@ -214,6 +219,77 @@ def run(text: str, items=()):
                     parent.backward(_sum_to(g, parent.shape))
             node.grad = g  # what arrived at the node (its hook stopped the VJP's flow, and .grad kept that 0)
     return result
+
+
+# ---- the intervened run on the program's own boxes ---------------------------------------------------------------
+def badge(item: Intervention) -> str:
+    """What the intervened box says, in a few characters (the graph view draws it on the box)."""
+    a = fmt_number(item.amount)
+    return {"detach": "detached", "straight": "straight-through", "scale_grad": f"×{a} grad",
+            "clip_grad": f"grad clipped ±{a}", "set": f"set {a}", "scale": f"×{a} value", "zero": "zeroed"}[item.kind]
+
+
+#: How many tensors an intervention's line (program_text) puts after the tensor it acts on, each one's first parent
+#: the one before: ``h.detach()``, ``h * s``, ``h * 0``, ``h * 0 + v``.
+_LINE_DEPTH = {"detach": 1, "scale": 1, "zero": 1, "set": 2}
+
+
+@dataclass(frozen=True)
+class OnBoxes:
+    """The run with the interventions, told per box of the program's own graph (its nodes' order): the lines the
+    interventions add are folded into the tensor they act on, whose box shows the value (and grad) they give it."""
+
+    numbers: tuple  # (data, grad) per node of the program's own graph, in the intervened run
+    ops: tuple  # (op, shape) per node: what the program's own graph must match (drawn_graph checks)
+    marks: dict  # str(node id) -> {"kind", "badge", "name"}: the boxes intervened on
+
+
+def on_boxes(text: str, items, poked: poke.Poked = ()) -> OnBoxes:
+    """run(text, items, poked) told on the boxes of the program as written (see OnBoxes). Plain data (it is computed
+    in the sandbox); ValueError or ExpressionError as run's."""
+    items = list(items)
+    result = run(text, items, poked)
+    folded, dropped = {}, set()  # an intervention's last tensor -> the tensor it acts on; the tensors of its line
+    for item in items:
+        if item.kind not in _LINE_DEPTH:
+            continue
+        new = t = result.variables[item.name]
+        for _ in range(_LINE_DEPTH[item.kind]):
+            dropped.update((t, *t.parents[1:]))  # the line's op and its constants
+            t = t.parents[0]
+        folded[t] = new
+    kept = [t for t in order(result.output, result.uses) if t not in dropped]
+    numbers = tuple((folded.get(t, t).data, folded.get(t, t).grad) for t in kept)
+    where = {id(t): i for i, t in enumerate(kept)}
+    acted_on = {new: old for old, new in folded.items()}
+    marks = {}
+    for item in items:
+        node = result.variables[item.name]
+        box = acted_on.get(node, node)
+        at = where.get(id(box))
+        if at is not None:  # a box titled by another name bound to the same tensor (out = t0) says whose it is
+            said = badge(item) if box.name == item.name else f"{item.name}: {badge(item)}"
+            marks[str(at)] = {"kind": item.kind, "badge": said, "name": item.name}
+    return OnBoxes(numbers, tuple((t.op, tuple(t.shape)) for t in kept), marks)
+
+
+def drawn_graph(graph, boxes: OnBoxes):
+    """``graph`` (the program as written, autograd.graph.Graph) with the numbers of the intervened run on its nodes
+    (a box that needs grad and got none says so: "—"); ValueError if the run's tensors are not the graph's."""
+    if tuple((n.op, tuple(n.shape)) for n in graph.nodes) != boxes.ops:
+        raise ValueError("the run with the interventions does not match the program's boxes")
+    nodes = tuple(dataclasses.replace(n, data=data, grad=grad if n.requires_grad else None)
+                  for n, (data, grad) in zip(graph.nodes, boxes.numbers))
+    return dataclasses.replace(graph, nodes=nodes)
+
+
+def graph_caption(items) -> str:
+    """The line above the main graph while interventions are applied."""
+    one = len(items) == 1
+    listed = markdown_safe("; ".join(f"{i.name} {badge(i)}" for i in items))  # W_1 stays itself in Markdown
+    return (f"The graph shows the run with {len(items)} intervention{'' if one else 's'} ({listed}, marked on "
+            f"{'its box' if one else 'their boxes'}). Remove {'it' if one else 'them'} under *Intervene on this "
+            "node* to see the program as written, which the inspector, export and other tabs show.")
 
 
 # ---- predicted against actual --------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from autograd.jacobian import LIMIT, NodeJacobian, counted_vjp, jacobian
 from explorer.graph import names as graph_names
 from explorer.graph.dot import slot_names
 from explorer.numbers import finite_or_none, fmt_number, json_numbers, shape_text
-from explorer.program import poke
+from explorer.program import kinks, poke
 from language import compile_program
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -87,6 +87,8 @@ def structure(m: np.ndarray, whole: bool, input_name: str = "the input", weights
     rows, cols = m.shape
     where = "" if whole else " (in the block shown)"
     nonzero = int(np.count_nonzero(m))
+    if op in kinks.CUTS:  # J = 0 by its rule, while finite differences of its forward see the identity
+        return f"All zero{where}, by its rule: {kinks.KINKS[op][1]}."
     if nonzero == 0:
         return f"All zero{where}: no output element changes with this input here."
     if rows == 1 and cols == 1:

@@ -101,3 +101,8 @@ def pictures_for(key: str) -> str:
 def intervene_amount(kind: str) -> str:
     """The intervention panel's amount for one kind of intervention (each keeps its own)."""
     return f"explorer_intervene_amount_{kind}"
+
+
+def intervene_remove(name: str) -> str:
+    """The intervention panel's button that removes the intervention on tensor ``name``."""
+    return f"explorer_intervene_remove_{name}"

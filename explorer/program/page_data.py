@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from autograd import no_grad
 from explorer.program import check as gradient_check
-from explorer.program import forward_mode, poke, run
+from explorer.program import forward_mode, poke, run, tape
 from explorer.program.jacobian_view import budgeted_views
 from language import EVALUATIONS, compile_program
 
@@ -35,6 +35,7 @@ class ProgramRun:
     jacobians: dict | None = None  # the Stepper's Jacobian views within its budget (stepper_run)
     evaluations: dict = field(default_factory=dict)  # what making it cost: language.program.EVALUATIONS' counts
     forward: object = None  # forward_mode.ForwardRun along the direction asked for (forward mode), or None
+    saves: dict = field(default_factory=dict)  # node id (str) -> bytes its backward keeps (tape.saved): data-saves
 
 
 def explorer_run(text: str, poked: poke.Poked = (), direction: str | None = None) -> ProgramRun:
@@ -86,5 +87,6 @@ def _run(text: str, poked: poke.Poked, direction: str | None = None, *, check: b
     analysis = gradient_check.checked_analysis(program, result, graph, started, eval_seconds,
                                         time_budget=gradient_check.check_seconds()) if check else None
     views = budgeted_views(graph, result) if jacobians else None
+    saves = {str(s.node): s.bytes for s in tape.saved(result.output, result.uses)} if with_sliders else {}
     spent = {name: EVALUATIONS[name] - before[name] for name in ("compiles", "runs", "recorded")}
-    return ProgramRun(graph, steps, sliders, analysis, views, spent, forward)
+    return ProgramRun(graph, steps, sliders, analysis, views, spent, forward, saves)

@@ -12,7 +12,7 @@ import pytest
 from explorer.program import intervene as iv
 from explorer.program import presets
 
-from .helpers import install_run_tracker, open_page, wait_for_idle, wait_for_rerun, wait_for_view
+from .helpers import GRAPH, install_run_tracker, open_page, wait_for_idle, wait_for_rerun, wait_for_view
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -68,7 +68,82 @@ def test_the_panel_fits_and_follows_the_theme(browser, app_url, artifacts, schem
                 return {page: lum(getComputedStyle(app).backgroundColor), width: document.documentElement.scrollWidth};
             }""")
         page.screenshot(path=str(artifacts / f"intervene-{scheme}-{width}.png"))
+        marked = page.locator(f'{GRAPH} g.node[data-intervention="scale"]')
+        assert page.locator(f"{GRAPH} g.node[data-intervention]").count() == 2, "y and q marked on their boxes"
+        marked.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / f"intervene-graph-{scheme}-{width}.png"))
         assert seen["width"] <= width, f"no sideways scrolling: {seen}"
         assert (seen["page"] < 0.2) if scheme == "dark" else (seen["page"] > 0.9), seen
     finally:
         context.close()
+
+
+def _ids(text):
+    from autograd.graph import order
+    from language import compile_program
+
+    result = compile_program(text).run()
+    ids = {t: i for i, t in enumerate(order(result.output, result.uses))}
+    return {name: ids[t] for name, t in result.variables.items() if t in ids}
+
+
+def _cell(page, node_id, part="d"):
+    return page.eval_on_selector_all(
+        f'{GRAPH} g.node[data-node="{node_id}"] g[data-cell="n{node_id}.{part}"] text',
+        "(ts) => ts.map((t) => t.textContent).filter(Boolean)")
+
+
+def test_an_override_applied_from_the_panel_marks_its_box_and_changes_its_value(page, app_url, artifacts):
+    from explorer import numbers
+    from explorer.graph import dot
+    from explorer.program import page_data
+
+    y = _ids(STE)["y"]
+    run = page_data.explorer_run(STE)
+    compact = dot.plan(run.graph, max_nodes=400).compact
+    before = numbers.value_lines(run.graph.nodes[y].data, compact)
+    open_page(page, f"{app_url}/?program={quote(STE)}")
+    wait_for_view(page, timeout=60_000)
+    wait_for_idle(page)
+    assert _cell(page, y) == before
+    saves = page.eval_on_selector_all(f"{GRAPH} g.node[data-saves]",
+                                      "(gs) => Object.fromEntries(gs.map((g) => [g.dataset.node, g.dataset.saves]))")
+    assert saves == {k: str(v) for k, v in run.saves.items()}, "every box's saved bytes, the Memory tab closed"
+    wait_for_rerun(page, page.locator(f'{GRAPH} svg.gv-graph g.node[data-node="{y}"]').click)
+    kind = page.get_by_role("combobox", name="What to do to y")
+    kind.wait_for(timeout=30_000)
+    kind.scroll_into_view_if_needed()
+    kind.click()
+    option = page.get_by_role("option", name=iv.KINDS["set"][0])
+    option.wait_for()
+    wait_for_rerun(page, option.click)
+    amount = page.get_by_label("value", exact=True)
+    amount.fill("0.5")
+    wait_for_rerun(page, lambda: amount.press("Enter"))
+    wait_for_rerun(page, page.get_by_role("button", name="Apply to y").click)
+    marked = page.locator(f'{GRAPH} g.node[data-node="{y}"][data-intervention="set"]')
+    marked.wait_for(state="attached", timeout=30_000)
+    want = iv.run(STE, [iv.Intervention("y", "set", 0.5)]).variables["y"].data
+    assert _cell(page, y) == numbers.value_lines(want, compact) != before
+    assert marked.locator(".gv-badge text").text_content() == "set 0.5"
+    outline = page.evaluate(
+        """([sel, y]) => [...document.querySelectorAll(sel)].map((g) => [g.dataset.node,
+               getComputedStyle(g.querySelector(':scope > path, :scope > polygon')).strokeDasharray])""",
+        [f"{GRAPH} svg.gv-graph g.node", str(y)])
+    dashes = dict(outline)
+    assert dashes[str(y)] not in ("", "none") and all(d in ("", "none") for k, d in dashes.items() if k != str(y))
+    assert page.get_by_text("The graph shows the run with 1 intervention", exact=False).first.is_visible()
+    page.screenshot(path=str(artifacts / "intervene-applied.png"))
+    wait_for_rerun(page, page.get_by_role("button", name="Clear the interventions").click)
+    page.wait_for_function(f"() => !document.querySelector('{GRAPH} g.node[data-intervention]')", timeout=30_000)
+    assert _cell(page, y) == before and page.locator(f"{GRAPH} .gv-badge").count() == 0
+
+
+def test_a_detached_box_s_outgoing_edges_are_cut(page, app_url):
+    _open(page, app_url, "y:detach")
+    page.locator(f'{GRAPH} g.node[data-intervention="detach"]').wait_for(state="attached", timeout=30_000)
+    cut = page.locator(f'{CUT}[data-intervention="detach"]')
+    assert cut.count() == 1, "y's one edge on (into y - 0.5)"
+    assert page.locator(CUT).count() == 2, "and the program's own detach"
+    dash = cut.locator("path").first.evaluate("(p) => getComputedStyle(p).strokeDasharray")
+    assert dash not in ("", "none") and "✂" in cut.first.text_content()

@@ -15,6 +15,7 @@ import contextlib
 import io
 import json
 import math
+import random
 import re
 import shutil
 
@@ -27,7 +28,7 @@ from autograd.ops import PRIMITIVES
 from explorer import numbers, words
 from explorer.graph import names
 from explorer.graph.svg import to_svg
-from explorer.program import check, cost_report, jacobian_view, page_data, poke, presets, rules
+from explorer.program import check, cost_report, intervene, jacobian_view, page_data, poke, presets, rules
 from explorer.program import inspector as program_inspector
 from explorer.program import run as program_run
 from explorer.program import view_data as graph_data
@@ -76,6 +77,7 @@ def walk(text: str) -> int:
     panels += cost_panel(text)
     panels += memory_panel(text, graph)
     panels += curvature_panel(text)
+    panels += intervened_graph(text, graph)
     return panels
 
 
@@ -86,6 +88,43 @@ def explorer_graph(graph, steps, analysis) -> int:
         b["kind"] == "chain" for b in data["boxes"].values())
     graph_data.value_texts(graph)
     assert names.graph_caption(graph, graph_data.MAX_DRAWN).startswith(words.counted(len(graph.nodes), "tensor"))
+    return 1
+
+
+def intervened_graph(text, graph) -> int:
+    """The Explorer's graph with an intervention on a node picked at random (from the text: the same each run), of a
+    kind picked so: every named box holds what intervene.run gives its name, and the box intervened on is marked."""
+    from autograd.graph import order
+    from language import compile_program
+
+    result = compile_program(text).run()
+    ids = {t: i for i, t in enumerate(order(result.output, result.uses))}
+    named = {name: ids[t] for name, t in result.variables.items() if t in ids}
+    if not named:
+        return 0
+    pick = random.Random(text)
+    name = pick.choice(sorted(named))
+    acted_on = named[name]
+    # one box, several names (out = t0): it shows the intervened name's numbers, the others' are the run's own
+    named = {n: i for n, i in named.items() if n == name or i != acted_on}
+    kind = pick.choice(sorted(intervene.KINDS))
+    item = intervene.Intervention(name, kind, intervene.KINDS[kind][3] or 0.5)
+    try:
+        want = intervene.run(text, [item]).variables
+    except ValueError:  # e.g. a grad hook on what needs no grad: the panel says so, and the graph is as written
+        return 0
+    boxes = intervene.on_boxes(text, [item])
+    drawn = intervene.drawn_graph(graph, boxes)
+    for var, node_id in named.items():
+        box, t = drawn.nodes[node_id], want[var]
+        assert np.array_equal(box.data, t.data, equal_nan=True), (text, item, var)
+        if box.requires_grad:
+            assert (box.grad is None) == (t.grad is None), (text, item, var)
+            assert t.grad is None or np.array_equal(box.grad, t.grad, equal_nan=True), (text, item, var)
+    (mark,) = boxes.marks.values()
+    assert list(boxes.marks) == [str(acted_on)] and mark["kind"] == kind and mark["name"] == name
+    assert mark["badge"].endswith(intervene.badge(item))
+    json.dumps(graph_data.value_texts(drawn))
     return 1
 
 

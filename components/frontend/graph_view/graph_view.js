@@ -43,6 +43,8 @@ import { isDark } from "../web/theme.js";
 import { dotFor, fitLines, Layouter, LayoutTimeout, prepare, setLines } from "./drawing.js";
 import { Stepper } from "./stepper.js";
 import { markOrders } from "./orders.js";
+import { markInterventions } from "./interventions.js";
+import { keepSaves, markSaves } from "./saves.js";
 
 const DEFAULT_LAYOUT_SECONDS = 60; // Graphviz's budget for one layout (data.layout_seconds sets another)
 const MIN_TEXT_PX = 11;
@@ -136,6 +138,7 @@ class GraphView {
       }
       data = { ...data, dot: this.data.dot, boxes: this.data.boxes, legend: this.data.legend };
     }
+    data = keepSaves(data, this.data); // the boxes' saved bytes come with a full run only (saves.js)
     const first = !this.data;
     const newProgram = !first && data.key !== this.data.key;
     this.data = data;
@@ -300,7 +303,9 @@ class GraphView {
     this.paintValues();
     this.paintSelection();
     if (this.stepper) this.stepper.paint();
+    markSaves(this.drawing, this.data.saves); // every box's saved bytes (issue 33), the Memory tab's too
     this.paintMemory();
+    markInterventions(this.drawing, this.data.interventions); // the Explorer's applied interventions (issue 33)
   }
 
   // One more repaint made in place (data-updates).
