@@ -5,7 +5,8 @@
 // data-cut="true"). graph_view.js calls markInterventions on every repaint; it changes the drawing only when the
 // marks do, and takes off the marks of interventions removed.
 
-const SVG = "http://www.w3.org/2000/svg";
+import { svg } from "../web/dom.js";
+
 const BADGE_FONT = 11; // layout units, beside the boxes' 12-13
 const BADGE_PAD = 3;
 
@@ -42,17 +43,12 @@ function badge(g, text) {
   const shape = shapeOf(g);
   if (!shape) return;
   const b = shape.getBBox();
-  const group = document.createElementNS(SVG, "g");
-  group.setAttribute("class", "gv-badge");
-  const label = document.createElementNS(SVG, "text");
-  label.setAttribute("font-size", String(BADGE_FONT));
-  label.setAttribute("text-anchor", "end");
-  label.setAttribute("x", String(b.x + b.width - BADGE_PAD - 4));
-  label.setAttribute("y", String(b.y + BADGE_FONT / 2 - 1));
-  label.textContent = text;
-  const rect = document.createElementNS(SVG, "rect");
-  group.append(rect, label);
-  g.appendChild(group);
+  const label = svg("text", {
+    "font-size": BADGE_FONT, "text-anchor": "end", x: b.x + b.width - BADGE_PAD - 4, y: b.y + BADGE_FONT / 2 - 1,
+    text,
+  });
+  const rect = svg("rect");
+  g.appendChild(svg("g", { class: "gv-badge" }, rect, label));
   const w = label.getComputedTextLength();
   rect.setAttribute("x", String(b.x + b.width - w - 2 * BADGE_PAD - 4));
   rect.setAttribute("y", String(b.y - BADGE_FONT / 2 - 2));
@@ -97,12 +93,7 @@ export function markInterventions(drawing, marks) {
     edge.g.dataset.intervention = "detach";
     const path = edge.g.querySelector(":scope > path");
     const at = path.getPointAtLength(path.getTotalLength() * 0.3); // near its tail: Graphviz puts the slot's word mid-way
-    const label = document.createElementNS(SVG, "text");
-    label.setAttribute("class", "gv-cut-label");
-    label.setAttribute("x", String(at.x - 14));
-    label.setAttribute("y", String(at.y + 4));
-    label.setAttribute("font-size", "12");
-    label.textContent = "✂";
+    const label = svg("text", { class: "gv-cut-label", x: at.x - 14, y: at.y + 4, "font-size": 12, text: "✂" });
     edge.g.appendChild(label);
   });
 }
