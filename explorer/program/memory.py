@@ -93,8 +93,9 @@ def program_memory(text: str, poked: tuple = (), every: int = DEFAULT_EVERY) -> 
     counter = [0]
     checked, _, _, again = _execute(program, given, plan, counter)
     with np.errstate(all="ignore"):  # as the page's run: inf and nan are shown, not warned about
-        plain.backward()
-        checked.backward()
+        if plain.requires_grad:  # NOTE: else no backward (a program of literals only): the forward's memory alone
+            plain.backward()
+            checked.backward()
     agree = all(_same(a.grad, b.grad) for a, b in zip(leaves, again))
     tensors = order(plain, uses)
     ids = {t: i for i, t in enumerate(tensors)}

@@ -51,10 +51,23 @@ REGISTRY_PROGRAMS = [(name, text) for i, name in enumerate([*PRIMITIVES, *COMPOS
                      for text in program_gen.programs_of(name, limit=2, start=2 * i)]
 
 
+#: Generated programs that broke a panel, written out (program_gen.seeded(seed) made each): every panel walks them.
+FOUND = {
+    # The Memory tab: a program of literals only has no backward, and program_memory called backward() (RuntimeError)
+    5020: "t0 = maximum(0.5, 0.5)\nout = t0.sum()\n",
+    # The saturation panel under the editor: softmax over every element (axis=None) raised TypeError on int(None)
+    5104: ("M = randn(3, 4)\nt0 = M.mean(0)\nt1 = M.max(0, keepdims=True)\nt2 = M.max(axis=1)\n"
+           "t3 = t2.softmax(axis=None)\nout = t3\n"),
+    5115: "a = tensor([2.0])\nt0 = softmax(a, axis=None)\nout = t0.sum()\n",
+}
+
+
 def all_programs() -> list[tuple[str, str]]:
-    """(id, program) of the presets, the written cases and the registry's programs."""
+    """(id, program) of the presets, the written cases, the generated programs that broke a panel and the registry's
+    programs."""
     return ([(f"preset {name}", presets.program(name)) for name in presets.names()]
             + [(f"case {name}", text) for name, text in CASES.items()]
+            + [(f"found seed {seed}", text) for seed, text in FOUND.items()]
             + [(f"{name} {k}", text) for k, (name, text) in enumerate(REGISTRY_PROGRAMS)])
 
 
@@ -433,7 +446,7 @@ def test_both_pages_walk_every_node_and_step(text):
 #: The generated programs the Explorer's issue-32 panels walk in AppTest: (seed, program), each given again by
 #: program_gen.seeded(seed), so a failure's id names the program and reproduces it anywhere.
 GENERATED_SEED = 3200
-PAGE_GENERATED = program_gen.sample(30, seed=GENERATED_SEED)
+PAGE_GENERATED = program_gen.sample(30, seed=GENERATED_SEED) + list(FOUND.items())
 
 
 def _html(at) -> str:
@@ -554,6 +567,7 @@ def test_the_explorer_s_backward_curvature_and_memory_of_a_generated_program(see
     with program_gen.named(seed, text):
         at = open_page(EXPLORER, {"program": text, "backward": "1"})
         no_exception(at)
+        assert not at.error, [e.value for e in at.error]  # a program that runs: no panel may fail
         _page_shows_the_engine_s_backward(at, text)
         _differentiated_again(at, text)
         _curvature_tab(at, text)
