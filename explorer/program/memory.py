@@ -256,7 +256,7 @@ def _plan(program, calls, every):
         if ops >= every:
             made = {instructions[j].out for j in current}
             leaving = {s for s in made if last_read.get(s, -1) > k}
-            if leaving == {ins.out}:
+            if leaving == {ins.out} and k in calls:  # NOTE: and a Tensor (a list literal's call is not: seed 6251)
                 blocks.append(current)
                 current, ops = [], 0
     return blocks

@@ -59,6 +59,9 @@ FOUND = {
     5104: ("M = randn(3, 4)\nt0 = M.mean(0)\nt1 = M.max(0, keepdims=True)\nt2 = M.max(axis=1)\n"
            "t3 = t2.softmax(axis=None)\nout = t3\n"),
     5115: "a = tensor([2.0])\nt0 = softmax(a, axis=None)\nout = t0.sum()\n",
+    # The Memory tab at k = 1 and 2: a checkpointed block ended at stack's list literal (checkpoint() needs a Tensor)
+    6251: ("s = 1.5\nW = randn(4, 2)\nt0 = W.log()\nt1 = 2.0 ** s\nt2 = stack([W, W], axis=0)\nt3 = W.var(axis=-1)\n"
+           "out = t3\n"),
 }
 
 
