@@ -13,6 +13,7 @@ and a failure names the program."""
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import quote
 
 import numpy as np
@@ -23,7 +24,7 @@ from autograd.graph import backward_steps
 from explorer import numbers
 from explorer.graph import dot as dotmod
 from explorer.graph import names
-from explorer.program import backward_view, run
+from explorer.program import backward_view, run, view_data
 from explorer.program import curvature as curv
 from explorer.program.memory import program_memory
 from tests.support import program_gen
@@ -81,6 +82,11 @@ def part_toggles(page) -> list[str]:
                                      "(bs) => bs.filter((b) => !b.hidden).map((b) => b.textContent)")
 
 
+def parts_in(dot: str) -> list[str]:
+    """The parts the DOT has cells of (a scalar's one-row box has no shape cell; the backward's boxes no grad cell)."""
+    return [part for part in ("data", "grad", "shape") if re.search(rf'id="n\d+\.{part[0]}"', dot)]
+
+
 def walk_the_explorer(page, app_url: str, program: str, most: int | None = None) -> None:
     graph, _ = run.step_program(program)
     page.goto(f"{app_url}/?program={quote(program)}", wait_until="domcontentloaded")
@@ -89,8 +95,7 @@ def walk_the_explorer(page, app_url: str, program: str, most: int | None = None)
     no_exception_shown(page, "the Explorer's first run")
     drawn = boxes(page)
     assert len(drawn) == len(graph.nodes), "a box per tensor"
-    if any(n.grad is not None for n in graph.nodes):
-        assert part_toggles(page) == ["data", "grad", "shape"]
+    assert part_toggles(page) == parts_in(view_data.view_data(graph, run.step_program(program)[1])["dot"])
     for node in picked_boxes(graph, most):
         box = page.locator(f'{GRAPH} svg.gv-graph g.node[data-node="{node.id}"]')
         box.scroll_into_view_if_needed()
@@ -148,7 +153,8 @@ def walk_the_backward(page, app_url: str, program: str) -> None:
         return
     expected = {b: str(o) for b, o in want["orders"].items()}
     assert settled(lambda: orders(page), lambda got: got == expected, timeout=30) == expected
-    assert part_toggles(page) == ["data", "shape"], "grad has nothing to hide: every grad is a box of its own"
+    shown = part_toggles(page)
+    assert shown == parts_in(want["dot"]) and "grad" not in shown, "every grad is a box of its own: no grad toggle"
     bg, _, result, _ = backward_view.layers(program)
     drawn, _ = backward_view.as_drawn(bg)
     compact = dotmod.plan(drawn, max_nodes=backward_view.MAX_DRAWN).compact
