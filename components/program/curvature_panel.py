@@ -69,6 +69,8 @@ def _hessian(c) -> None:
     st.plotly_chart(curvature_report.hessian_figure(c, st.context.theme.type == "dark"), width="stretch",
                     key=keys.CURVATURE_HESSIAN)
     st.caption(curvature_report.symmetry_text(c))
+    if curvature_report.heatmap_hint(c):  # a heatmap too big for numbers in its cells: where they are
+        st.caption(curvature_report.heatmap_hint(c))
     if c.eigenvalues is None:
         st.info(markdown_safe(c.hessian_note), icon=":material/warning:")
     else:

@@ -65,7 +65,7 @@ def plan(state: training.TrainState, every: int) -> list:
     """The checkpointed blocks of layer indices: memory.plan over the layers, each weighing 1, each read by the next
     (the last by the loss)."""
     n = layers(state)
-    return memory.plan([(k, 1, k) for k in range(n)], every, {k: k + 1 for k in range(n)})
+    return memory.plan([(k, 1, k, True) for k in range(n)], every, {k: k + 1 for k in range(n)})
 
 
 def forward(state: training.TrainState, blocks=(), counter=None) -> tuple:

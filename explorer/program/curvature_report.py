@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 
 import numpy as np
 import plotly.graph_objects as go
@@ -172,19 +173,101 @@ def symmetry_text(c: curv.Curvature) -> str:
             "row.")
 
 
-def hessian_figure(c: curv.Curvature, dark: bool = False) -> go.Figure:
-    """H as a heatmap (diverging colours centred on 0), rows and columns named by input number."""
+#: Up to this many input numbers every cell of the heatmap carries its number, and every row and column its name.
+CELL_NUMBERS = 12
+#: Past CELL_NUMBERS, an input's rows are named at its first number and every this many numbers after it.
+TICK_EVERY = 8
+
+
+def hessian_ticks(c: curv.Curvature) -> tuple[list[str], list[tuple[int, str]]]:
+    """The row and column names the heatmap writes (all up to CELL_NUMBERS; else each input's first number and every
+    TICK_EVERY-th of it), and where each input's block starts after the first: [(index of its first number, name)]."""
     names = list(c.element_names)
-    small = c.n <= 12
+    if c.n <= CELL_NUMBERS:
+        ticked = names
+    else:
+        ticked, start = [], 0
+        for _, shape in c.inputs:
+            size = int(np.prod(shape))
+            ticked += names[start:start + size:TICK_EVERY]
+            start += size
+    starts, start = [], 0
+    for name, shape in c.inputs:
+        if start:
+            starts.append((start, name))
+        start += int(np.prod(shape))
+    return ticked, starts
+
+
+#: Past CELL_NUMBERS, a Hessian whose largest |entry| is more than this many times its median nonzero |entry| is
+#: coloured on a signed log scale: on a linear one most of its entries were as pale as 0 (a 64 × 64 with a cubic's
+#: diagonal at ±11 left its 0.1-size block white).
+LOG_RANGE = 20.0
+#: The signed log scale's decades below the largest |entry| (smaller entries are coloured as 0's neighbours).
+DECADES = 4
+
+
+def log_scale(h: np.ndarray) -> float | None:
+    """The signed log scale's linear threshold t for H (colour = sign(h) log10(1 + |h| / t)), or None where a
+    linear scale shows it (a small range of sizes, or nothing finite and nonzero)."""
+    sizes = np.abs(h[np.isfinite(h)])
+    sizes = sizes[sizes > 0]
+    if not sizes.size:
+        return None
+    top = float(sizes.max())
+    return top / 10.0 ** DECADES if top > LOG_RANGE * float(np.median(sizes)) else None
+
+
+def _log_colours(h: np.ndarray, t: float) -> tuple[list, dict]:
+    """H's colours on the signed log scale and its colour bar's ticks, labelled with the entries they stand for."""
+    z = np.sign(h) * np.log10(1.0 + np.abs(h) / t)
+    top = float(np.max(np.abs(h[np.isfinite(h)])))
+    decade = math.floor(math.log10(top))
+    real = [10.0 ** (decade - k) for k in range(DECADES)]  # round decades: 10, 1, 0.1, 0.01
+    values = [float(np.log10(1.0 + v / t)) for v in real]
+    ticks = dict(tickvals=[*(-v for v in values), 0.0, *values[::-1]],
+                 ticktext=[*(fmt_number(-v) for v in real), "0", *(fmt_number(v) for v in real[::-1])])
+    return z.tolist(), ticks
+
+
+def hessian_figure(c: curv.Curvature, dark: bool = False) -> go.Figure:
+    """H as a heatmap (diverging colours centred on 0, a colour bar with the scale), rows and columns named by input
+    number, a line between inputs' blocks. Up to CELL_NUMBERS input numbers each cell carries its number; past it
+    the hover gives each entry (in the page's number format), the rows are named at intervals and a wide range of
+    sizes is coloured on a signed log scale (the colour bar says so and labels its ticks with entries)."""
+    names = list(c.element_names)
+    small = c.n <= CELL_NUMBERS
+    hover = [[fmt_number(float(v)) for v in row] for row in c.hessian]
+    t = None if small else log_scale(c.hessian)
+    z, ticks = (c.hessian.tolist(), {}) if t is None else _log_colours(c.hessian, t)
     fig = go.Figure(go.Heatmap(
-        z=c.hessian.tolist(), x=names, y=names, colorscale=DIVERGING, zmid=0.0,
-        texttemplate="%{z:.3g}" if small else None, textfont=dict(color="#fafafa") if dark else None,
-        hovertemplate="∂²f / ∂%{y} ∂%{x} = %{z:.6g}<extra></extra>",
-        colorbar=dict(thickness=10),
+        z=z, x=names, y=names, colorscale=DIVERGING, zmid=0.0, text=hover,
+        texttemplate="%{text}" if small else None, textfont=dict(color="#fafafa") if dark else None,
+        hovertemplate="∂²f / ∂%{y} ∂%{x} = %{text}<extra></extra>",
+        colorbar=dict(thickness=10, tickfont=dict(size=10), **ticks,
+                      title=dict(text="H entry" + ("" if t is None else " (log scale)"), side="right")),
     ))
-    fig.update_yaxes(autorange="reversed", showgrid=False, type="category")
-    fig.update_xaxes(showgrid=False, type="category")
+    ticked, starts = hessian_ticks(c)
+    line = "rgba(250, 250, 250, 0.55)" if dark else "rgba(49, 51, 63, 0.55)"
+    for start, _ in starts:  # where the next input's numbers begin, across and down
+        edge = start - 0.5
+        fig.add_shape(type="line", x0=edge, x1=edge, y0=-0.5, y1=c.n - 0.5, line=dict(color=line, width=1))
+        fig.add_shape(type="line", y0=edge, y1=edge, x0=-0.5, x1=c.n - 0.5, line=dict(color=line, width=1))
+    axis = dict(showgrid=False, type="category", tickmode="array", tickvals=ticked, ticktext=ticked,
+                tickfont=dict(size=11 if small else 10))
+    fig.update_xaxes(**axis, tickangle=-45 if not small or max(map(len, names)) > 4 else 0)
+    fig.update_yaxes(**axis, autorange="reversed")
     size = int(min(520, max(260, 120 + 18 * c.n)))
     fig.update_layout(title=dict(text=f"The Hessian: {c.n} × {c.n}", font=dict(size=14)), height=size,
                       margin=dict(l=60, r=20, t=40, b=60))
     return fig
+
+
+def heatmap_hint(c: curv.Curvature) -> str:
+    """Under a heatmap too big for numbers in its cells: where its numbers are ('' when the cells carry them)."""
+    if c.n <= CELL_NUMBERS:
+        return ""
+    scale = ("a signed log scale (each decade of |entry| a step of colour, so small entries show beside large "
+             "ones)" if log_scale(c.hessian) is not None else "a linear scale centred on 0")
+    return (f"{c.n} × {c.n}: too many cells for their numbers. Hover a cell for its entry; the colours follow "
+            f"{scale}, the colour bar gives the entries; lines part the inputs' blocks.")

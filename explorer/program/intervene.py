@@ -254,6 +254,9 @@ def on_boxes(text: str, items, poked: poke.Poked = ()) -> OnBoxes:
         if item.kind not in _LINE_DEPTH:
             continue
         new = t = result.variables[item.name]
+        if len(t.parents) < 1:  # nothing it depends on needs grad: the run recorded no line to fold
+            raise ValueError(f"{item.name} is a constant here (nothing it depends on needs grad): the graph shows the "
+                             "program as written")
         for _ in range(_LINE_DEPTH[item.kind]):
             dropped.update((t, *t.parents[1:]))  # the line's op and its constants
             t = t.parents[0]

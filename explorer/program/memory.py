@@ -94,8 +94,9 @@ def program_memory(text: str, poked: tuple = (), every: int = DEFAULT_EVERY) -> 
     counter = [0]
     checked, _, _, again = _execute(program, given, plan, counter)
     with np.errstate(all="ignore"):  # as the page's run: inf and nan are shown, not warned about
-        plain.backward()
-        checked.backward()
+        if plain.requires_grad:  # NOTE: else no backward (a program of literals only): the forward's memory alone
+            plain.backward()
+            checked.backward()
     agree = all(_same(a.grad, b.grad) for a, b in zip(leaves, again))
     tensors = order(plain, uses)
     ids = {t: i for i, t in enumerate(tensors)}
@@ -261,18 +262,19 @@ def _plan(program, calls, every):
         alone = type(ins) is not Call or any(type(a) is Slot and a.index == 0 for a in ins.args) or any(
             type(v) is Slot for v in ins.kwargs.values())  # a leaf, a random draw, a value read as a keyword
         units.append((k, None if alone else sum(1 for t in calls.get(k, ()) if t._prim is not None),
-                      getattr(ins, "out", None)))
+                      getattr(ins, "out", None), k in calls))  # a call that made no Tensor (a list literal) ends none
     return plan(units, every, last_read)
 
 
 def plan(units, every, last_read):
     """The checkpointed blocks, one rule for the Explorer's programs and the Playground's networks: runs of
     consecutive units weighing at least `every` (op nodes, or layers), each ending where one value, its last
-    unit's, is read after it (checkpoint returns one tensor). `units`: (position, weight, the value it makes) in
-    order, weight None for a unit that runs on its own (blocks stop there); `last_read`: value -> the last position
-    that reads it. Returns the blocks as lists of positions."""
+    unit's, is read after it (checkpoint returns one tensor). `units`: (position, weight, the value it makes, whether
+    that value is a Tensor: only a Tensor can end a block) in order, weight None for a unit that runs on its
+    own (blocks stop there); `last_read`: value -> the last position that reads it. Returns the blocks as lists of
+    positions."""
     blocks, current, weight = [], [], 0
-    for at, w, out in units:
+    for at, w, out, tensor in units:
         if w is None:
             current, weight = [], 0
             continue
@@ -280,7 +282,7 @@ def plan(units, every, last_read):
         weight += w
         if weight >= every:
             leaving = {made for _, made in current if last_read.get(made, -1) > at}
-            if leaving == {out}:
+            if leaving == {out} and tensor:  # stack's list literal is no Tensor: seed 6251
                 blocks.append([a for a, _ in current])
                 current, weight = [], 0
     return blocks

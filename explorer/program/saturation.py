@@ -63,14 +63,24 @@ def softmax_site(text: str, poked: poke.Poked = ()) -> Site | None:
         return None
     softmax = tensors[node]
     (source,) = softmax.parents
-    axis = int((softmax._meta or {}).get("axis", -1))
+    axis = (softmax._meta or {}).get("axis", -1)
     upstream = np.zeros(softmax.shape) if softmax.grad is None else np.asarray(softmax.grad, dtype=np.float64)
     if source.op == "masked_fill":
         (scores,) = source.parents
         mask = np.broadcast_to(np.asarray(source._meta["mask"], dtype=bool), source.shape)
         fill = float(source.data[mask][0]) if mask.any() else 0.0
-        return Site(node, np.broadcast_to(scores.data, source.shape).astype(np.float64), mask, fill, upstream, axis)
-    return Site(node, np.asarray(source.data, dtype=np.float64), None, 0.0, upstream, axis)
+        site = Site(node, np.broadcast_to(scores.data, source.shape).astype(np.float64), mask, fill, upstream, axis)
+    else:
+        site = Site(node, np.asarray(source.data, dtype=np.float64), None, 0.0, upstream, axis)
+    return site if axis is not None else _one_row(site)
+
+
+def _one_row(site: Site) -> Site:
+    """A softmax over every element (``axis=None``) as the same softmax over the last axis of its logits laid out
+    in one row: the same weights, peak and grad norm (it raised TypeError on int(None))."""
+    row = (1, -1)
+    mask = None if site.mask is None else site.mask.reshape(row)
+    return Site(site.node, site.logits.reshape(row), mask, site.fill, site.upstream.reshape(row), -1)
 
 
 def at_scale(site: Site, scale: float) -> Point:

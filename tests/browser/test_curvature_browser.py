@@ -98,3 +98,39 @@ def test_the_tab_fits_and_follows_the_theme(browser, app_url, artifacts, scheme,
         assert seen["overflow"] == "auto", "a table wider than the dock scrolls within itself"
     finally:
         context.close()
+
+
+SIXTY_FOUR = "W = randn(6, 8)\nx = randn(16)\nf = (W @ x[:8]).tanh().sum() + (x * x * x).sum()"
+
+
+@pytest.mark.parametrize(("scheme", "width", "height"), [("light", 1280, 800), ("dark", 390, 844)])
+def test_a_64_by_64_heatmap_gives_each_entry_on_hover_beside_its_log_colour_bar(browser, app_url, artifacts, scheme,
+                                                                               width, height):
+    """64 input numbers (no numbers in the cells): the colour bar on a signed log scale labelled with entries, rows
+    named at intervals, a hovered cell's entry in the page's number format, no sideways scrolling."""
+    from explorer.numbers import fmt_number
+
+    c = curv.curvature(SIXTY_FOUR)
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    install_run_tracker(context)
+    try:
+        page = context.new_page()
+        open_curvature_tab(page, app_url, SIXTY_FOUR)
+        chart = page.locator(HEATMAP.removesuffix(" .main-svg")).first
+        chart.scroll_into_view_if_needed()
+        page.locator(f"{HEATMAP} .colorbar .cbtitle text").first.wait_for(timeout=30_000)
+        assert "H entry (log scale)" in chart.locator(".colorbar").first.text_content()
+        assert "x[8]" in chart.locator(".yaxislayer-above").first.text_content()
+        page.get_by_text("too many cells for their numbers").wait_for(timeout=30_000)
+        box = page.locator(f"{HEATMAP} .nsewdrag").first.bounding_box()
+        row = col = 60  # on the cubic's diagonal, x[8:]: H[x[12], x[12]] = 6 x[12]
+        page.mouse.move(box["x"] + (col + 0.5) * box["width"] / 64, box["y"] + (row + 0.5) * box["height"] / 64)
+        hover = chart.locator(".hoverlayer .hovertext")
+        hover.first.wait_for(timeout=10_000)
+        shown = hover.first.text_content()
+        want = fmt_number(float(c.hessian[row, col]))
+        assert want != "0" and f"∂{c.element_names[row]} ∂{c.element_names[col]} = {want}" in shown, shown
+        page.screenshot(path=str(artifacts / f"curvature-hessian64-{scheme}-{width}.png"))
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        context.close()

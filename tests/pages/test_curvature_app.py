@@ -103,3 +103,12 @@ def test_a_program_over_64_input_numbers_draws_no_heatmap():
     found = hooks(tab_html(at), "curvature")
     assert found["n"] == "65" and "eigenvalues" not in found and not hessian_charts(at)
     assert any(i.value.startswith("The Hessian is not drawn: the inputs hold 65 numbers") for i in at.info)
+
+
+def test_a_64_number_hessian_says_where_its_numbers_are():
+    at = opened("W = randn(6, 8)\nx = randn(16)\nf = (W @ x[:8]).tanh().sum() + (x * x * x).sum()")
+    (chart,) = hessian_charts(at)
+    assert chart["data"][0]["colorbar"]["title"]["text"] == "H entry (log scale)"
+    assert "texttemplate" not in chart["data"][0] and chart["data"][0]["text"][0][0]
+    assert any(cap.value.startswith("64 × 64: too many cells for their numbers. Hover a cell") for cap in at.caption)
+    assert any(cap.value.startswith("H is symmetric") for cap in at.caption)

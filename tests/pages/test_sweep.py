@@ -3,6 +3,8 @@
 the gradient check, the exports (DOT, SVG where Graphviz's `dot` exists, the Python script run and compared),
 the poke pictures, the Stepper's panel at every step, the Forward vs reverse tab's cost, the Curvature tab and the
 Memory tab: at the explorer/ function level for breadth, and through Streamlit AppTest on both pages for a sample.
+Generated programs (program_gen.sample, a test per seed) go through the Explorer in AppTest too, with issue 32's
+panels: the backward as a graph, differentiated again, the Curvature tab and the Memory tab.
 No panel may raise; each must say something true.
 
 The programs include scalars, size-1 arrays (``tensor([2.0])``), (1, n), (n, 1), an empty (0, 3), int data
@@ -23,12 +25,24 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from autograd import grad as autograd_grad
 from autograd.expr import evaluate
 from autograd.ops import PRIMITIVES
 from explorer import numbers, words
 from explorer.graph import names
 from explorer.graph.svg import to_svg
-from explorer.program import check, cost_report, intervene, jacobian_view, page_data, poke, presets, rules
+from explorer.program import (
+    backward_view,
+    check,
+    cost_report,
+    intervene,
+    jacobian_view,
+    keys,
+    page_data,
+    poke,
+    presets,
+    rules,
+)
 from explorer.program import inspector as program_inspector
 from explorer.program import run as program_run
 from explorer.program import view_data as graph_data
@@ -49,10 +63,26 @@ REGISTRY_PROGRAMS = [(name, text) for i, name in enumerate([*PRIMITIVES, *COMPOS
                      for text in program_gen.programs_of(name, limit=2, start=2 * i)]
 
 
+#: Generated programs that broke a panel, written out (program_gen.seeded(seed) made each): every panel walks them.
+FOUND = {
+    # The Memory tab: a program of literals only has no backward, and program_memory called backward() (RuntimeError)
+    5020: "t0 = maximum(0.5, 0.5)\nout = t0.sum()\n",
+    # The saturation panel under the editor: softmax over every element (axis=None) raised TypeError on int(None)
+    5104: ("M = randn(3, 4)\nt0 = M.mean(0)\nt1 = M.max(0, keepdims=True)\nt2 = M.max(axis=1)\n"
+           "t3 = t2.softmax(axis=None)\nout = t3\n"),
+    5115: "a = tensor([2.0])\nt0 = softmax(a, axis=None)\nout = t0.sum()\n",
+    # The Memory tab at k = 1 and 2: a checkpointed block ended at stack's list literal (checkpoint() needs a Tensor)
+    6251: ("s = 1.5\nW = randn(4, 2)\nt0 = W.log()\nt1 = 2.0 ** s\nt2 = stack([W, W], axis=0)\nt3 = W.var(axis=-1)\n"
+           "out = t3\n"),
+}
+
+
 def all_programs() -> list[tuple[str, str]]:
-    """(id, program) of the presets, the written cases and the registry's programs."""
+    """(id, program) of the presets, the written cases, the generated programs that broke a panel and the registry's
+    programs."""
     return ([(f"preset {name}", presets.program(name)) for name in presets.names()]
             + [(f"case {name}", text) for name, text in CASES.items()]
+            + [(f"found seed {seed}", text) for seed, text in FOUND.items()]
             + [(f"{name} {k}", text) for k, (name, text) in enumerate(REGISTRY_PROGRAMS)])
 
 
@@ -111,9 +141,9 @@ def intervened_graph(text, graph) -> int:
     item = intervene.Intervention(name, kind, intervene.KINDS[kind][3] or 0.5)
     try:
         want = intervene.run(text, [item]).variables
-    except ValueError:  # e.g. a grad hook on what needs no grad: the panel says so, and the graph is as written
+        boxes = intervene.on_boxes(text, [item])
+    except ValueError:  # e.g. a grad hook on what needs no grad, or a constant: the graph is as written, and says so
         return 0
-    boxes = intervene.on_boxes(text, [item])
     drawn = intervene.drawn_graph(graph, boxes)
     for var, node_id in named.items():
         box, t = drawn.nodes[node_id], want[var]
@@ -462,3 +492,136 @@ def test_both_pages_walk_every_node_and_step(text):
         report(at, step=k)
         no_exception(at)
         assert at.query_params["step"] in (str(k), [str(k)])
+
+
+# ----------------------------------------------------------------------------- generated programs through the page
+
+#: The generated programs the Explorer's issue-32 panels walk in AppTest: (seed, program), each given again by
+#: program_gen.seeded(seed), so a failure's id names the program and reproduces it anywhere.
+GENERATED_SEED = 3200
+PAGE_GENERATED = program_gen.sample(30, seed=GENERATED_SEED) + list(FOUND.items())
+
+
+def _html(at) -> str:
+    return "".join(h.proto.body for h in at.get("html"))
+
+
+def _page_shows_the_engine_s_backward(at, text: str) -> None:
+    """With the switch on: the backward's drawing is backward_view's, every leaf's grad box the engine's grad; a
+    program with no backward says so."""
+    from tests.support.apptest import view_data
+
+    result = evaluate(text)
+    if not result.output.requires_grad:
+        assert any("no backward pass" in i.value for i in at.info), "the switch says there is no backward"
+        return
+    data, own = view_data(at), backward_view.backward_view(text)
+    assert data["dot"] == own["dot"] and data["orders"] == own["orders"]
+    assert "order-2" in data["dot"], "the backward's own nodes"
+    result.output.backward()
+    bg = backward_view.layers(text)[0]
+    for leaf, g in data["grads"]:
+        tensor = result.inputs.get(bg.tensors[leaf].name)
+        if g is None or tensor is None or str(g) not in data["boxes"]:
+            continue
+        assert data["boxes"][str(g)]["data"] == numbers.compact(tensor.grad), bg.tensors[leaf].name
+
+
+def _second_order_by_autograd(text: str, again: str) -> dict[str, np.ndarray]:
+    """Each leaf's grad of Σ grad ``again``, by autograd.grad(create_graph=True) twice (zeros where unused)."""
+    fresh = evaluate(text)
+    leaves = [t for t in fresh.inputs.values() if t.requires_grad]
+    firsts = autograd_grad(fresh.output, leaves, create_graph=True, allow_unused=True)
+    picked = [t.name for t in leaves] if again == backward_view.ALL else [again]
+    terms = [g.sum() for t, g in zip(leaves, firsts) if t.name in picked and g is not None]
+    total = sum(terms[1:], terms[0]) if terms else None
+    if total is None or not total.requires_grad:
+        return {t.name: np.zeros(t.shape) for t in leaves}
+    seconds = autograd_grad(total, leaves, allow_unused=True)
+    return {t.name: np.zeros(t.shape) if s is None else s.data for t, s in zip(leaves, seconds)}
+
+
+def _differentiated_again(at, text: str) -> None:
+    """"Differentiate again" of the first leaf's grad (a scalar output's): the third layer drawn, the table's grads
+    of the grad second_order's, and those autograd.grad twice's."""
+    from tests.support.apptest import no_exception, view_data
+
+    result = evaluate(text)
+    if not result.output.requires_grad or np.size(result.output.data) != 1:
+        return
+    choices = backward_view.choices(backward_view.layers(text)[0])
+    if not choices:
+        return
+    again = choices[0]
+    at.selectbox(key=keys.BACKWARD_AGAIN).set_value(again).run()
+    no_exception(at)
+    assert view_data(at)["counts"] == backward_view.backward_view(text, (), again)["counts"]
+    tables = [d.value for d in at.dataframe if "grad of the grad" in d.value.columns]
+    assert len(tables) == 1, "the second-order grads' table"
+    second = backward_view.second_order(text, (), again)
+    assert list(tables[0]["leaf"]) == [name for name, *_ in second.rows]
+    assert list(tables[0]["grad of the grad"]) == [numbers.compact(value) for _, value, _, _ in second.rows]
+    refs = _second_order_by_autograd(text, again)
+    for name, value, _, _ in second.rows:
+        np.testing.assert_allclose(value, refs[name], rtol=1e-9, atol=1e-12, equal_nan=True, err_msg=name)
+
+
+def _curvature_tab(at, text: str) -> None:
+    """The Curvature tab: H·v's three hooks the panel's own, the exact two agreeing; finite differences too, or a
+    warning on the tab naming the kink; or the note that says why there is no H·v."""
+    from explorer.program import curvature as curv
+    from tests.support.apptest import no_exception, open_tab
+    from tests.support.cost_markup import hooks
+
+    open_tab(at, "Curvature")
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    c = curv.curvature(text)
+    if c.note:
+        assert 'data-testid="curvature"' not in _html(at)
+        assert any(i.value.startswith(("The output has shape", "The output does not depend")) for i in at.info)
+        return
+    found = hooks(_html(at), "curvature")
+    ways = {h: np.array(json.loads(found[h]), dtype=np.float64) for h in ("hvp-reverse", "hvp-forward", "hvp-fd")}
+    np.testing.assert_allclose(ways["hvp-reverse"], c.way(curv.REVERSE).value, rtol=1e-12, atol=1e-300)
+    scale = max(1.0, float(np.nanmax(np.abs(ways["hvp-reverse"]), initial=0.0)))
+    np.testing.assert_allclose(ways["hvp-forward"], ways["hvp-reverse"], rtol=1e-9, atol=1e-9 * scale,
+                               equal_nan=True, err_msg="forward over reverse vs reverse over reverse")
+    if found["agree"] != "true":
+        headings = ("**Not twice differentiable here.**", "**The gradient is not the output's")
+        assert c.kinks and any(w.value.startswith(headings) for w in at.warning), (
+            "finite differences disagree and the tab names no kink", c.difference(curv.REVERSE, curv.FD))
+
+
+def _memory_tab(at, text: str) -> None:
+    """The Memory tab: its timeline sent with the peaks program_memory gives (> 0 where a tensor holds a number)."""
+    from tests.support.apptest import no_exception, open_tab
+
+    open_tab(at, "Memory")
+    no_exception(at)
+    shown = program_memory(text)
+    (timeline,) = [e for e in at.get("bidi_component") if e.proto.component_name == "components.memory"]
+    lines = {line["name"]: line for line in json.loads(timeline.proto.json)["lines"]}
+    assert lines["engine"]["peak"] == shown.peak("engine")
+    graph, _ = program_run.step_program(text)
+    largest = max(np.asarray(n.data).nbytes for n in graph.nodes)
+    assert shown.peak("engine") >= largest and (shown.peak("engine") > 0 or largest == 0)
+    assert any(c.value.startswith("Peaks: this engine") for c in at.caption)
+
+
+@pytest.mark.slow  # ~5 s each: five runs of the Explorer
+@pytest.mark.parametrize(("seed", "text"), PAGE_GENERATED, ids=[f"seed {s}" for s, _ in PAGE_GENERATED])
+def test_the_explorer_s_backward_curvature_and_memory_of_a_generated_program(seed, text):
+    """A generated program (program_gen.seeded(seed)) from a link with the backward switch on: the backward drawn
+    with the engine's grads, differentiated again where the output is a scalar, then the Curvature and Memory tabs;
+    no exception. A failure names the program."""
+    from tests.support.apptest import EXPLORER, no_exception, open_page
+
+    with program_gen.named(seed, text):
+        at = open_page(EXPLORER, {"program": text, "backward": "1"})
+        no_exception(at)
+        assert not at.error, [e.value for e in at.error]  # a program that runs: no panel may fail
+        _page_shows_the_engine_s_backward(at, text)
+        _differentiated_again(at, text)
+        _curvature_tab(at, text)
+        _memory_tab(at, text)

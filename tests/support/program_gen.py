@@ -8,11 +8,18 @@ missing). Operands come from a pool of leaves of the shapes that break panels: s
 (``tensor([2, 0, 1], requires_grad=False)``). Names are reused, so fan-out happens; shapes are mixed, so
 broadcasting does. A candidate line is kept only when the program still runs (the language's own check and
 one evaluation), so every program handed out is one a user could have typed.
+
+``programs()`` is the Hypothesis strategy (the function-level sweeps); ``seeded(seed)`` makes the program of one seed
+with the same choices from random.Random(seed), and ``sample(count, seed)`` a list of them, for sweeps that run each
+program as a test of its own (the page and browser sweeps: a test's id is its seed); ``named(seed, text)`` makes a
+failure name the program.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -220,20 +227,49 @@ def _uses(body: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){name}(?![\w])", body) is not None
 
 
-@st.composite
-def programs(draw, max_lines: int = 4) -> str:
-    """A program of 1..max_lines op lines over the pool (names reused: fan-out; shapes mixed: broadcasting),
-    ending in ``out = ...``: the sum of every line's sum, the last line's sum, or the last line itself. Every
-    line kept runs."""
+class _Drawn:
+    """The generator's choices drawn by Hypothesis (shrinkable; the sweep's derandomized settings fix them)."""
+
+    def __init__(self, draw):
+        self.draw = draw
+
+    def pool(self) -> list[str]:
+        return list(self.draw(st.lists(st.sampled_from(FLOATS), min_size=1, max_size=3, unique=True)))
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.draw(st.integers(lo, hi))
+
+    def one(self, options: list[str]) -> str:
+        return self.draw(st.sampled_from(options))
+
+
+class _Seeded:
+    """The same choices from a seeded random.Random: one program per seed, the same on every machine and run (the
+    browser sweep parametrises its tests over them, so each program is a test of its own, under its own limit)."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    def pool(self) -> list[str]:
+        return self.rng.sample(FLOATS, self.rng.randint(1, 3))
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+    def one(self, options: list[str]) -> str:
+        return self.rng.choice(options)
+
+
+def _generate(source, max_lines: int) -> str:
     all_forms = forms()
     lines: list[str] = []
-    pool = list(draw(st.lists(st.sampled_from(FLOATS), min_size=1, max_size=3, unique=True)))
-    wanted = draw(st.integers(1, max_lines))
+    pool = source.pool()
+    wanted = source.integer(1, max_lines)
     tries = 0
     while len(lines) < wanted and tries < 4 * max_lines:
         tries += 1
-        form = draw(st.sampled_from(all_forms))
-        picks = [draw(st.sampled_from(_choices(k, pool, form))) for k in _slots(form.kinds)]
+        form = source.one(all_forms)
+        picks = [source.one(_choices(k, pool, form)) for k in _slots(form.kinds)]
         name = f"t{len(lines)}"
         candidate = [*lines, f"{name} = {_line(form, picks)}"]
         if runs(_program(candidate)):
@@ -243,6 +279,41 @@ def programs(draw, max_lines: int = 4) -> str:
         lines = [f"t0 = {pool[0]} * {pool[-1]}"]  # fan-out when the pool has one name
     names = [line.split(" = ")[0] for line in lines]
     every = " + ".join(f"{name}.sum()" for name in names)  # every line in the graph, each leaf's fan-out
-    ending = draw(st.sampled_from([every, f"{names[-1]}.sum()", names[-1]]))
+    ending = source.one([every, f"{names[-1]}.sum()", names[-1]])
     text = _program(lines, ending)
     return text if runs(text) else _program(lines, names[-1])
+
+
+@st.composite
+def programs(draw, max_lines: int = 4) -> str:
+    """A program of 1..max_lines op lines over the pool (names reused: fan-out; shapes mixed: broadcasting),
+    ending in ``out = ...``: the sum of every line's sum, the last line's sum, or the last line itself. Every
+    line kept runs."""
+    return _generate(_Drawn(draw), max_lines)
+
+
+def seeded(seed: int, max_lines: int = 4) -> str:
+    """The program of ``seed``: what ``programs`` makes, its choices from random.Random(seed)."""
+    return _generate(_Seeded(seed), max_lines)
+
+
+def sample(count: int, seed: int, max_lines: int = 4) -> list[tuple[int, str]]:
+    """``count`` different programs, (seed, program) from ``seed`` on (a seed whose program repeats one is
+    skipped): ``seeded(s, max_lines)`` gives each again."""
+    out: dict[str, int] = {}
+    s = seed
+    while len(out) < count:
+        out.setdefault(seeded(s, max_lines), s)
+        s += 1
+    return [(s, text) for text, s in out.items()]
+
+
+@contextlib.contextmanager
+def named(seed: int, text: str) -> Iterator[None]:
+    """A failure inside (an assertion, a browser's timeout, any exception) re-raised as an AssertionError that names
+    the generated program and its seed first, so the sweep's report says which program broke and how to get it."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - re-raised, with the program named
+        raise AssertionError(f"generated program (program_gen.seeded({seed})):\n{text}\n{type(exc).__name__}: "
+                             f"{exc}") from exc

@@ -45,6 +45,7 @@ import { Stepper } from "./stepper.js";
 import { markOrders } from "./orders.js";
 import { markInterventions } from "./interventions.js";
 import { keepSaves, markSaves } from "./saves.js";
+import { showParts } from "./parts.js";
 
 const DEFAULT_LAYOUT_SECONDS = 60; // Graphviz's budget for one layout (data.layout_seconds sets another)
 const MIN_TEXT_PX = 11;
@@ -176,6 +177,7 @@ class GraphView {
     this.setMode(data.mode === "forward" ? "forward" : "reverse");
     this.showCaption();
     this.syncToolbar();
+    showParts(this.partButtons, data.dot);
     this.hint.textContent = (this.stepper ? "← / → step · Space play / pause · " : "")
       + "Ctrl + wheel or pinch to zoom · drag to pan · hover a box for its values"
       + (data.steps || !data.selectable ? "" : " · click a box to inspect it");

@@ -211,3 +211,36 @@ def test_hvp_s_first_numbers_are_said():
     assert curvature_report.hvp_text(c) == "H·v = [2, 2, 0]"
     many = curv.curvature("x = randn(20)\nf = (x * x).sum()", direction=curv.ONES)
     assert curvature_report.hvp_text(many) == "H·v = [2, 2, 2, 2, 2, 2, 2, 2, … (20 numbers)]"
+
+
+def test_a_64_by_64_heatmap_names_its_rows_at_intervals_and_each_input_s_block():
+    """Past 12 input numbers the cells carry no numbers: the hover gives each entry in the page's format, the rows
+    are named at each input's first number and every 8th, a line marks where the next input's numbers begin; a wide
+    range of sizes is coloured on a signed log scale whose colour bar names the entries, and the caption says so."""
+    c = curv.curvature("W = randn(6, 8)\nx = randn(16)\nf = (W @ x[:8]).tanh().sum() + (x * x * x).sum()")
+    assert c.n == 64 and c.hessian.shape == (64, 64)
+    fig = curvature_report.hessian_figure(c)
+    heat = fig.data[0]
+    assert heat.texttemplate is None and "%{text}" in heat.hovertemplate
+    assert heat.text[5][9] == curvature_report.fmt_number(float(c.hessian[5, 9]))
+    ticked = list(fig.layout.xaxis.tickvals)
+    assert ticked == [c.element_names[i] for i in [*range(0, 48, 8), 48, 56]] == list(fig.layout.yaxis.tickvals)
+    assert [(s.x0, s.y0) for s in fig.layout.shapes] == [(47.5, -0.5), (-0.5, 47.5)]
+    t = curvature_report.log_scale(c.hessian)
+    assert t is not None and heat.colorbar.title.text == "H entry (log scale)"
+    np.testing.assert_allclose(heat.z, np.sign(c.hessian) * np.log10(1 + np.abs(c.hessian) / t))
+    top = np.abs(c.hessian).max()  # 11.3: the colour bar's ticks at its decades, each labelled with its entry
+    assert list(heat.colorbar.ticktext) == ["-10", "-1", "-0.1", "-0.01", "0", "0.01", "0.1", "1", "10"]
+    assert heat.colorbar.tickvals[-1] == pytest.approx(np.log10(1 + 10 / t)) and 10 < top < 100
+    assert "signed log scale" in curvature_report.heatmap_hint(c)
+
+
+def test_a_small_or_even_heatmap_keeps_numbers_in_its_cells_and_a_linear_scale():
+    small = curvature_report.hessian_figure(curv.curvature("x = [1.0, 2.0]\nf = (x * x * x).sum()"))
+    assert small.data[0].texttemplate == "%{text}" and list(small.data[0].text[0]) == ["6", "0"]
+    assert list(small.layout.xaxis.tickvals) == ["x[0]", "x[1]"] and not small.layout.shapes
+    even = curv.curvature("x = randn(20)\nf = (x * x).sum()")  # H = 2 I: one size of entry
+    assert curvature_report.log_scale(even.hessian) is None
+    fig = curvature_report.hessian_figure(even)
+    assert fig.data[0].colorbar.title.text == "H entry" and np.array_equal(fig.data[0].z, even.hessian)
+    assert "linear scale" in curvature_report.heatmap_hint(even)

@@ -128,3 +128,12 @@ def test_a_detach_s_jacobian_says_it_is_zero_by_its_rule():
     assert section["structure"].startswith("All zero") and kinks.KINKS["detach"][1] in section["structure"]
     relu = jacobian_view.structure(np.zeros((2, 2)), True, op="relu")
     assert kinks.KINKS["detach"][1] not in relu, "only a cut says so"
+
+
+@pytest.mark.parametrize("kind", ["detach", "set", "scale", "zero"])
+def test_an_intervention_on_a_constant_is_refused_with_a_message(kind):
+    # nothing it depends on needs grad, so the run records no line to fold into its box (found by the page sweep:
+    # seed 5020's program raised IndexError)
+    text = "t0 = maximum(0.5, 0.5)\nout = t0.sum()\n"
+    with pytest.raises(ValueError, match="t0 is a constant here"):
+        iv.on_boxes(text, [iv.Intervention("t0", kind, 0.5)])

@@ -111,3 +111,21 @@ def test_alive_spans_and_saves_follow_the_tape():
         memory.program_memory(PRESETS["micrograd"][1], every=0)
     assert autograd.checkpoint  # the engine's, not a copy
     assert np.isfinite(shown.peak("engine"))
+
+
+def test_a_program_of_literals_only_has_its_forward_s_memory_and_no_backward():
+    """Nothing requires grad (the sweep's generated program, seed 5020: program_memory called backward() and raised
+    RuntimeError): the forward's bytes, nothing saved, every account the same."""
+    shown = memory.program_memory("t0 = maximum(0.5, 0.5)\nout = t0.sum()")
+    assert {line.name: line.peak for line in shown.lines} == dict.fromkeys(("engine", "tape", "no_grad",
+                                                                             "checkpointed"), 8)
+    assert shown.saves == {} and shown.grads_agree
+
+
+@pytest.mark.parametrize("every", [1, 2, 3])
+def test_a_checkpointed_block_never_ends_at_a_list_literal(every):
+    """stack([W, W]) reads a list its own instruction builds (the sweep's generated program, seed 6251: at k = 1 and 2
+    a block ended there and autograd.checkpoint refused the list): blocks end at a Tensor, the grads the same."""
+    shown = memory.program_memory("W = randn(4, 2)\nt0 = W.log()\nt2 = stack([W, W], axis=0)\nout = W.var(axis=-1)",
+                                  (), every)
+    assert shown.grads_agree and shown.peak("checkpointed") <= shown.peak("engine")

@@ -70,3 +70,14 @@ def test_programs_without_a_softmax_that_needs_grad_have_no_site():
     assert saturation.softmax_site(presets.program("micrograd")) is None
     assert saturation.softmax_site(presets.program("softmax cross-entropy")) is None  # log_softmax is not softmax
     assert saturation.softmax_site("x = tensor([1.0, 2.0], requires_grad=False)\ny = softmax(x)") is None
+
+
+def test_a_softmax_over_every_element_is_the_softmax_of_its_logits_in_one_row():
+    """softmax(axis=None) (the sweep's generated program, seed 5104, raised TypeError on int(None)): the same curve as
+    the softmax over the last axis of the logits laid out in one row."""
+    every = "M = randn(3, 4)\nout = (M.softmax(axis=None) * M).sum()"
+    row = "M = randn(3, 4)\nout = (M.reshape(1, -1).softmax(axis=-1) * M.reshape(1, -1)).sum()"
+    got, want = saturation.panel_data(every, (), 2.0), saturation.panel_data(row, (), 2.0)
+    np.testing.assert_allclose(got["norms"], want["norms"], rtol=1e-12)
+    np.testing.assert_allclose(got["peaks"], want["peaks"], rtol=1e-12)
+    assert got["norm"] > 0 and got["sentence"].startswith("At logits × 2")
