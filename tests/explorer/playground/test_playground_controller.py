@@ -297,6 +297,25 @@ def test_while_playing_the_store_gets_a_snapshot_once_a_second_and_at_pause(cloc
     assert saved_step(store, pg) == 50
 
 
+def test_ticks_a_second_apart_each_save_though_the_saves_take_time(clock):
+    """The page's timer ticks once a second; each save's own milliseconds (here 4 ms on the run's clock) left the
+    next tick a hair short of SAVE_EVERY since it, and the server saved every other tick (every 2 s)."""
+
+    class SlowStore(RunStore):
+        def save(self, *args, **kwargs):
+            clock.now += 0.004
+            return super().save(*args, **kwargs)
+
+    store = SlowStore()
+    pg = make(clock, store=store)
+    pg.play()
+    start = clock.now
+    for i in range(1, 6):
+        clock.now = start + i * pgm.TICK_SECONDS
+        pg.tick()
+        assert saved_step(store, pg) == pg.state.step, f"tick {i}"
+
+
 def saved_step(store, pg):
     from explorer.playground import snapshot
 
