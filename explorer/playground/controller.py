@@ -276,17 +276,18 @@ class Playground:
         deadline = self.clock() + TRAIN_BUDGET * self.interval
         start = self.state.step
         frames = []
-        while True:
-            part = every - self.state.step % every
-            if self.state.step + part - start > steps:
-                break
-            training.step(self.state, part)
-            if self.state.diverged is not None:  # its frame as before, but no checkpoint to go back to
-                frames.append(training.frame(self.state))
-                break
-            frames.append(self._keep(training.frame(self.state)))
-            if self.clock() > deadline:
-                break
+        with training.one_blas_thread():  # NOTE: once for the tick's steps, not twice a step
+            while True:
+                part = every - self.state.step % every
+                if self.state.step + part - start > steps:
+                    break
+                training.step(self.state, part)
+                if self.state.diverged is not None:  # its frame as before, but no checkpoint to go back to
+                    frames.append(training.frame(self.state))
+                    break
+                frames.append(self._keep(training.frame(self.state)))
+                if self.clock() > deadline:
+                    break
         return frames, self.state.step - start
 
     def _keep(self, f: training.Frame) -> training.Frame:

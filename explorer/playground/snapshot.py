@@ -2,8 +2,8 @@
 
 A snapshot is an uncompressed .npz (read back with ``allow_pickle=False``) holding
 - ``model``: the run as `model_files.to_npz` writes a model file (settings, data of an upload, step,
-  weights, the optimiser's state), read back by `model_files.load`, so a snapshot is checked as an
-  uploaded model is;
+  weights, the optimiser's state; not deflated, but for an upload's), read back by `model_files.load`, so a
+  snapshot is checked as an uploaded model is;
 - ``run``: JSON (its UTF-8 bytes) of what a model file leaves out and a continued run needs: playing or not, the
   batch order's generator state, the replay's spacing, the divergence message, the last health,
   the uploaded CSV's name and task;
@@ -24,7 +24,7 @@ import zipfile
 
 import numpy as np
 
-from explorer.playground import health, model_files, training
+from explorer.playground import datasets, health, model_files, npz, training
 
 FORMAT = "autograd-explorer run snapshot"
 VERSION = 2
@@ -43,9 +43,9 @@ class Snapshot:
 
 
 def dump(state: training.TrainState, upload, playing: bool, reuse: Reuse | None = None) -> bytes:
-    """The run as a snapshot's bytes. ``reuse``: the caller's `Reuse` (one per run it saves again and again), whose
-    texts of the replay frames' health the next snapshot takes as they are (a tick's save encodes only the frames
-    recorded since the last)."""
+    """The run as a snapshot's bytes. ``reuse``: the caller's `Reuse` (one per run it saves again and again), from
+    which a save takes the replay frames' members as the last save made them (they change only when a frame is
+    recorded, every few steps at most)."""
     h = state.history
     run = {
         "format": FORMAT,
@@ -59,60 +59,55 @@ def dump(state: training.TrainState, upload, playing: bool, reuse: Reuse | None 
         "health": _health_json(state.health),
         "upload": None if upload is None else {"name": upload.name, "task": upload.task, "token": upload.token},
     }
-    frames = state.frames
-    arrays = {
-        "model": np.frombuffer(model_files.to_npz(state), dtype=np.uint8),
+    members = {
+        # NOTE: plain but for an upload's (its points are in the model file's JSON, 4 bytes a character)
+        "model": np.frombuffer(model_files.to_npz(state, compress=state.config.dataset == datasets.UPLOADED),
+                               dtype=np.uint8),
         "run": _text(json.dumps(run)),
-        "frame_health": _text((reuse or Reuse()).frame_health(frames)),
         "history": np.array([getattr(h, name) for name in h.COLUMNS], dtype=np.float64),
-        "frame_params": np.array([f.params for f in frames], dtype=np.float64).reshape(len(frames), -1),
-        "frame_metrics": np.array([[getattr(f.metrics, name) for name in _METRIC_FIELDS] for f in frames],
-                                  dtype=np.float64).reshape(len(frames), len(_METRIC_FIELDS)),
+        **(reuse or Reuse()).frame_members(state.frames),
     }
     if state._order is not None:
-        arrays["order"] = np.asarray(state._order, dtype=np.int64)
+        members["order"] = np.asarray(state._order, dtype=np.int64)
     if upload is not None:
-        arrays["upload_X"], arrays["upload_y"] = np.asarray(upload.X), np.asarray(upload.y)
-    out = io.BytesIO()
-    # NOTE: what np.savez writes (an .npy per array in an uncompressed zip) without its file-like detour per array,
-    # and dated 1980-01-01 (zip's first day): the same run gives the same bytes, whenever it is saved.
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
-        for name, value in arrays.items():
-            archive.writestr(zipfile.ZipInfo(f"{name}.npy"), _npy(value))
-    return out.getvalue()
+        members["upload_X"], members["upload_y"] = np.asarray(upload.X), np.asarray(upload.y)
+    return npz.npz(members)
 
 
 class Reuse:
-    """What one run's snapshots share from one save to the next: each replay frame's health as JSON. A frame never
-    changes (`training.Frame` is frozen and its health a tuple of frozen records) and is held here with its text,
-    so its id names it until it leaves the replay: a rewound run's new frames (the same steps, other numbers) are
-    other objects, encoded afresh."""
+    """What one run's snapshots share from one save to the next: the replay frames' members, and each frame's health
+    as JSON. A frame never changes (`training.Frame` is frozen, its health a tuple of frozen records) and is held
+    here, so its identity names it while it is kept: a rewound run's new frames (the same steps, other numbers)
+    are other objects, encoded afresh."""
 
     def __init__(self) -> None:
-        self._health: dict[int, tuple[training.Frame, str]] = {}
+        self._frames: tuple[training.Frame, ...] = ()  # those of the last save
+        self._members: dict[str, bytes] = {}  # their members' .npy bytes
+        self._health: dict[int, tuple[training.Frame, str]] = {}  # id -> (the frame, its health's JSON)
 
-    def frame_health(self, frames: list[training.Frame]) -> str:
-        """The JSON list of the frames' health (as `_health_json` writes each)."""
+    def frame_members(self, frames: list[training.Frame]) -> dict[str, bytes]:
+        """``frame_params``, ``frame_metrics`` and ``frame_health`` of these frames, as .npy bytes."""
+        if len(frames) == len(self._frames) and all(a is b for a, b in zip(frames, self._frames)):
+            return self._members
         kept: dict[int, tuple[training.Frame, str]] = {}
         for f in frames:
             hit = self._health.get(id(f))
-            if hit is None or hit[0] is not f:
-                hit = (f, json.dumps(_health_json(f.health)))
-            kept[id(f)] = hit
-        self._health = kept
-        return f"[{', '.join(kept[id(f)][1] for f in frames)}]"
+            kept[id(f)] = hit if hit is not None and hit[0] is f else (f, json.dumps(_health_json(f.health)))
+        self._health, self._frames = kept, tuple(frames)
+        self._members = {
+            "frame_params": npz.npy(np.array([f.params for f in frames], dtype=np.float64).reshape(len(frames), -1)),
+            "frame_metrics": npz.npy(np.array([[getattr(f.metrics, name) for name in _METRIC_FIELDS]
+                                               for f in frames], dtype=np.float64).reshape(len(frames),
+                                                                                          len(_METRIC_FIELDS))),
+            "frame_health": npz.npy(_text(f"[{', '.join(kept[id(f)][1] for f in frames)}]")),
+        }
+        return self._members
 
 
 def _text(text: str) -> np.ndarray:
     """JSON text as an array of its UTF-8 bytes. NOTE: np.array(text) holds 4 bytes a character (UTF-32): the run's
     JSON was 120 of a snapshot's 196 KB at the defaults after 2,000 steps."""
     return np.frombuffer(text.encode(), dtype=np.uint8)
-
-
-def _npy(a: np.ndarray) -> bytes:
-    out = io.BytesIO()
-    np.lib.format.write_array(out, np.asanyarray(a), allow_pickle=False)
-    return out.getvalue()
 
 
 def load(blob: bytes, upload_type) -> Snapshot:

@@ -79,6 +79,21 @@ def test_a_snapshot_is_a_plain_uncompressed_npz():
     assert all(i.compress_type == zipfile.ZIP_STORED for i in infos)
 
 
+def test_the_model_file_inside_is_plain_but_for_an_uploads():
+    """Deflate cost more than the rest of a save (weights hardly compress); an upload's points are in the model
+    file's JSON, which compresses well, so that one stays deflated. Both read back."""
+    state = trained(5)
+    X, y = training.all_points(state)
+    upload = training.new_state(TrainConfig(dataset="uploaded CSV", task="classification"), (X, y))
+    training.step(upload, 5)
+    for run, deflated in ((state, False), (upload, True)):
+        model = members(snapshot.dump(run, None, False))["model"].tobytes()
+        with zipfile.ZipFile(io.BytesIO(model)) as archive:
+            kinds = {i.compress_type for i in archive.infolist()}
+        assert kinds == {zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED}
+        assert_same_run(snapshot.load(snapshot.dump(run, None, False), None).state, run)
+
+
 @pytest.mark.parametrize("text", [np.array([1.5, 2.5]), np.zeros((2, 2), dtype=np.uint8)])
 def test_a_stored_text_of_another_kind_is_refused(text):
     arrays = members(snapshot.dump(trained(2), None, False))
@@ -109,6 +124,24 @@ def test_what_a_save_reuses_never_makes_its_snapshot_differ_from_one_written_afr
         assert_same_records(snapshot.dump(state, None, True, reuse), snapshot.dump(state, None, True))
     back = snapshot.load(snapshot.dump(state, None, True, reuse), None)
     assert_same_run(back.state, state)
+
+
+def test_frames_as_many_as_the_last_saves_but_others_are_encoded_afresh():
+    """Taken back a few frames and trained as many again before the next save: as many frames as that save had,
+    the last ones others."""
+    state = trained(20, batch_size=4)
+    kept = training.checkpoint(state)
+    training.step(state, 1)
+    training.step(state, 1)
+    reuse = snapshot.Reuse()
+    before = [f.step for f in state.frames]
+    snapshot.dump(state, None, True, reuse)
+    training.rewind(state, kept)
+    training.set_hyperparameters(state, lr=1.0)
+    training.step(state, 1)
+    training.step(state, 1)
+    assert [f.step for f in state.frames] == before
+    assert_same_records(snapshot.dump(state, None, True, reuse), snapshot.dump(state, None, True))
 
 
 def assert_same_records(blob: bytes, afresh: bytes) -> None:
