@@ -493,3 +493,9 @@ def test_the_step_graphs_texts_go_only_while_its_panel_is_on_screen(clock):
     clock.now += 0.5
     data = pg.view_data(pg.tick(), full=True, graph=True)
     assert not any("g" in f for f in data["frames"]) and data["model"]["graph"]["panel"] == pgm.GRAPH_PANEL_CLASS
+
+
+def test_a_frames_few_numbers_are_rounded_as_every_other_number_the_view_gets():
+    values = [0.0, -0.0, 1.0, 123456.789, 1e-300, -2.5e17, 0.12345678, float("nan"), float("inf"), -float("inf"), 7,
+              np.float64(0.333333333), np.float32(0.1)]
+    assert pgm._few_digits(*values) == numbers.json_numbers(values, pgm.DIGITS)
