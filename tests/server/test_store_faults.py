@@ -293,7 +293,7 @@ def test_redis_down_the_page_keeps_its_run_a_reload_keeps_it_too_and_the_link_is
     assert not waiting.retry_store() and waiting.run_id == link
     server.start()  # back (empty: this Redis keeps no file)
     wall.now += 10.0  # past the back-off
-    play(again, page, 6)  # a second and more of the page's clock: a save
+    play(again, page, 5)  # a second of the page's clock: its last tick saves (controller.SAVE_SLACK)
     assert again.store_message is None and again.run_id == link
     saved = step_of(other.get(link))
     assert saved == again.state.step  # every step of the page's, saved again

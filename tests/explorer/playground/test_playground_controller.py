@@ -297,6 +297,25 @@ def test_while_playing_the_store_gets_a_snapshot_once_a_second_and_at_pause(cloc
     assert saved_step(store, pg) == 50
 
 
+def test_ticks_a_second_apart_each_save_though_the_saves_take_time(clock):
+    """The page's timer ticks once a second; each save's own milliseconds (here 4 ms on the run's clock) left the
+    next tick a hair short of SAVE_EVERY since it, and the server saved every other tick (every 2 s)."""
+
+    class SlowStore(RunStore):
+        def save(self, *args, **kwargs):
+            clock.now += 0.004
+            return super().save(*args, **kwargs)
+
+    store = SlowStore()
+    pg = make(clock, store=store)
+    pg.play()
+    start = clock.now
+    for i in range(1, 6):
+        clock.now = start + i * pgm.TICK_SECONDS
+        pg.tick()
+        assert saved_step(store, pg) == pg.state.step, f"tick {i}"
+
+
 def saved_step(store, pg):
     from explorer.playground import snapshot
 
@@ -474,3 +493,9 @@ def test_the_step_graphs_texts_go_only_while_its_panel_is_on_screen(clock):
     clock.now += 0.5
     data = pg.view_data(pg.tick(), full=True, graph=True)
     assert not any("g" in f for f in data["frames"]) and data["model"]["graph"]["panel"] == pgm.GRAPH_PANEL_CLASS
+
+
+def test_a_frames_few_numbers_are_rounded_as_every_other_number_the_view_gets():
+    values = [0.0, -0.0, 1.0, 123456.789, 1e-300, -2.5e17, 0.12345678, float("nan"), float("inf"), -float("inf"), 7,
+              np.float64(0.333333333), np.float32(0.1)]
+    assert pgm._few_digits(*values) == numbers.json_numbers(values, pgm.DIGITS)

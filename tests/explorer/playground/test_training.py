@@ -1,6 +1,7 @@
 """The training runner: determinism, convergence, pacing of the defaults, divergence, live lr change,
 losses, layer health against values computed here, frames and history."""
 
+import contextlib
 import math
 
 import numpy as np
@@ -319,3 +320,84 @@ def test_hand_computed_loss_for_three_classes_matches_the_engine():
     logp = out.data - np.log(np.exp(out.data).sum(axis=1, keepdims=True))
     assert float(state.loss(out, y).data) == pytest.approx(-(logp[0, 0] + logp[1, 2]) / 2, rel=1e-12)
     assert float(F.cross_entropy(out, y).data) == pytest.approx(float(state.loss(out, y).data))
+
+
+# ------------------------------------------------------- the per-step work, made cheaper (issue 36)
+
+
+def _reference_norm(a):  # health.norm as it was: NumPy's wrappers
+    return float(np.sqrt(np.sum(a * a)))
+
+
+@pytest.mark.parametrize("shape", [(7,), (8, 2), (64, 64), (1, 1), (0,)])
+def test_the_health_numbers_are_numpys_own_bit_for_bit(shape):
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape) * 10.0 ** rng.integers(-8, 8, size=shape)
+    assert health.norm(a) == _reference_norm(a)
+    b = a.copy().ravel()
+    if b.size:
+        b[0] = np.inf
+        assert health.norm(b) == _reference_norm(b)
+        b[0] = np.nan
+        assert math.isnan(health.norm(b))
+    hidden = np.tanh(rng.standard_normal((16, shape[0])) * 3)
+    for activation in ("tanh", "sigmoid"):
+        flat = np.abs(hidden) > health.SATURATED_TANH if activation == "tanh" else (
+            (hidden < health.SATURATED_SIGMOID) | (hidden > 1 - health.SATURATED_SIGMOID))
+        if hidden.shape[1]:
+            assert health.saturated_fraction(hidden, activation) == float(np.mean(np.all(flat, axis=0)))
+    relu = np.maximum(hidden, 0.0)
+    if relu.shape[1]:
+        assert health.dead_fraction(relu) == float(np.mean(np.all(relu <= 0.0, axis=0)))
+
+
+@pytest.mark.parametrize("config", [TrainConfig(), TrainConfig(dataset="sine", features=("x²", "sin x")),
+                                    TrainConfig(dataset="spiral", features=("x1²", "sin x2"), test_fraction=0.0),
+                                    TrainConfig(dataset="three blobs", hidden=(64, 64, 64), activation="relu")])
+def test_one_pass_over_the_training_and_test_points_gives_each_their_own_numbers(config):
+    """The metrics of a step come from one pass of the network over the training and the test points: each split's
+    loss and accuracy are the ones a pass over it alone gives (here bit for bit), its inputs exactly its own."""
+    state = training.new_state(config)
+    training.step(state, 5)
+    n = len(state.y_train)
+    inputs = training.points_inputs(state)
+    np.testing.assert_array_equal(inputs[:n], training.model_inputs(state, state.X_train))
+    np.testing.assert_array_equal(inputs[n:], training.model_inputs(state, state.X_test))
+    train, test = training.evaluate(state, state.X_train, state.y_train), training.evaluate(
+        state, state.X_test, state.y_test)
+    np.testing.assert_allclose(training._evaluate_both(state), [train[0], test[0], train[1], test[1]],
+                               rtol=1e-13, atol=0, equal_nan=True)
+    m = training.metrics(state)
+    np.testing.assert_allclose([m.train_loss, m.test_loss, m.train_acc, m.test_acc], training._evaluate_both(state),
+                               rtol=0, atol=0, equal_nan=True)
+
+
+def test_the_points_inputs_are_made_again_when_the_points_or_features_are_others():
+    state = training.new_state(TrainConfig())
+    first = training.points_inputs(state)
+    assert training.points_inputs(state) is first, "made once per run"
+    state.X_train = state.X_train * 0.5  # another array (a loaded model's points, say)
+    again = training.points_inputs(state)
+    assert again is not first
+    np.testing.assert_array_equal(again[: len(state.y_train)], training.model_inputs(state, state.X_train))
+    state.config = state.config.__class__(features=("x1²",))
+    assert training.points_inputs(state).shape[1] == 3
+
+
+def test_blas_is_limited_once_however_deep_the_contexts_nest(monkeypatch):
+    calls = []
+
+    class Limits:
+        def limit(self, **kwargs):
+            calls.append(kwargs)
+            return contextlib.nullcontext()
+
+    monkeypatch.setattr(training, "_BLAS", Limits())
+    with training.one_blas_thread():
+        with training.one_blas_thread():
+            pass
+        training.step(training.new_state(TrainConfig()), 3)
+    assert calls == [{"limits": 1, "user_api": "blas"}]
+    with training.one_blas_thread():
+        pass
+    assert len(calls) == 2, "each outermost one limits it again"

@@ -426,12 +426,25 @@ function mount(root, setTrigger) {
   return s;
 }
 
+// The server sends each message as its JSON's UTF-8 bytes (components/live_view/__init__.py says why); parsed once.
+const utf8 = new TextDecoder();
+
+function received(s, raw) {
+  if (!(raw instanceof Uint8Array)) return raw;
+  if (s.raw !== raw) {
+    s.raw = raw;
+    s.parsed = JSON.parse(utf8.decode(raw));
+  }
+  return s.parsed;
+}
+
 export default function (component) {
-  const { data, parentElement, setTriggerValue } = component;
-  if (!data) return undefined;
+  const { parentElement, setTriggerValue } = component;
+  if (!component.data) return undefined;
   let s = parentElement.__liveView;
   if (!s || !s.dom.lv.isConnected) s = parentElement.__liveView = mount(parentElement, setTriggerValue);
   s.setTrigger = setTriggerValue;
+  const data = received(s, component.data);
   const theme = readTheme(s.dom.lv);
   const themeChanged = s.theme && theme.key !== s.theme.key;
   s.theme = theme;
