@@ -139,12 +139,8 @@ def live(program, sliders, direction, again: str = ""):
             _live(program, sliders, direction)
 
 
-def _live(program, sliders, direction):
-    # NOTE: from the sandbox's cache, not arguments: a fragment keeps its arguments while its session lives, and
-    # a closed tab's session outlives it (+336 MB per 8M-number program)
-    page_run = stepped(direction, program)
-    graph, steps = page_run.graph, page_run.steps
-    n = len(walk(page_run, direction))
+def _position(n: int) -> None:
+    """The walk's position (of ``n`` steps) to the view and the URL's ``step``."""
     # NOTE: the browser moves on its own; a run caused by its report must not send it a position (the
     # data would change and be sent again, and the view ignores it anyway). Any other run (arriving from
     # another page, a link) passes the position on, for a view that mounts afresh.
@@ -154,6 +150,15 @@ def _live(program, sliders, direction):
         st.query_params.pop("step", None)
     else:
         st.query_params["step"] = str(ss[keys.STEPPER_POS])
+
+
+def _live(program, sliders, direction):
+    # NOTE: from the sandbox's cache, not arguments: a fragment keeps its arguments while its session lives, and
+    # a closed tab's session outlives it (+336 MB per 8M-number program)
+    page_run = stepped(direction, program)
+    graph, steps = page_run.graph, page_run.steps
+    n = len(walk(page_run, direction))
+    _position(n)
     poked = ss.get(keys.POKED, ())
     layout = program_view(program, graph, steps, stepper=True, direction=direction, _forward=page_run.forward)
     if poked and poked != ss.get(keys.STEPPER_SETTLED):  # a drag's values: no sliders
@@ -233,12 +238,7 @@ def _live_again(program, sliders, again):
     over it (the same drawing; where the poked walk has another structure, its own)."""
     layout = walked(program, (), again)
     n = layout["steps"]["count"]
-    if not ss.pop(keys.STEPPER_REPORTED, False):  # see _live
-        ss[keys.STEPPER_START] = ss[keys.STEPPER_POS]
-    if n == 0:
-        st.query_params.pop("step", None)
-    else:
-        st.query_params["step"] = str(ss[keys.STEPPER_POS])
+    _position(n)
     poked = ss.get(keys.POKED, ())
     data, values = layout, None
     if poked:

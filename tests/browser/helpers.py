@@ -416,3 +416,30 @@ def pages_at(browser):
         for context in contexts:
             context.close()
 
+
+
+def box_orders(page) -> dict[str, str]:
+    """Each drawn box's data-order (1: the forward's, 2: made by the backward pass, ...), by its data-node."""
+    return page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH_NODES}[data-node]')]
+        .map((g) => [g.dataset.node, g.dataset.order]))""")
+
+
+def data_cells(page) -> dict[str, list[str]]:
+    """Each drawn box's data cell, its lines of text (empty ones left out), by its data-node."""
+    cells = page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH} g[data-cell$=".d"]')]
+        .map((g) => [g.closest('g.node').dataset.node, [...g.querySelectorAll('text')].map((t) => t.textContent)]))""")
+    return {key: [line for line in lines if line] for key, lines in cells.items()}
+
+
+PRACTICE_EDITOR = ".st-key-practice_editor textarea"
+
+
+def hand_in_practice(page, text: str) -> None:
+    """Types `text` into the Practice page's editor (once it holds the exercise's first line) and checks it
+    (Ctrl+Enter), then waits for the page to be idle."""
+    box = page.locator(PRACTICE_EDITOR)
+    box.wait_for()
+    settled(lambda: box.input_value(), lambda v: v.startswith("dloss"), timeout=30)
+    box.fill(text)
+    box.press("Control+Enter")
+    wait_for_idle(page, 60_000)

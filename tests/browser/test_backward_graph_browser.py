@@ -14,34 +14,26 @@ from explorer.program import backward_view, presets
 from explorer.program.backward_graph import backward_graph
 from language import evaluate
 
-from .helpers import GRAPH, GRAPH_NODES, open_page, settled, wait_for_idle, wait_for_view
+from .helpers import GRAPH, box_orders, data_cells, open_page, settled, wait_for_idle, wait_for_view
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MICROGRAD = presets.PRESETS["micrograd"][1]
 
 
-def orders(page) -> dict[str, str]:
-    """Each drawn box's data-order, by its data-node."""
-    return page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH_NODES}[data-node]')]
-        .map((g) => [g.dataset.node, g.dataset.order]))""")
 
 
-def data_cells(page) -> dict[str, list[str]]:
-    cells = page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH} g[data-cell$=".d"]')]
-        .map((g) => [g.closest('g.node').dataset.node, [...g.querySelectorAll('text')].map((t) => t.textContent)]))""")
-    return {key: [line for line in lines if line] for key, lines in cells.items()}
 
 
 def test_the_switch_draws_the_backward_with_each_box_s_order_and_the_engine_s_grads(page, app_url):
     open_page(page, f"{app_url}/?program={quote(MICROGRAD)}")
     wait_for_view(page)
-    assert set(orders(page).values()) == {"1"}  # the forward graph alone: every box the forward's
+    assert set(box_orders(page).values()) == {"1"}  # the forward graph alone: every box the forward's
     page.locator(".st-key-explorer_backward label").click()
-    settled(lambda: orders(page), lambda o: "2" in o.values(), timeout=60)
+    settled(lambda: box_orders(page), lambda o: "2" in o.values(), timeout=60)
     wait_for_view(page)
     wait_for_idle(page)
-    got = orders(page)
+    got = box_orders(page)
     result = evaluate(MICROGRAD)
     graph = backward_graph(result.output, uses=result.uses)
     assert sorted(got, key=int) == [str(n.id) for n in graph.nodes]
@@ -62,7 +54,7 @@ def test_differentiating_again_adds_a_third_layer_from_the_link(page, app_url):
     wait_for_view(page)
     wait_for_idle(page)
     want = backward_view.backward_view(MICROGRAD, (), "b")
-    got = settled(lambda: orders(page), lambda o: o == {k: str(v) for k, v in want["orders"].items()}, timeout=60)
+    got = settled(lambda: box_orders(page), lambda o: o == {k: str(v) for k, v in want["orders"].items()}, timeout=60)
     assert got == {k: str(v) for k, v in want["orders"].items()}
     assert {o: sum(v == o for v in got.values()) for o in "123"} == {k: v for k, v in want["counts"].items()}
     assert page.locator('.st-key-explorer_backward_second [data-testid="stDataFrame"]').count() == 1

@@ -14,7 +14,7 @@ from explorer.program import backward_view
 from tests.support import program_gen
 from tests.support.sweep_cases import CASES
 
-from .helpers import GRAPH_NODES, app_exception, main_text, settled, wait_for_idle, wait_for_view
+from .helpers import app_exception, box_orders, main_text, settled, wait_for_idle, wait_for_view
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -23,9 +23,6 @@ GENERATED = settings(derandomize=True, max_examples=3, deadline=None, database=N
                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
-def orders(page) -> dict[str, str]:
-    return page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH_NODES}[data-node]')]
-        .map((g) => [g.dataset.node, g.dataset.order]))""")
 
 
 def walk(page, app_url: str, program: str) -> None:
@@ -40,7 +37,7 @@ def walk(page, app_url: str, program: str) -> None:
         assert "no backward pass to draw" in main_text(page)
         return
     expected = {b: str(o) for b, o in want["orders"].items()}
-    assert settled(lambda: orders(page), lambda got: got == expected, timeout=30) == expected
+    assert settled(lambda: box_orders(page), lambda got: got == expected, timeout=30) == expected
 
 
 @pytest.mark.parametrize("name", WRITTEN)

@@ -19,6 +19,7 @@ from .helpers import (
     GRAPH,
     GRAPH_NODES,
     PANEL,
+    box_orders,
     grad_cells,
     open_page,
     settled,
@@ -33,9 +34,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 MICROGRAD = presets.PRESETS["micrograd"][1]
 
 
-def orders(page) -> dict[str, str]:
-    return page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH_NODES}[data-node]')]
-        .map((g) => [g.dataset.node, g.dataset.order]))""")
 
 
 def test_differentiate_again_then_step_through_its_backward_to_the_end(page, app_url, artifacts):
@@ -53,7 +51,7 @@ def test_differentiate_again_then_step_through_its_backward_to_the_end(page, app
         except PlaywrightTimeoutError:
             continue
     wait_for_rerun(page, option.click)
-    settled(lambda: orders(page), lambda o: "3" in o.values(), timeout=60)
+    settled(lambda: box_orders(page), lambda o: "3" in o.values(), timeout=60)
     wait_for_idle(page)
     link = page.get_by_role("link", name="Step through this backward")
     href = link.get_attribute("href")
@@ -66,7 +64,7 @@ def test_differentiate_again_then_step_through_its_backward_to_the_end(page, app
     wait_for_idle(page)
     assert "/stepper" in page.url and parse_qs(urlsplit(page.url).query)["again"] == ["b"]
     assert "Σ grad b" in page.locator('[data-testid="stAlert"]').first.inner_text()
-    got = settled(lambda: orders(page), lambda o: "2" in o.values(), timeout=30)
+    got = settled(lambda: box_orders(page), lambda o: "2" in o.values(), timeout=30)
     assert got == {str(k): str(v) for k, v in want.orders.items() if str(k) in got}
     assert set(got.values()) == {"1", "2"}
     # the seed, then every step to the end

@@ -15,7 +15,7 @@ from explorer.program import backward_view, backward_walk
 from tests.support import program_gen
 from tests.support.sweep_cases import CASES
 
-from .helpers import GRAPH_NODES, app_exception, main_text, settled, wait_for_idle, wait_for_view
+from .helpers import app_exception, box_orders, main_text, settled, wait_for_idle, wait_for_view
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -24,9 +24,6 @@ GENERATED = settings(derandomize=True, max_examples=3, deadline=None, database=N
                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
-def orders(page) -> dict[str, str]:
-    return page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH_NODES}[data-node]')]
-        .map((g) => [g.dataset.node, g.dataset.order]))""")
 
 
 def walk(page, app_url: str, program: str) -> None:
@@ -47,7 +44,7 @@ def walk(page, app_url: str, program: str) -> None:
     assert exception is None, exception[:800]
     assert "Traceback" not in main_text(page)
     expected = {b: str(o) for b, o in want["orders"].items()}
-    assert settled(lambda: orders(page), lambda got: got == expected, timeout=30) == expected
+    assert settled(lambda: box_orders(page), lambda got: got == expected, timeout=30) == expected
 
 
 @pytest.mark.parametrize("name", WRITTEN)

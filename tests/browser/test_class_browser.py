@@ -11,12 +11,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from .helpers import click_button, install_run_tracker, open_page, settled, wait_for_idle
+from .helpers import click_button, hand_in_practice, install_run_tracker, open_page, settled, wait_for_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PROGRAM = "b = tensor([1.0, 2.0])\nloss = (b * b).sum()"
-EDITOR = ".st-key-practice_editor textarea"
 RIGHT = "dloss = ones(loss.shape)\ndt1 = dloss * ones(t1.shape)\ndb = 2 * dt1 * b"
 WRONG = "dloss = ones(loss.shape)\ndt1 = dloss * ones(t1.shape)\ndb = dt1 * b"
 
@@ -39,13 +38,6 @@ def _learners(page) -> int:
     return int(found.get_attribute("data-learners")) if found.count() else -1
 
 
-def _type(page, text: str) -> None:
-    box = page.locator(EDITOR)
-    box.wait_for()
-    settled(lambda: box.input_value(), lambda v: v.startswith("dloss"), timeout=30)
-    box.fill(text)
-    box.press("Control+Enter")
-    wait_for_idle(page, 60_000)
 
 
 def test_a_teacher_and_three_learners_run_a_practice_exercise_and_a_challenge(browser, app_url, artifacts):
@@ -73,7 +65,7 @@ def test_a_teacher_and_three_learners_run_a_practice_exercise_and_a_challenge(br
             if typed is None:
                 continue
             open_page(page, link.get_attribute("href"), 60_000)
-            _type(page, typed)
+            hand_in_practice(page, typed)
             page.get_by_text("Handed in to").first.wait_for(timeout=60_000)
 
         counts = settled(lambda: _tensors(teacher), lambda t: t.get("b", {}).get("pending") == 1, timeout=30)

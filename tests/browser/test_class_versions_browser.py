@@ -9,25 +9,17 @@ import pytest
 from explorer.classes import room
 from server.run_store import runs
 
-from .helpers import click_button, install_run_tracker, open_page, settled, wait_for_idle
+from .helpers import click_button, hand_in_practice, install_run_tracker, open_page, settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PROGRAM = "b = tensor([1.0, 2.0])\nloss = (b * b).sum()"
-EDITOR = ".st-key-practice_editor textarea"
 RIGHT = "dloss = ones(loss.shape)\ndt1 = dloss * ones(t1.shape)\ndb = 2 * dt1 * b"
 WRONG = "dloss = ones(loss.shape)\ndt1 = dloss * ones(t1.shape)\ndb = dt1 * b"
 AHEAD_MS = 20 * 365 * 86_400_000  # the learner's clock, 20 years ahead of the servers'
 YEAR_2040_US = 2_208_988_800 * 1_000_000  # 2040-01-01 in µs: a version past it came from the browser's clock
 
 
-def _type(page, text: str) -> None:
-    box = page.locator(EDITOR)
-    box.wait_for()
-    settled(lambda: box.input_value(), lambda v: v.startswith("dloss"), timeout=30)
-    box.fill(text)
-    box.press("Control+Enter")
-    wait_for_idle(page, 60_000)
 
 
 def test_a_hand_in_is_versioned_by_the_browsers_clock_and_the_store_keeps_the_newest(browser, app_url, artifacts):
@@ -46,10 +38,10 @@ def test_a_hand_in_is_versioned_by_the_browsers_clock_and_the_store_keeps_the_ne
         link = page.get_by_role("link", name="Open the exercise")
         link.wait_for()
         open_page(page, link.get_attribute("href"), 60_000)
-        _type(page, WRONG)
+        hand_in_practice(page, WRONG)
         wrong = settled(lambda: next(iter(room.work_of(store, info).values()), None),
                         lambda w: w and w["rows"]["b"]["verdict"] == "wrong", timeout=60)
-        _type(page, RIGHT)
+        hand_in_practice(page, RIGHT)
         right = settled(lambda: next(iter(room.work_of(store, info).values()), None),
                         lambda w: w and w["rows"]["b"]["verdict"] in ("exact", "close"), timeout=60)
         assert wrong["v"] > YEAR_2040_US and right["v"] > wrong["v"], (wrong["v"], right["v"])

@@ -32,10 +32,11 @@ from tests.support.sweep_cases import CASES
 
 from .helpers import (
     GRAPH,
-    GRAPH_NODES,
     PANEL,
     app_exception,
+    box_orders,
     boxes,
+    data_cells,
     main_text,
     settled,
     view_state,
@@ -128,15 +129,8 @@ def walk_the_memory_tab(page, program: str) -> None:
                            arg=[GRAPH, held], timeout=10_000)
 
 
-def orders(page) -> dict[str, str]:
-    return page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH_NODES}[data-node]')]
-        .map((g) => [g.dataset.node, g.dataset.order]))""")
 
 
-def data_cells(page) -> dict[str, list[str]]:
-    cells = page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{GRAPH} g[data-cell$=".d"]')]
-        .map((g) => [g.closest('g.node').dataset.node, [...g.querySelectorAll('text')].map((t) => t.textContent)]))""")
-    return {key: [line for line in lines if line] for key, lines in cells.items()}
 
 
 def walk_the_backward(page, app_url: str, program: str) -> None:
@@ -152,7 +146,7 @@ def walk_the_backward(page, app_url: str, program: str) -> None:
         assert "no backward pass to draw" in main_text(page)
         return
     expected = {b: str(o) for b, o in want["orders"].items()}
-    assert settled(lambda: orders(page), lambda got: got == expected, timeout=30) == expected
+    assert settled(lambda: box_orders(page), lambda got: got == expected, timeout=30) == expected
     shown = part_toggles(page)
     assert shown == parts_in(want["dot"]) and "grad" not in shown, "every grad is a box of its own: no grad toggle"
     bg, _, result, _ = backward_view.layers(program)
@@ -174,7 +168,7 @@ def walk_the_backward(page, app_url: str, program: str) -> None:
     wait_for_idle(page)
     no_exception_shown(page, f"differentiating grad {choices[0]} again")
     expected = {b: str(o) for b, o in twice["orders"].items()}
-    assert settled(lambda: orders(page), lambda got: got == expected, timeout=30) == expected
+    assert settled(lambda: box_orders(page), lambda got: got == expected, timeout=30) == expected
     page.locator('.st-key-explorer_backward_second [data-testid="stDataFrame"]').wait_for(timeout=30_000)
 
 
