@@ -115,7 +115,11 @@ class MemoryView {
     if (opt > 0) {
       const xo = this.x(opt - 0.5);
       parts.push(svg("line", { class: "tm-phase", x1: xo, x2: xo, y1: M.top, y2: H - M.bottom }));
-      parts.push(svg("text", { class: "tm-tick", x: xo - 4, y: M.top + 10, "text-anchor": "end", text: "optimiser →" }));
+      // under the plot with the other phases' words (at its top it sat on the peaks' dots), left of its line (the
+      // step is the plot's last few points); at the top only where "backward →" takes that place
+      const room = back < labels.length ? xo - this.x(back - 0.5) : Infinity;
+      parts.push(svg("text", { class: "tm-tick", x: xo - 4, y: room > 150 ? H - 8 : M.top + 10, "text-anchor": "end",
+        text: "optimiser →" }));
     }
     for (const line of lines) {
       const d = line.bytes.slice(0, line.steps || line.bytes.length).map((b, i) => `${i ? "L" : "M"}${this.x(i).toFixed(1)},${this.y(b).toFixed(1)}`).join("");
