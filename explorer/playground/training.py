@@ -281,14 +281,20 @@ def _accuracy(state: TrainState, out: np.ndarray, y: np.ndarray) -> float:
     return float((pred == y).mean())
 
 
+def _scored(state: TrainState, out: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(loss, accuracy) of the model's outputs `out` (a row per point) against targets y; nan for no points. Call
+    it under no_grad."""
+    if not len(y):
+        return float("nan"), float("nan")
+    return float(state.loss(Tensor(out), y).data), _accuracy(state, out, y)
+
+
 def evaluate(state: TrainState, X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(loss, accuracy) of the current model on raw points X with targets y (no graph)."""
     if not len(y):
         return float("nan"), float("nan")
     with no_grad(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        out = state.model(Tensor(model_inputs(state, X)))
-        loss = float(state.loss(out, y).data)
-    return loss, _accuracy(state, out.data, y)
+        return _scored(state, state.model(Tensor(model_inputs(state, X))).data, y)
 
 
 def _evaluate_both(state: TrainState) -> tuple[float, float, float, float]:
@@ -298,11 +304,8 @@ def _evaluate_both(state: TrainState) -> tuple[float, float, float, float]:
     inputs, n = points_inputs(state), len(state.y_train)
     with no_grad(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         out = state.model(Tensor(inputs)).data
-        found = []
-        for rows, y in ((out[:n], state.y_train), (out[n:], state.y_test)):
-            found.append((float(state.loss(Tensor(rows), y).data), _accuracy(state, rows, y)) if len(y)
-                         else (float("nan"), float("nan")))
-    (train_loss, train_acc), (test_loss, test_acc) = found
+        (train_loss, train_acc), (test_loss, test_acc) = (_scored(state, out[:n], state.y_train),
+                                                          _scored(state, out[n:], state.y_test))
     return train_loss, test_loss, train_acc, test_acc
 
 
