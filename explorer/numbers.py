@@ -412,5 +412,12 @@ def finite_or_none(value: float | None) -> float | None:
 def json_numbers(values, digits: int = 6) -> list[float | None]:
     """Numbers for a picture's JSON, to ``digits`` significant digits (a plot needs no more); nan and ±inf become
     None (JSON has neither; a plot draws a gap)."""
+    # NOTE: json_number's rule, inline: a surface's 10,000 numbers would pay a call each
     return [float(f"{v:.{digits}g}") if math.isfinite(v) else None
             for v in np.asarray(values, dtype=np.float64).ravel().tolist()]
+
+
+def json_number(value: float, digits: int = 6) -> float | None:
+    """One number as json_numbers gives it, without its NumPy detour (for a few numbers at a time: a live frame's)."""
+    v = float(value)
+    return float(f"{v:.{digits}g}") if math.isfinite(v) else None

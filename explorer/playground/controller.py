@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from explorer.numbers import json_numbers
+from explorer.numbers import json_number, json_numbers
 from explorer.playground import datasets, keys, model_files, step_graph, training
 from explorer.playground import snapshot as run_snapshot
 from explorer.playground.settings import SLOW_MOTION, TrainConfig, changed_settings
@@ -578,7 +578,7 @@ def _digits(values) -> list[float | None]:
 
 def _few_digits(*values: float) -> list[float | None]:
     """`_digits` of a few numbers (a frame's metrics, a layer's health: 4 calls a frame), without NumPy's detour."""
-    return [float(f"{v:.{DIGITS}g}") if math.isfinite(v) else None for v in map(float, values)]
+    return [json_number(v, DIGITS) for v in values]
 
 
 def _dtype(s: training.TrainState) -> str:
