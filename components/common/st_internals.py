@@ -122,6 +122,12 @@ get_script_run_ctx = _found["get_script_run_ctx"]
 PagesManager = _found["PagesManager"]
 
 
+def in_fragment_rerun() -> bool:
+    """Whether this script run is a fragment's rerun (a dragged slider's, a timer's), not a whole run of the page."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
 def expire_closed_sessions() -> int:
     """Asks the runtime's store of closed sessions to drop those whose reconnect time has passed (Streamlit forgets
     one only when it is next touched); how many it dropped. See session.reap_closed_sessions."""

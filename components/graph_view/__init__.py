@@ -26,7 +26,7 @@ import streamlit as st
 
 from components import jacobian_view
 from components.common.assets import CODE_DIR, module_loader, served_url
-from components.common.st_internals import get_script_run_ctx
+from components.common.st_internals import in_fragment_rerun
 from explorer.graph.dot import LAYOUTS, LEGEND, PARTS, STATE_LEGEND, TEXT_COLOURS
 from explorer.program import view_data as graph_data
 
@@ -159,8 +159,7 @@ def _without_layout_sent(data: dict, key: str) -> dict:
     run sent; should it not (``layout_kept`` for another program), it asks (state ``layout_wanted`` grows)
     and the next run sends the drawing again.
     """
-    ctx = get_script_run_ctx(suppress_warning=True)
-    in_fragment = bool(ctx is not None and ctx.fragment_ids_this_run)
+    in_fragment = in_fragment_rerun()
     asked = (st.session_state.get(key) or {}).get("layout_wanted", 0)
     sent = st.session_state.setdefault(_SENT, {})
     if in_fragment and sent.get(key) == (data.get("key"), asked):

@@ -10,7 +10,7 @@ import streamlit as st
 
 from components.common import session
 from components.common.link_warnings import say_ignored
-from components.common.st_internals import get_script_run_ctx
+from components.common.st_internals import in_fragment_rerun
 from components.graph_view import graph_view
 from components.program import panels
 from explorer import links, numbers
@@ -112,13 +112,8 @@ def drawn(program: str, poked: tuple, right) -> bool:
                 # NOTE: a slider's drag reruns only the fragment, ~10 times a second: central differences (2 programs
                 # per input number) wait for the drag to end, when the page runs whole
                 second_order(session.sandboxed(backward_view.second_order, program, tuple(poked), again,
-                                               not _in_fragment()))
+                                               not in_fragment_rerun()))
     return True
-
-
-def _in_fragment() -> bool:
-    ctx = get_script_run_ctx(suppress_warning=True)
-    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def second_order(result) -> None:

@@ -10,7 +10,7 @@ import html
 import streamlit as st
 
 from components.common import session
-from components.common.st_internals import get_script_run_ctx
+from components.common.st_internals import in_fragment_rerun
 from explorer import links
 from explorer.numbers import fmt_number
 from explorer.program import intervene as iv
@@ -65,8 +65,7 @@ def _marker(page_run, words: str = "", marks: dict | None = None):
     """The function that completes the view's data where the graph goes: it writes ``words`` (above the graph), and
     adds the boxes' intervention marks and, on a full run, their saved bytes (the boxes keep them between a
     fragment's reruns, which send numbers only)."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    saves = None if ctx is not None and ctx.fragment_ids_this_run else getattr(page_run, "saves", None)
+    saves = None if in_fragment_rerun() else getattr(page_run, "saves", None)
 
     def marked(data: dict) -> dict:
         if words:

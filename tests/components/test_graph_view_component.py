@@ -18,8 +18,7 @@ def run(monkeypatch):
     monkeypatch.setattr(gv, "st", SimpleNamespace(session_state=state))
 
     def sent(fragment: bool, data=DATA, key="view"):
-        ctx = SimpleNamespace(fragment_ids_this_run=["f1"] if fragment else None)
-        monkeypatch.setattr(gv, "get_script_run_ctx", lambda suppress_warning=True: ctx)
+        monkeypatch.setattr(gv, "in_fragment_rerun", lambda: fragment)
         return gv._without_layout_sent(data, key)
 
     sent.state = state
